@@ -1,0 +1,5 @@
+"""``python -m ragchunk`` runs the command line."""
+
+from ragchunk.cli import main
+
+main()

@@ -1,0 +1,64 @@
+"""The library's two entry points: chunk a string, or chunk a file of any supported format."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from ragchunk.errors import InputError
+
+if TYPE_CHECKING:
+    from ragchunk.model import Chunk
+    from ragchunk.options import Unit
+
+
+def chunk_text(
+    text: str,
+    *,
+    strategy: str = "recursive",
+    size: int | None = None,
+    overlap: int | None = None,
+    unit: Unit | None = None,
+    tokenizer: str = "cl100k_base",
+    options: Mapping[str, object] | None = None,
+    doc_id: str = "-",
+) -> list[Chunk]:
+    """Split ``text`` and return its chunks; ``chunk.text == text[chunk.start:chunk.end]``.
+
+    Raises:
+        UsageError: a bad strategy name or option (``OptionError`` names the option).
+    """
+    from ragchunk.model import Document
+    from ragchunk.pipeline import chunk_document, make_plan
+
+    plan = make_plan(
+        strategy, size=size, overlap=overlap, unit=unit, tokenizer=tokenizer, options=options
+    )
+    return chunk_document(Document(text=text, source=doc_id, doc_id=doc_id), plan)
+
+
+def chunk_file(
+    path: str,
+    *,
+    strategy: str = "recursive",
+    size: int | None = None,
+    overlap: int | None = None,
+    unit: Unit | None = None,
+    tokenizer: str = "cl100k_base",
+    options: Mapping[str, object] | None = None,
+) -> list[Chunk]:
+    """Parse the file at ``path`` (format detected) and return its chunks.
+
+    Raises:
+        UsageError: a bad strategy name or option.
+        InputError: the file cannot be read or parsed.
+    """
+    from ragchunk.pipeline import make_plan, process
+
+    plan = make_plan(
+        strategy, size=size, overlap=overlap, unit=unit, tokenizer=tokenizer, options=options
+    )
+    result = process(path, path, plan)
+    if result.error is not None:
+        raise InputError(result.error)
+    return list(result.chunks)

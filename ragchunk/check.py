@@ -1,0 +1,131 @@
+"""The invariant checker: every point of SPEC §3 for one document and its chunks.
+
+The test suite and ``ragchunk split --check`` both call ``find_violations``; each violation is
+one sentence naming the chunk and the rule it breaks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from ragchunk.text.boundaries import has_space, is_grapheme_boundary
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ragchunk.measure import Measure
+    from ragchunk.model import Chunk, Document
+
+_NON_SPACE: Final = re.compile(r"\S")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """What the chunks were asked to respect.
+
+    Attributes:
+        size: the hard size limit, or None for a strategy unbounded by design.
+        overlap: the most two consecutive chunks may share.
+        measure: the unit both are counted in (each span measured alone).
+        word_aligned: whether an overlap must begin on a word when the overlap holds one.
+    """
+
+    size: int | None
+    overlap: int
+    measure: Measure
+    word_aligned: bool = True
+
+
+def find_violations(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> list[str]:
+    """Return every violation of SPEC §3 found, in chunk order; empty when the contract holds."""
+    problems: list[str] = []
+    problems += _check_records(doc, chunks)
+    problems += _check_sizes(chunks, limits)
+    problems += _check_coverage(doc, chunks)
+    problems += _check_overlaps(doc, chunks, limits)
+    return problems
+
+
+def _check_records(doc: Document, chunks: Sequence[Chunk]) -> list[str]:
+    problems = []
+    previous_start = 0
+    for position, chunk in enumerate(chunks):
+        name = f"chunk {chunk.index} [{chunk.start}:{chunk.end}]"
+        if chunk.index != position:
+            problems.append(f"{name}: index {chunk.index} where {position} was expected")
+        if not 0 <= chunk.start < chunk.end <= len(doc.text):
+            problems.append(f"{name}: span outside the document (length {len(doc.text)})")
+        verbatim = chunk.metadata.get("kind") == "proposition"
+        if not verbatim and chunk.text != doc.text[chunk.start : chunk.end]:
+            problems.append(f"{name}: text differs from document.text[start:end]")
+        if chunk.chars != chunk.end - chunk.start and not verbatim:
+            problems.append(f"{name}: chars is {chunk.chars}, the span holds {chunk.end - chunk.start}")
+        if chunk.start < previous_start:
+            problems.append(f"{name}: starts before the previous chunk ({previous_start})")
+        if (chunk.page_start is None) != (chunk.page_end is None):
+            problems.append(f"{name}: page_start and page_end must both be present or absent")
+        previous_start = chunk.start
+    return problems
+
+
+def _check_sizes(chunks: Sequence[Chunk], limits: Limits) -> list[str]:
+    if limits.size is None:
+        return []
+    problems = []
+    for chunk in chunks:
+        size = limits.measure.count(chunk.text)
+        if size <= limits.size:
+            continue
+        if chunk.metadata.get("oversize") and chunk.end - chunk.start == 1:
+            continue  # one code point is indivisible; flagged for the user
+        problems.append(
+            f"chunk {chunk.index} [{chunk.start}:{chunk.end}]: {size} {limits.measure.name} "
+            f"exceeds the size limit {limits.size}"
+        )
+    return problems
+
+
+def _check_coverage(doc: Document, chunks: Sequence[Chunk]) -> list[str]:
+    """SPEC §3.2: every non-whitespace character lies in some chunk's span."""
+    dropped = {
+        (int(span[0]), int(span[1]))
+        for chunk in chunks
+        for span in chunk.metadata.get("dropped", ()) or ()  # type: ignore[union-attr]
+        if isinstance(span, list | tuple)
+    }
+    covered_to = 0
+    for start, end in sorted([(c.start, c.end) for c in chunks] + sorted(dropped)):
+        if start > covered_to:
+            lost = _NON_SPACE.search(doc.text, covered_to, start)
+            if lost is not None:
+                return [f"character {lost.start()} ({lost.group()!r}) lies in no chunk"]
+        covered_to = max(covered_to, end)
+    lost = _NON_SPACE.search(doc.text, covered_to)
+    if lost is not None:
+        return [f"character {lost.start()} ({lost.group()!r}) lies in no chunk"]
+    return []
+
+
+def _check_overlaps(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> list[str]:
+    problems = []
+    text = doc.text
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        if after.start >= before.end:
+            continue
+        name = f"chunks {before.index} and {after.index}"
+        shared = limits.measure.count(text[after.start : before.end])
+        if shared > limits.overlap:
+            problems.append(f"{name} share {shared} {limits.measure.name}, more than {limits.overlap}")
+        start = after.start
+        if not is_grapheme_boundary(text, start) and _has_grapheme_boundary(text, start, before.end):
+            problems.append(f"{name}: the overlap begins inside a grapheme cluster at {start}")
+        inside_word = text[start - 1].isalnum() and text[start].isalnum()
+        if limits.word_aligned and inside_word and has_space(text, start, before.end):
+            problems.append(f"{name}: the overlap begins inside a word at {start}")
+    return problems
+
+
+def _has_grapheme_boundary(text: str, start: int, end: int) -> bool:
+    return any(is_grapheme_boundary(text, p) for p in range(start + 1, end))

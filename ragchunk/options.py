@@ -1,0 +1,195 @@
+"""Budgets and strategy options: validation on construction, conversion by declared type.
+
+Every strategy declares a frozen ``<Name>Options`` dataclass whose first field is ``budget``.
+Values from ``-O key=value`` and from configuration files are converted by the field's declared
+type (never guessed from the string), and unknown keys are rejected with the closest match.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeAlias, get_args, get_origin, get_type_hints
+
+from ragchunk.errors import OptionError
+
+Unit: TypeAlias = Literal["chars", "tokens"]
+UNITS: Final = ("chars", "tokens")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Budget:
+    """How big a chunk may be: ``size`` units at most, overlap included.
+
+    Attributes:
+        size: the hard upper bound on a chunk's size, in ``unit``.
+        overlap: how much of the previous chunk a chunk may repeat, in ``unit``; below ``size``.
+        unit: ``chars`` (code points) or ``tokens`` of the active tokenizer.
+    """
+
+    size: int = 512
+    overlap: int = 0
+    unit: Unit = "chars"
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS:
+            raise OptionError("--unit", f"must be one of chars, tokens (got {self.unit!r})")
+        if self.size < 1:
+            raise OptionError("--size", f"must be at least 1 (got {self.size})")
+        if self.overlap < 0:
+            raise OptionError("--overlap", f"must not be negative (got {self.overlap})")
+        if self.overlap >= self.size:
+            raise OptionError(
+                "--overlap", f"must be smaller than --size (got {self.overlap} >= {self.size})"
+            )
+
+    def with_flags(
+        self, *, size: int | None = None, overlap: int | None = None, unit: Unit | None = None
+    ) -> Budget:
+        """Return this budget with the flags the user gave.
+
+        When ``size`` is given without ``overlap``, the default overlap is capped at a tenth of
+        the size, so ``--size 40`` alone is never an error.
+        """
+        new_size = self.size if size is None else size
+        if overlap is None:
+            overlap = self.overlap if size is None else min(self.overlap, max(new_size, 0) // 10)
+        return Budget(size=new_size, overlap=overlap, unit=self.unit if unit is None else unit)
+
+
+@dataclass(frozen=True, slots=True)
+class OptionField:
+    """One user-settable option of a strategy, as ``ragchunk strategies`` shows it."""
+
+    name: str
+    type: Any
+    default: Any
+    help: str
+
+
+def option_fields(options_type: type) -> tuple[OptionField, ...]:
+    """Return the settable fields of an options dataclass, ``budget`` excluded."""
+    hints = get_type_hints(options_type)
+    result = []
+    for f in dataclasses.fields(options_type):
+        if f.name == "budget":
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        result.append(OptionField(f.name, hints[f.name], default, f.metadata.get("help", "")))
+    return tuple(result)
+
+
+def type_name(tp: Any) -> str:
+    """Return a short, readable name for a declared option type."""
+    origin = get_origin(tp)
+    if origin is Literal:
+        return "|".join(str(a) for a in get_args(tp))
+    if origin in (types.UnionType, typing.Union):
+        return " or ".join(type_name(a) for a in get_args(tp) if a is not type(None)) + " or none"
+    if origin is tuple:
+        return f"list of {type_name(get_args(tp)[0])}"
+    return getattr(tp, "__name__", str(tp))
+
+
+def build_options(
+    options_type: type[Any], budget: Budget, values: dict[str, object], *, strategy: str = ""
+) -> Any:
+    """Build and validate an options object from a budget and user-given values.
+
+    Args:
+        options_type: the strategy's options dataclass.
+        budget: the budget, already validated.
+        values: option name → value, either strings from ``-O`` or typed values from a
+            configuration file; converted by the declared type.
+        strategy: the strategy's name, for messages.
+
+    Raises:
+        OptionError: an unknown key or a value the declared type cannot take.
+    """
+    fields = {f.name: f for f in option_fields(options_type)}
+    converted: dict[str, object] = {}
+    for key, raw in values.items():
+        if key not in fields:
+            raise OptionError(key, _unknown_key_message(key, sorted(fields), strategy))
+        converted[key] = convert_value(key, fields[key].type, raw)
+    return options_type(budget=budget, **converted)
+
+
+def _unknown_key_message(key: str, valid: list[str], strategy: str) -> str:
+    close = difflib.get_close_matches(key, valid, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listing = ", ".join(valid) if valid else "none"
+    owner = f"the {strategy} strategy" if strategy else "this strategy"
+    return f"is not an option of {owner} (its options: {listing}){hint}"
+
+
+def convert_value(key: str, tp: Any, raw: object) -> object:
+    """Convert ``raw`` (a string from the command line, or a TOML value) to the declared type.
+
+    Raises:
+        OptionError: the value does not fit the type.
+    """
+    origin = get_origin(tp)
+    if origin in (types.UnionType, typing.Union):
+        if raw is None or (isinstance(raw, str) and raw.lower() in ("", "none")):
+            if type(None) in get_args(tp):
+                return None
+        inner = [a for a in get_args(tp) if a is not type(None)]
+        return convert_value(key, inner[0], raw)
+    if origin is Literal:
+        choices = get_args(tp)
+        if raw not in choices:
+            listing = ", ".join(str(c) for c in choices)
+            raise OptionError(key, f"must be one of {listing} (got {raw!r})")
+        return raw
+    if origin is tuple:
+        return _convert_tuple(key, get_args(tp)[0], raw)
+    if tp is bool:
+        return _convert_bool(key, raw)
+    if tp in (int, float):
+        return _convert_number(key, tp, raw)
+    if tp is str:
+        if not isinstance(raw, str):
+            raise OptionError(key, f"must be a string (got {raw!r})")
+        return raw
+    raise OptionError(key, f"cannot be set from the command line (type {type_name(tp)})")
+
+
+def _convert_tuple(key: str, item_type: Any, raw: object) -> tuple[object, ...]:
+    items = raw
+    if isinstance(raw, str):
+        try:
+            items = json.loads(raw)
+        except json.JSONDecodeError:
+            raise OptionError(
+                key, f'must be a JSON list such as \'["\\n\\n", "\\n"]\' (got {raw!r})'
+            ) from None
+    if not isinstance(items, list | tuple):
+        raise OptionError(key, f"must be a list (got {raw!r})")
+    return tuple(convert_value(key, item_type, item) for item in items)
+
+
+def _convert_bool(key: str, raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.lower() in ("true", "yes", "1", "on"):
+        return True
+    if isinstance(raw, str) and raw.lower() in ("false", "no", "0", "off"):
+        return False
+    raise OptionError(key, f"must be true or false (got {raw!r})")
+
+
+def _convert_number(key: str, tp: type, raw: object) -> object:
+    if isinstance(raw, bool):
+        raise OptionError(key, f"must be a number (got {raw!r})")
+    try:
+        if tp is int and isinstance(raw, float):
+            raise ValueError
+        return tp(raw)
+    except (TypeError, ValueError):
+        kind = "a whole number" if tp is int else "a number"
+        raise OptionError(key, f"must be {kind} (got {raw!r})") from None

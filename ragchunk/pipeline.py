@@ -1,0 +1,220 @@
+"""Files → parse → strategy → chunks. A failed file never stops the others; nothing is printed.
+
+``make_plan`` validates every option and loads the tokenizer before the first file is read
+(SPEC §4); ``run`` then yields one ``FileResult`` per input, in input order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragchunk import parsers, strategies
+from ragchunk.chunks import assemble
+from ragchunk.errors import InputError, RagchunkError
+from ragchunk.measure import DEFAULT_TOKENIZER, load_tokenizer, measure_for
+from ragchunk.options import Budget, build_options
+from ragchunk.parsers._spec import ParseRequest
+from ragchunk.strategies._spec import Context
+
+if TYPE_CHECKING:
+    from ragchunk.model import Chunk, Document
+    from ragchunk.options import Unit
+    from ragchunk.strategies._spec import Strategy
+
+STDIN = "-"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A warning about one input: ``code`` is stable, ``message`` is one sentence."""
+
+    path: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
+    """Everything decided before the first file is read. Build it with ``make_plan``.
+
+    Attributes:
+        strategy: the strategy to run.
+        options: its validated options (``options.budget`` holds size, overlap and unit).
+        tokenizer: the tokenizer name for token units and ``count_tokens``.
+        count_tokens: give every chunk a ``tokens`` count even when the unit is chars.
+        format: a format forced with ``--format``, or None to detect it per file.
+        password: the PDF password from ``--password``.
+        debug: let unexpected exceptions propagate with their traceback.
+    """
+
+    strategy: Strategy
+    options: Any
+    tokenizer: str = DEFAULT_TOKENIZER
+    count_tokens: bool = False
+    format: str | None = None
+    password: str | None = None
+    debug: bool = False
+    fingerprint: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        key = f"{self.strategy.name}\0{self.options!r}\0{self.tokenizer}"
+        digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
+        object.__setattr__(self, "fingerprint", digest)
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """The outcome for one input: its chunks, or the error that stopped it, plus warnings."""
+
+    source: str
+    doc_id: str
+    chunks: tuple[Chunk, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    error: str | None = None
+    document: Document | None = None
+
+
+def make_plan(
+    strategy: str = strategies.DEFAULT_STRATEGY,
+    *,
+    size: int | None = None,
+    overlap: int | None = None,
+    unit: Unit | None = None,
+    tokenizer: str = DEFAULT_TOKENIZER,
+    options: Mapping[str, object] | None = None,
+    count_tokens: bool = False,
+    format: str | None = None,  # noqa: A002 - the flag is --format
+    password: str | None = None,
+    debug: bool = False,
+) -> Plan:
+    """Validate every option and return the plan; loads the tokenizer when one is needed.
+
+    Raises:
+        UsageError: an unknown strategy, format or tokenizer, or a bad option value.
+    """
+    chosen = strategies.get(strategy)
+    default_budget: Budget = chosen.options().budget
+    budget = default_budget.with_flags(size=size, overlap=overlap, unit=unit)
+    built = build_options(chosen.options, budget, dict(options or {}), strategy=chosen.name)
+    if format is not None:
+        parsers.check_name(format)
+    if budget.unit == "tokens" or count_tokens or chosen.name == "token":
+        load_tokenizer(tokenizer)
+    return Plan(
+        strategy=chosen,
+        options=built,
+        tokenizer=tokenizer,
+        count_tokens=count_tokens,
+        format=format,
+        password=password,
+        debug=debug,
+    )
+
+
+def chunk_document(doc: Document, plan: Plan, diagnostics: list[Diagnostic] | None = None) -> list[Chunk]:
+    """Run the plan's strategy over one parsed document and return its chunk records."""
+    sink = [] if diagnostics is None else diagnostics
+    budget: Budget = plan.options.budget
+    measure = measure_for(budget.unit, plan.tokenizer)
+    sizer = measure.prepare(doc.text)
+
+    def warn(code: str, message: str) -> None:
+        sink.append(Diagnostic(doc.source, code, message))
+
+    ctx = Context(measure=measure, sizer=sizer, tokenizer=plan.tokenizer, warn=warn)
+    spans = plan.strategy.split(doc, plan.options, ctx)
+    tokens = None
+    if plan.count_tokens or budget.unit == "tokens":
+        tokens = sizer if budget.unit == "tokens" else load_tokenizer(plan.tokenizer).prepare(doc.text)
+    return assemble(
+        doc, spans, strategy=plan.strategy.name, fingerprint=plan.fingerprint, tokens=tokens
+    )
+
+
+def parse_bytes(data: bytes, source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]) -> Document:
+    """Detect the format of ``data`` (unless forced) and parse it into a Document.
+
+    Raises:
+        InputError: the data cannot be parsed.
+    """
+
+    def warn(code: str, message: str) -> None:
+        diagnostics.append(Diagnostic(source, code, message))
+
+    name = plan.format or parsers.detect(source, data[:8], data)
+    request = ParseRequest(source=source, doc_id=doc_id, password=plan.password, warn=warn)
+    return parsers.get(name).parse(data, request)
+
+
+def read_input(source: str) -> bytes:
+    """Return the bytes of a file, or of standard input for ``-``.
+
+    Raises:
+        InputError: the file cannot be read.
+    """
+    if source == STDIN:
+        return sys.stdin.buffer.read()
+    try:
+        return Path(source).read_bytes()
+    except IsADirectoryError:
+        raise InputError(f"{source}: is a directory") from None
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
+
+
+def process(source: str, doc_id: str, plan: Plan, *, keep_document: bool = False) -> FileResult:
+    """Read, parse and chunk one input; an error becomes the result's ``error``."""
+    diagnostics: list[Diagnostic] = []
+    try:
+        doc = parse_bytes(read_input(source), source, doc_id, plan, diagnostics)
+        chunks = chunk_document(doc, plan, diagnostics)
+    except RagchunkError as exc:
+        return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=str(exc))
+    except Exception as exc:
+        if plan.debug:
+            raise
+        message = f"{source}: internal error: {type(exc).__name__}: {exc}; rerun with --debug"
+        return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=message)
+    return FileResult(
+        source,
+        doc_id,
+        tuple(chunks),
+        tuple(diagnostics),
+        document=doc if keep_document else None,
+    )
+
+
+def expand(paths: Sequence[str]) -> list[tuple[str, str]]:
+    """Return ``(source, doc_id)`` for every input: files as given, directories walked.
+
+    A directory yields its non-hidden files in sorted order, each with its path relative to the
+    directory as ``doc_id``.
+    """
+    inputs: list[tuple[str, str]] = []
+    for path in paths:
+        if path != STDIN and Path(path).is_dir():
+            inputs.extend(_walk(Path(path)))
+        else:
+            inputs.append((path, path if path == STDIN else Path(path).as_posix()))
+    return inputs
+
+
+def _walk(root: Path) -> Iterator[tuple[str, str]]:
+    for directory, subdirs, files in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+        for name in sorted(files):
+            if not name.startswith("."):
+                path = Path(directory, name)
+                yield str(path), path.relative_to(root).as_posix()
+
+
+def run(paths: Sequence[str], plan: Plan) -> Iterator[FileResult]:
+    """Yield one result per input, in input order."""
+    for source, doc_id in expand(paths):
+        yield process(source, doc_id, plan)

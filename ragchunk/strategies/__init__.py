@@ -1,0 +1,36 @@
+"""The strategy table: name → module. Each module exposes ``STRATEGY`` (see ``_spec.py``).
+
+To add a strategy, write ``strategies/<name>.py`` and add one line here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from ragchunk import registry
+
+if TYPE_CHECKING:
+    from ragchunk.strategies._spec import Strategy
+
+STRATEGIES: Final = {
+    "fixed": "ragchunk.strategies.fixed",
+    "recursive": "ragchunk.strategies.recursive",
+    "token": "ragchunk.strategies.token",
+}
+
+DEFAULT_STRATEGY: Final = "recursive"
+
+
+def get(name: str) -> Strategy:
+    """Return the strategy registered as ``name``.
+
+    Raises:
+        OptionError: no strategy has that name.
+    """
+    strategy: Strategy = registry.load(STRATEGIES, name, option="--strategy", attribute="STRATEGY")
+    return strategy
+
+
+def names() -> tuple[str, ...]:
+    """Return every strategy name, sorted."""
+    return registry.names(STRATEGIES)

@@ -1,0 +1,66 @@
+"""What every strategy module exposes: ``STRATEGY = Strategy(...)``, and the ``Context`` it gets."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ragchunk.model import EMPTY_METADATA
+from ragchunk.text.boundaries import is_blank
+
+if TYPE_CHECKING:
+    from ragchunk.measure import Measure, Sizer
+    from ragchunk.model import Document, Span
+    from ragchunk.text.pack import Window
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Everything a strategy may use besides the document and its options.
+
+    Attributes:
+        measure: the unit of the budget (characters or a tokenizer).
+        sizer: ``measure`` prepared for this document's text.
+        tokenizer: the tokenizer name, for strategies that cut at token boundaries whatever
+            the unit of their budget.
+        warn: a sink for warnings, ``warn(code, message)``; they reach the user as diagnostics.
+    """
+
+    measure: Measure
+    sizer: Sizer
+    tokenizer: str
+    warn: Callable[[str, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Strategy:
+    """A chunking strategy: a name, its options type, and the function that splits.
+
+    Attributes:
+        name: the single lowercase word users pass to ``--strategy``.
+        summary: one line for ``ragchunk strategies``.
+        options: the frozen options dataclass; its first field is ``budget``.
+        split: ``split(doc, options, ctx)`` returns spans in document order.
+        bounded: whether ``--size`` bounds it by default (False: only when a size is given).
+    """
+
+    name: str
+    summary: str
+    options: type[Any]
+    split: Callable[[Document, Any, Context], list[Span]]
+    bounded: bool = True
+
+
+def spans_from_windows(text: str, windows: Iterable[Window]) -> list[Span]:
+    """Turn packed windows into spans, dropping whitespace-only ones (SPEC §3.2 allows it).
+
+    A window holding one code point larger than the budget gets ``oversize = true``.
+    """
+    from ragchunk.model import Span
+
+    return [
+        Span(w.start, w.end, metadata={"oversize": True} if w.oversize else EMPTY_METADATA)
+        for w in windows
+        if not is_blank(text, w.start, w.end)
+    ]

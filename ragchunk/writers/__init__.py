@@ -1,0 +1,1 @@
+"""Writers: JSONL records (``jsonl``), a rich preview table (``table``), summaries (``stats``)."""

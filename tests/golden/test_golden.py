@@ -1,0 +1,39 @@
+"""Golden files: every strategy on the text fixtures, byte-compared.
+
+Regenerate with ``pytest tests/golden --update-golden`` and review the diff like code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragchunk import strategies
+from ragchunk.pipeline import make_plan, process
+from ragchunk.writers.jsonl import lines
+from tests.conftest import FIXTURES, ROOT
+
+GOLDEN = ROOT / "tests" / "data" / "golden"
+DOCUMENTS = [FIXTURES / "text" / "field-notes.txt"]
+BUDGETS = [(300, 30, "chars"), (64, 8, "tokens")]
+
+
+@pytest.mark.parametrize("budget", BUDGETS, ids=lambda b: f"{b[0]}{b[2]}")
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("name", strategies.names())
+def test_output_matches_golden(
+    name: str, document: Path, budget: tuple[int, int, str], update_golden: bool
+) -> None:
+    size, overlap, unit = budget
+    plan = make_plan(name, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+    source = document.relative_to(ROOT).as_posix()
+    result = process(source, document.name, plan)
+    assert result.error is None
+    actual = lines(result.chunks)
+    golden = GOLDEN / name / f"{document.stem}__{size}{unit}.jsonl"
+    if update_golden:
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(actual, encoding="utf-8")
+    assert golden.is_file(), f"missing {golden}; run pytest --update-golden"
+    assert actual == golden.read_text(encoding="utf-8")

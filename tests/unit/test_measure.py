@@ -1,0 +1,72 @@
+"""Measures: exact sizes of spans measured alone, and token boundaries as character offsets."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ragchunk.errors import UsageError
+from ragchunk.measure import CHARS, load_tokenizer
+
+WORDS = st.sampled_from(
+    ["the", "quick", " ", "  ", "\n", "\n\n", "fox.", "'s", "don't", "123456", "ü", "日本",
+     "😀", "e\u0301", "\t", " ,", "!!", "   x", "<|endoftext|>", "\r\n", "ab\u200dcd"]
+)
+TEXT = st.lists(WORDS, min_size=0, max_size=200).map("".join)
+
+
+@given(TEXT, st.data())
+def test_token_size_of_any_span_equals_encoding_it_alone(text: str, data: st.DataObject) -> None:
+    measure = load_tokenizer("cl100k_base")
+    sizer = measure.prepare(text)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert sizer.size(start, end) == measure.count(text[start:end])
+
+
+@given(TEXT)
+def test_token_offsets_are_monotone_and_index_inverts_offset(text: str) -> None:
+    sizer = load_tokenizer("cl100k_base").prepare(text)
+    offsets = [sizer.offset(i) for i in range(sizer.total + 1)]
+    assert offsets[0] == 0
+    assert offsets[-1] == len(text)
+    assert offsets == sorted(offsets)
+    for i, offset in enumerate(offsets):
+        assert sizer.index(offset) <= i
+    for c in range(len(text)):
+        assert sizer.offset(sizer.index(c)) <= c
+
+
+def test_token_offsets_match_tiktoken_decoding() -> None:
+    text = "Héllo wörld — 日本語 😀 done."
+    sizer = load_tokenizer("cl100k_base").prepare(text)
+    measure = load_tokenizer("cl100k_base")
+    encoding = measure._encoding  # type: ignore[attr-defined]
+    _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(text))
+    assert [sizer.offset(i) for i in range(sizer.total)] == starts
+
+
+def test_cl100k_base_resolves_to_the_offline_copy() -> None:
+    assert load_tokenizer("cl100k_base").count("hello world") == 2
+
+
+def test_char_measure_counts_code_points() -> None:
+    assert CHARS.count("e\u0301😀") == 3
+    assert CHARS.prepare("abc").size(1, 3) == 2
+
+
+def test_unknown_tokenizer_is_a_usage_error_naming_the_flag() -> None:
+    with pytest.raises(UsageError, match=r"--tokenizer 'nope' is neither a tiktoken encoding"):
+        load_tokenizer("nope")
+
+
+def test_uncached_tiktoken_encoding_fails_without_downloading(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    with pytest.raises(UsageError, match="never downloads"):
+        load_tokenizer.__wrapped__("o200k_base")
+
+
+def test_missing_tokenizer_json_is_a_usage_error(tmp_path) -> None:
+    with pytest.raises(UsageError, match="no such tokenizer.json"):
+        load_tokenizer(str(tmp_path / "missing.json"))
