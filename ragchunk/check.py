@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.text.boundaries import has_space, is_grapheme_boundary
@@ -61,7 +62,9 @@ def _check_records(doc: Document, chunks: Sequence[Chunk]) -> list[str]:
         if not verbatim and chunk.text != doc.text[chunk.start : chunk.end]:
             problems.append(f"{name}: text differs from document.text[start:end]")
         if chunk.chars != chunk.end - chunk.start and not verbatim:
-            problems.append(f"{name}: chars is {chunk.chars}, the span holds {chunk.end - chunk.start}")
+            problems.append(
+                f"{name}: chars is {chunk.chars}, the span holds {chunk.end - chunk.start}"
+            )
         if chunk.start < previous_start:
             problems.append(f"{name}: starts before the previous chunk ({previous_start})")
         if (chunk.page_start is None) != (chunk.page_end is None):
@@ -89,14 +92,8 @@ def _check_sizes(chunks: Sequence[Chunk], limits: Limits) -> list[str]:
 
 def _check_coverage(doc: Document, chunks: Sequence[Chunk]) -> list[str]:
     """SPEC §3.2: every non-whitespace character lies in some chunk's span."""
-    dropped = {
-        (int(span[0]), int(span[1]))
-        for chunk in chunks
-        for span in chunk.metadata.get("dropped", ()) or ()  # type: ignore[union-attr]
-        if isinstance(span, list | tuple)
-    }
     covered_to = 0
-    for start, end in sorted([(c.start, c.end) for c in chunks] + sorted(dropped)):
+    for start, end in sorted((c.start, c.end) for c in chunks):
         if start > covered_to:
             lost = _NON_SPACE.search(doc.text, covered_to, start)
             if lost is not None:
@@ -111,15 +108,19 @@ def _check_coverage(doc: Document, chunks: Sequence[Chunk]) -> list[str]:
 def _check_overlaps(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> list[str]:
     problems = []
     text = doc.text
-    for before, after in zip(chunks, chunks[1:], strict=False):
+    for before, after in pairwise(chunks):
         if after.start >= before.end:
             continue
         name = f"chunks {before.index} and {after.index}"
         shared = limits.measure.count(text[after.start : before.end])
         if shared > limits.overlap:
-            problems.append(f"{name} share {shared} {limits.measure.name}, more than {limits.overlap}")
+            problems.append(
+                f"{name} share {shared} {limits.measure.name}, more than {limits.overlap}"
+            )
         start = after.start
-        if not is_grapheme_boundary(text, start) and _has_grapheme_boundary(text, start, before.end):
+        if not is_grapheme_boundary(text, start) and _has_grapheme_boundary(
+            text, start, before.end
+        ):
             problems.append(f"{name}: the overlap begins inside a grapheme cluster at {start}")
         inside_word = text[start - 1].isalnum() and text[start].isalnum()
         if limits.word_aligned and inside_word and has_space(text, start, before.end):

@@ -118,4 +118,3 @@ class _PageLookup:
         while k < last and self._pages[k + 1].start < end:
             k += 1
         return self._pages[first].number, self._pages[max(k, first)].number
-

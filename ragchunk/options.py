@@ -78,7 +78,12 @@ def option_fields(options_type: type) -> tuple[OptionField, ...]:
     for f in dataclasses.fields(options_type):
         if f.name == "budget":
             continue
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            default = None
         result.append(OptionField(f.name, hints[f.name], default, f.metadata.get("help", "")))
     return tuple(result)
 
@@ -135,9 +140,9 @@ def convert_value(key: str, tp: Any, raw: object) -> object:
     """
     origin = get_origin(tp)
     if origin in (types.UnionType, typing.Union):
-        if raw is None or (isinstance(raw, str) and raw.lower() in ("", "none")):
-            if type(None) in get_args(tp):
-                return None
+        is_none = raw is None or (isinstance(raw, str) and raw.lower() in ("", "none"))
+        if is_none and type(None) in get_args(tp):
+            return None
         inner = [a for a in get_args(tp) if a is not type(None)]
         return convert_value(key, inner[0], raw)
     if origin is Literal:

@@ -89,7 +89,7 @@ def make_plan(
     tokenizer: str = DEFAULT_TOKENIZER,
     options: Mapping[str, object] | None = None,
     count_tokens: bool = False,
-    format: str | None = None,  # noqa: A002 - the flag is --format
+    format: str | None = None,
     password: str | None = None,
     debug: bool = False,
 ) -> Plan:
@@ -117,7 +117,9 @@ def make_plan(
     )
 
 
-def chunk_document(doc: Document, plan: Plan, diagnostics: list[Diagnostic] | None = None) -> list[Chunk]:
+def chunk_document(
+    doc: Document, plan: Plan, diagnostics: list[Diagnostic] | None = None
+) -> list[Chunk]:
     """Run the plan's strategy over one parsed document and return its chunk records."""
     sink = [] if diagnostics is None else diagnostics
     budget: Budget = plan.options.budget
@@ -131,13 +133,17 @@ def chunk_document(doc: Document, plan: Plan, diagnostics: list[Diagnostic] | No
     spans = plan.strategy.split(doc, plan.options, ctx)
     tokens = None
     if plan.count_tokens or budget.unit == "tokens":
-        tokens = sizer if budget.unit == "tokens" else load_tokenizer(plan.tokenizer).prepare(doc.text)
+        tokens = (
+            sizer if budget.unit == "tokens" else load_tokenizer(plan.tokenizer).prepare(doc.text)
+        )
     return assemble(
         doc, spans, strategy=plan.strategy.name, fingerprint=plan.fingerprint, tokens=tokens
     )
 
 
-def parse_bytes(data: bytes, source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]) -> Document:
+def parse_bytes(
+    data: bytes, source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]
+) -> Document:
     """Detect the format of ``data`` (unless forced) and parse it into a Document.
 
     Raises:

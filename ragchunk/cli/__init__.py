@@ -19,7 +19,7 @@ from ragchunk.cli._app import EXIT_OK, app
 __all__ = ["app", "main"]
 
 
-def _show_version(value: bool) -> None:  # noqa: FBT001 - Typer callback signature
+def _show_version(value: bool) -> None:
     if value:
         from importlib.metadata import version
 
@@ -29,7 +29,7 @@ def _show_version(value: bool) -> None:  # noqa: FBT001 - Typer callback signatu
 
 @app.callback()
 def _root(
-    version: Annotated[  # noqa: ARG001 - handled eagerly by the callback
+    version: Annotated[
         Optional[bool],  # noqa: UP045 - Typer needs Optional on Python 3.11
         typer.Option("--version", callback=_show_version, is_eager=True, help="Show the version."),
     ] = None,

@@ -63,9 +63,10 @@ def _parse_assignments(assignments: Iterable[str]) -> dict[str, str]:
 
 
 @app.command("split", help=SPLIT_HELP)
-def split_command(  # noqa: PLR0913 - one parameter per documented flag
+def split_command(
     paths: Annotated[
-        list[str], typer.Argument(help="Files, directories, or - for standard input.", show_default=False)
+        list[str],
+        typer.Argument(help="Files, directories, or - for standard input.", show_default=False),
     ],
     strategy: Annotated[
         str,
@@ -75,31 +76,44 @@ def split_command(  # noqa: PLR0913 - one parameter per documented flag
     ] = strategies.DEFAULT_STRATEGY,
     size: Annotated[
         Optional[int],  # noqa: UP045 - Typer needs Optional on Python 3.11
-        typer.Option(help="Hard maximum chunk size, overlap included [default: per strategy].",
-                     show_default=False),
+        typer.Option(
+            help="Hard maximum chunk size, overlap included [default: per strategy].",
+            show_default=False,
+        ),
     ] = None,
     overlap: Annotated[
         Optional[int],  # noqa: UP045
-        typer.Option(help="Units a chunk may repeat from the previous one [default: per strategy].",
-                     show_default=False),
+        typer.Option(
+            help="Units a chunk may repeat from the previous one [default: per strategy].",
+            show_default=False,
+        ),
     ] = None,
     unit: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option(help="Unit of --size and --overlap: chars or tokens [default: per strategy].",
-                     show_default=False, autocompletion=lambda: list(UNITS)),
+        typer.Option(
+            help="Unit of --size and --overlap: chars or tokens [default: per strategy].",
+            show_default=False,
+            autocompletion=lambda: list(UNITS),
+        ),
     ] = None,
     tokenizer: Annotated[
         str, typer.Option(help="tiktoken encoding name or path to a tokenizer.json.")
     ] = DEFAULT_TOKENIZER,
     option: Annotated[
         Optional[list[str]],  # noqa: UP045
-        typer.Option("--option", "-O", help="Strategy option as key=value (repeatable).",
-                     show_default=False),
+        typer.Option(
+            "--option", "-O", help="Strategy option as key=value (repeatable).", show_default=False
+        ),
     ] = None,
     output: Annotated[
         Optional[Path],  # noqa: UP045
-        typer.Option("--output", "-o", help="Write JSONL to this file (atomically).",
-                     show_default=False, dir_okay=False),
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write JSONL to this file (atomically).",
+            show_default=False,
+            dir_okay=False,
+        ),
     ] = None,
     table: Annotated[bool, typer.Option("--table", help="Show a table instead of JSONL.")] = False,
     stats: Annotated[bool, typer.Option("--stats", help="Print a size summary.")] = False,
@@ -108,8 +122,9 @@ def split_command(  # noqa: PLR0913 - one parameter per documented flag
     ] = False,
     input_format: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--format", help="Force the input format instead of detecting it.",
-                     show_default=False),
+        typer.Option(
+            "--format", help="Force the input format instead of detecting it.", show_default=False
+        ),
     ] = None,
     password: Annotated[
         Optional[str],  # noqa: UP045
@@ -119,6 +134,7 @@ def split_command(  # noqa: PLR0913 - one parameter per documented flag
         bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")
     ] = False,
 ) -> None:
+    """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk import pipeline
 
     with usage_errors():
@@ -189,7 +205,8 @@ def _print_stats(chunks: list[Chunk]) -> None:
         rows.append(("tokens", SizeSummary.of(token_counts)))
     documents = len({c.doc_id for c in chunks})
     strategies_used = sorted({c.strategy for c in chunks})
-    title = f"{len(chunks)} chunks from {documents} document(s) · strategy {', '.join(strategies_used) or '–'}"
+    used = ", ".join(strategies_used) or "–"
+    title = f"{len(chunks)} chunks from {documents} document(s) · strategy {used}"
     stdout_console().print(build(rows, title))
 
 

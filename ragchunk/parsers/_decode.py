@@ -62,7 +62,7 @@ def _decode_strict(data: bytes, encoding: str, request: ParseRequest) -> str:
 
 
 def _sniff_utf16(head: bytes) -> str | None:
-    """Return ``utf-16-le``/``-be`` when zero bytes sit at every other position, as in ASCII text."""
+    """Return ``utf-16-le``/``-be`` when every other byte is zero, as in ASCII-heavy text."""
     if len(head) < 4 or b"\x00" not in head:
         return None
     pairs = len(head) // 2

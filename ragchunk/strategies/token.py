@@ -52,7 +52,9 @@ def _cuts(tokens: Sizer) -> tuple[FindCut, AlignStart]:
 def split(doc: Document, options: TokenOptions, ctx: Context) -> list[Span]:
     """Return token windows covering ``doc.text`` in order, each within ``options.budget``."""
     budget = options.budget
-    tokens = ctx.sizer if budget.unit == "tokens" else load_tokenizer(ctx.tokenizer).prepare(doc.text)
+    tokens = (
+        ctx.sizer if budget.unit == "tokens" else load_tokenizer(ctx.tokenizer).prepare(doc.text)
+    )
     find_cut, align_start = _cuts(tokens)
     windows = pack(
         doc.text,

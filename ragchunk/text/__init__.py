@@ -1,1 +1,1 @@
-"""Pure functions on ``(text, start, end)``: boundaries, packing and lines. Standard library only."""
+"""Pure functions on ``(text, start, end)``: boundaries, packing, lines. Standard library only."""

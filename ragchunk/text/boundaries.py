@@ -134,9 +134,7 @@ def has_space(text: str, start: int, end: int) -> bool:
     return _SPACE.search(text, start, end) is not None
 
 
-def last_separator_cut(
-    text: str, lo: int, limit: int, levels: tuple[tuple[str, ...], ...]
-) -> int:
+def last_separator_cut(text: str, lo: int, limit: int, levels: tuple[tuple[str, ...], ...]) -> int:
     """Return the cut in ``(lo, limit]`` right after the coarsest separator found there.
 
     ``levels`` run coarsest first; each level holds equivalent separators, of which the last

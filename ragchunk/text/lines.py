@@ -1,4 +1,4 @@
-"""Line numbers for offsets: 1-based, lines end at ``\\n`` (so CRLF counts once)."""
+"""Line numbers for offsets: 1-based; a line ends after a line feed, so CRLF counts once."""
 
 from __future__ import annotations
 

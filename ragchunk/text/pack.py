@@ -66,9 +66,7 @@ def pack(
     return windows
 
 
-def _fit(
-    text: str, s: int, done: int, end: int, sizer: Sizer, size: int, find_cut: FindCut
-) -> int:
+def _fit(text: str, s: int, done: int, end: int, sizer: Sizer, size: int, find_cut: FindCut) -> int:
     """Return the best cut in ``(done, end]`` such that ``[s, cut)`` fits, or -1 if none does."""
     limit = min(end, sizer.offset(min(sizer.index(s) + size, sizer.total)))
     if limit <= done:

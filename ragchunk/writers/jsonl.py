@@ -17,7 +17,7 @@ _dumps = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
 
 def lines(chunks: Iterable[Chunk]) -> str:
-    """Return the JSONL text of ``chunks``: one object per line, each line ending in ``\\n``."""
+    """Return the JSONL text of ``chunks``: one object per line, each line ending in a newline."""
     return "".join(_dumps(chunk.to_record()) + "\n" for chunk in chunks)
 
 
@@ -32,7 +32,7 @@ def atomic_writer(path: Path) -> Iterator[IO[str]]:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             yield handle
-        os.replace(temp, path)
+        Path(temp).replace(path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise

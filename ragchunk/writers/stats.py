@@ -28,7 +28,9 @@ class SizeSummary:
             return None
         ordered = sorted(sizes)
         p95 = ordered[min(len(ordered) - 1, max(0, -(-95 * len(ordered) // 100) - 1))]
-        return cls(len(ordered), ordered[0], statistics.median(ordered), p95, ordered[-1], sum(ordered))
+        return cls(
+            len(ordered), ordered[0], statistics.median(ordered), p95, ordered[-1], sum(ordered)
+        )
 
 
 def build(rows: Iterable[tuple[str, SizeSummary | None]], title: str) -> Table:

@@ -10,13 +10,27 @@ from pathlib import Path
 from tests.conftest import FIXTURES
 
 NOTES = FIXTURES / "text" / "field-notes.txt"
-HEAVY = ("tiktoken", "pypdf", "docx", "markdown_it", "tree_sitter", "torch", "numpy",
-         "sentence_transformers", "tokenizers", "httpx", "rich")
+HEAVY = (
+    "tiktoken",
+    "pypdf",
+    "docx",
+    "markdown_it",
+    "tree_sitter",
+    "torch",
+    "numpy",
+    "sentence_transformers",
+    "tokenizers",
+    "httpx",
+    "rich",
+)
 
 
 def run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "ragchunk", *args], input=stdin, capture_output=True, timeout=60,
+        [sys.executable, "-m", "ragchunk", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=60,
         check=False,
     )
 
@@ -41,9 +55,12 @@ def test_closed_pipe_ends_quietly() -> None:
     big = ("A line of text that goes on. " * 40 + "\n\n") * 400
     with subprocess.Popen(
         [sys.executable, "-m", "ragchunk", "split", "-", "--size", "100"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     ) as reader:
-        assert reader.stdin is not None and reader.stdout is not None
+        assert reader.stdin is not None
+        assert reader.stdout is not None
         assert reader.stderr is not None
         reader.stdin.write(big.encode())
         reader.stdin.close()
@@ -63,6 +80,8 @@ def test_plain_text_split_imports_no_heavy_module(tmp_path: Path) -> None:
         f"loaded = sorted(m for m in {HEAVY!r} if m in sys.modules)\n"
         "print(','.join(loaded))\n"
     )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, check=True, timeout=60
+    )
     assert result.stdout.decode().strip() == ""
     assert (tmp_path / "o.jsonl").stat().st_size > 0

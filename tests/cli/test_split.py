@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -68,7 +69,8 @@ def test_malformed_option_assignment_is_a_usage_error() -> None:
 
 def test_custom_separators_are_used() -> None:
     result = runner.invoke(
-        app, ["split", "-", "--size", "60", "--overlap", "0", "-O", 'separators=[": "]'],
+        app,
+        ["split", "-", "--size", "60", "--overlap", "0", "-O", 'separators=[": "]'],
         input="alpha: beta: gamma: delta: epsilon: zeta: eta: theta: iota: kappa: lambda: mu",
     )
     assert result.exit_code == 0, result.stderr
@@ -78,15 +80,25 @@ def test_custom_separators_are_used() -> None:
 def test_token_windows_fit_their_size_overlap_and_cover_the_text() -> None:
     result = runner.invoke(
         app,
-        ["split", str(NOTES), "-s", "token", "--size", "64", "--overlap", "16",
-         "--tokenizer", "cl100k_base"],
+        [
+            "split",
+            str(NOTES),
+            "-s",
+            "token",
+            "--size",
+            "64",
+            "--overlap",
+            "16",
+            "--tokenizer",
+            "cl100k_base",
+        ],
     )
     assert result.exit_code == 0, result.stderr
     text = NOTES.read_text(encoding="utf-8")
     count = load_tokenizer("cl100k_base").count
     chunks = records(result.stdout)
     covered = 0
-    for before, after in zip(chunks, chunks[1:], strict=False):
+    for before, after in itertools.pairwise(chunks):
         assert count(text[after["start"] : before["end"]]) <= 16  # type: ignore[misc]
     for chunk in chunks:
         assert count(chunk["text"]) <= 64  # type: ignore[arg-type]
@@ -110,13 +122,18 @@ def test_a_missing_input_fails_alone_and_the_others_are_written(tmp_path: Path) 
     out = tmp_path / "chunks.jsonl"
     result = runner.invoke(app, ["split", str(NOTES), str(tmp_path / "gone.txt"), "-o", str(out)])
     assert result.exit_code == 1
-    assert result.stderr == f"error: {tmp_path / 'gone.txt'}: cannot read (No such file or directory)\n"
+    assert (
+        result.stderr
+        == f"error: {tmp_path / 'gone.txt'}: cannot read (No such file or directory)\n"
+    )
     written = records(out.read_text(encoding="utf-8"))
     assert {c["source"] for c in written} == {str(NOTES)}
 
 
 def test_table_shows_one_row_per_chunk_with_visible_newlines() -> None:
-    result = runner.invoke(app, ["split", str(NOTES), "--size", "300", "--table"], env={"COLUMNS": "160"})
+    result = runner.invoke(
+        app, ["split", str(NOTES), "--size", "300", "--table"], env={"COLUMNS": "160"}
+    )
     assert result.exit_code == 0
     assert "field-notes.txt · 14 chunks" in result.stdout
     assert "↵" in result.stdout
@@ -124,8 +141,11 @@ def test_table_shows_one_row_per_chunk_with_visible_newlines() -> None:
 
 
 def test_stats_summarise_sizes() -> None:
-    result = runner.invoke(app, ["split", str(NOTES), "--size", "300", "--stats", "--count-tokens"],
-                           env={"COLUMNS": "120"})
+    result = runner.invoke(
+        app,
+        ["split", str(NOTES), "--size", "300", "--stats", "--count-tokens"],
+        env={"COLUMNS": "120"},
+    )
     assert result.exit_code == 0
     assert "14 chunks from 1 document(s)" in result.stdout
     assert "tokens" in result.stdout

@@ -67,9 +67,18 @@ def cases(draw: st.DrawFn, unit: str) -> tuple[str, int, int]:
 
 PROSE = st.lists(
     st.sampled_from(
-        ["The committee met on Tuesday. ", "It voted, after long debate, to adopt the plan. ",
-         "Dr. Smith disagreed! ", "Why? ", "\n\n", "\n", "Costs rose 3.5% in 2024; ",
-         "see https://example.com/a.b for details. ", "日本語の文です。", "«Quoted» text… "]
+        [
+            "The committee met on Tuesday. ",
+            "It voted, after long debate, to adopt the plan. ",
+            "Dr. Smith disagreed! ",
+            "Why? ",
+            "\n\n",
+            "\n",
+            "Costs rose 3.5% in 2024; ",
+            "see https://example.com/a.b for details. ",
+            "日本語の文です。",
+            "«Quoted» text… ",
+        ]
     ),
     min_size=20,
     max_size=120,
@@ -86,10 +95,16 @@ def prose_cases(draw: st.DrawFn, unit: str) -> tuple[str, int, int]:
 @pytest.mark.parametrize("name", strategies.names())
 @given(case=st.data())
 @example(case=None)
-def test_invariants_hold_on_generated_text(name: str, unit: str, case: st.DataObject | None) -> None:
+def test_invariants_hold_on_generated_text(
+    name: str, unit: str, case: st.DataObject | None
+) -> None:
     if case is None:  # pinned regressions
-        samples = [("a" * 50 + " b", 10, 5), ("👨‍👩‍👧‍👦" * 3, 1, 0), ("e\u0301" * 30, 2, 1),
-                   ("x\r\ny\r\n" * 20, 3, 2)]
+        samples = [
+            ("a" * 50 + " b", 10, 5),
+            ("👨‍👩‍👧‍👦" * 3, 1, 0),
+            ("e\u0301" * 30, 2, 1),
+            ("x\r\ny\r\n" * 20, 3, 2),
+        ]
     else:
         samples = [case.draw(cases(unit)), case.draw(prose_cases(unit))]
     for text, size, overlap in samples:
