@@ -1,33 +1,44 @@
 """Files → parse → strategy → chunks. A failed file never stops the others; nothing is printed.
 
 ``make_plan`` validates every option and loads the tokenizer before the first file is read
-(SPEC §4); ``run`` then yields one ``FileResult`` per input, in input order.
+(SPEC §4); ``make_plans`` does so for a configuration file's every scope. ``run_jobs`` then yields
+one ``FileResult`` per input, in input order, from this process or from a pool of worker
+processes (``--jobs``): the only concurrency in ragchunk lives here (STYLE §2.9).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk import parsers, strategies
 from ragchunk.chunks import assemble
-from ragchunk.errors import InputError, RagchunkError
+from ragchunk.errors import InputError, RagchunkError, UsageError
+from ragchunk.inputs import STDIN, find_inputs
 from ragchunk.measure import DEFAULT_TOKENIZER, load_tokenizer, measure_for
 from ragchunk.options import Budget, build_options
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.strategies._spec import Context
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from types import MappingProxyType
+
+    from ragchunk.config import Config, Settings
+    from ragchunk.inputs import Glob, Input
     from ragchunk.model import Chunk, Document
     from ragchunk.options import Unit
     from ragchunk.strategies._spec import Strategy
 
-STDIN = "-"
+_IN_FLIGHT_PER_WORKER: Final = 4
+"""Results a worker may have ready ahead of the reader: bounds memory, keeps workers busy."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +62,8 @@ class Plan:
         format: a format forced with ``--format``, or None to detect it per file.
         password: the PDF password from ``--password``.
         debug: let unexpected exceptions propagate with their traceback.
+        hashes: give every chunk ``doc_hash`` (SHA-256 of the input's bytes) and ``hash``
+            (SHA-256 of its UTF-8 text).
     """
 
     strategy: Strategy
@@ -60,6 +73,7 @@ class Plan:
     format: str | None = None
     password: str | None = None
     debug: bool = False
+    hashes: bool = False
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -70,7 +84,11 @@ class Plan:
 
 @dataclass(frozen=True, slots=True)
 class FileResult:
-    """The outcome for one input: its chunks, or the error that stopped it, plus warnings."""
+    """The outcome for one input: its chunks, or the error that stopped it, plus warnings.
+
+    ``content_hash`` is the SHA-256 of the input's bytes once they were read; ``unchanged``
+    says the input was skipped because that hash equals the one a manifest recorded.
+    """
 
     source: str
     doc_id: str
@@ -78,6 +96,50 @@ class FileResult:
     diagnostics: tuple[Diagnostic, ...] = ()
     error: str | None = None
     document: Document | None = None
+    content_hash: str | None = None
+    unchanged: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One input and the plan it is chunked with.
+
+    Attributes:
+        source: the path to read (``-`` for standard input).
+        doc_id: the document's id in the output.
+        plan: the validated plan for this input.
+        known_hash: skip the input (``FileResult.unchanged``) when its content hash is this.
+    """
+
+    source: str
+    doc_id: str
+    plan: Plan
+    known_hash: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Plans:
+    """The plan of every scope of a configuration file, flags applied; see ``make_plans``.
+
+    Attributes:
+        default: the plan for inputs no rule matches.
+        rules: ``(glob, plan)`` per ``[files."GLOB"]`` section, in file order; first match wins.
+        config: the configuration they come from (for matching paths relative to it).
+    """
+
+    default: Plan
+    rules: tuple[tuple[Glob, Plan], ...] = ()
+    config: Config | None = None
+
+    def for_input(self, source: str, doc_id: str) -> Plan:
+        """Return the plan of the first rule whose glob matches the input, else the default."""
+        if not self.rules or self.config is None:
+            return self.default
+        parts = self.config.match_parts(source, doc_id)
+        for glob, plan in self.rules:
+            if glob.matches(parts):
+                return plan
+        return self.default
 
 
 def make_plan(
@@ -92,6 +154,7 @@ def make_plan(
     format: str | None = None,
     password: str | None = None,
     debug: bool = False,
+    hashes: bool = False,
 ) -> Plan:
     """Validate every option and return the plan; loads the tokenizer when one is needed.
 
@@ -114,6 +177,60 @@ def make_plan(
         format=format,
         password=password,
         debug=debug,
+        hashes=hashes,
+    )
+
+
+def make_plans(
+    config: Config, flags: Settings, *, password: str | None = None, debug: bool = False
+) -> Plans:
+    """Return the plans of every scope of ``config`` with ``flags`` on top (flags win).
+
+    Every scope of the file is first validated on its own, so a mistake in the file is reported
+    with the file's name even when a flag overrides it; no input has been read yet.
+
+    Raises:
+        UsageError: a bad value in the file (named with the file and section) or in the flags.
+    """
+    for where, scope in config.scopes():
+        try:
+            plan_from_settings(scope)
+        except UsageError as exc:
+            raise UsageError(f"{where}: {exc}") from None
+    default_settings = flags.over(config.defaults)
+    default = plan_from_settings(default_settings, password=password, debug=debug)
+    rules = tuple(
+        (
+            rule.glob,
+            plan_from_settings(
+                flags.over(rule.settings.over(config.defaults)), password=password, debug=debug
+            ),
+        )
+        for rule in config.rules
+    )
+    return Plans(default, rules, config)
+
+
+def plan_from_settings(
+    settings: Settings, *, password: str | None = None, debug: bool = False
+) -> Plan:
+    """Return the validated plan for merged settings (unset ones take their defaults).
+
+    Raises:
+        UsageError: an unknown strategy, format or tokenizer, or a bad option value.
+    """
+    return make_plan(
+        settings.strategy or strategies.DEFAULT_STRATEGY,
+        size=settings.size,
+        overlap=settings.overlap,
+        unit=settings.unit,
+        tokenizer=settings.tokenizer or DEFAULT_TOKENIZER,
+        options=settings.options,
+        count_tokens=bool(settings.count_tokens),
+        format=settings.format,
+        password=password,
+        debug=debug,
+        hashes=bool(settings.hashes),
     )
 
 
@@ -174,11 +291,27 @@ def read_input(source: str) -> bytes:
         raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
 
 
-def process(source: str, doc_id: str, plan: Plan, *, keep_document: bool = False) -> FileResult:
-    """Read, parse and chunk one input; an error becomes the result's ``error``."""
+def process(
+    source: str,
+    doc_id: str,
+    plan: Plan,
+    *,
+    keep_document: bool = False,
+    known_hash: str | None = None,
+) -> FileResult:
+    """Read, parse and chunk one input; an error becomes the result's ``error``.
+
+    When the SHA-256 of the input's bytes equals ``known_hash``, nothing is parsed and the
+    result says ``unchanged``.
+    """
     diagnostics: list[Diagnostic] = []
+    content_hash = None
     try:
-        doc = parse_bytes(read_input(source), source, doc_id, plan, diagnostics)
+        data = read_input(source)
+        content_hash = hashlib.sha256(data).hexdigest()
+        if content_hash == known_hash:
+            return FileResult(source, doc_id, content_hash=content_hash, unchanged=True)
+        doc = parse_bytes(data, source, doc_id, plan, diagnostics)
         chunks = chunk_document(doc, plan, diagnostics)
     except RagchunkError as exc:
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=str(exc))
@@ -187,40 +320,168 @@ def process(source: str, doc_id: str, plan: Plan, *, keep_document: bool = False
             raise
         message = f"{source}: internal error: {type(exc).__name__}: {exc}; rerun with --debug"
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=message)
+    if plan.hashes:
+        chunks = [_with_hashes(chunk, content_hash) for chunk in chunks]
     return FileResult(
         source,
         doc_id,
         tuple(chunks),
         tuple(diagnostics),
         document=doc if keep_document else None,
+        content_hash=content_hash,
     )
+
+
+def _with_hashes(chunk: Chunk, doc_hash: str) -> Chunk:
+    # surrogatepass: a PDF's text may hold lone surrogates; the hash must still be defined.
+    text_hash = hashlib.sha256(chunk.text.encode("utf-8", "surrogatepass")).hexdigest()
+    return dataclasses.replace(chunk, doc_hash=doc_hash, hash=text_hash)
 
 
 def expand(paths: Sequence[str]) -> list[tuple[str, str]]:
     """Return ``(source, doc_id)`` for every input: files as given, directories walked.
 
-    A directory yields its non-hidden files in sorted order, each with its path relative to the
-    directory as ``doc_id``.
+    The walk uses the defaults of ``ragchunk.inputs.find_inputs`` (hidden, ignored and binary
+    files skipped); ``doc_id`` is the path relative to the walked directory.
     """
-    inputs: list[tuple[str, str]] = []
-    for path in paths:
-        if path != STDIN and Path(path).is_dir():
-            inputs.extend(_walk(Path(path)))
-        else:
-            inputs.append((path, path if path == STDIN else Path(path).as_posix()))
-    return inputs
-
-
-def _walk(root: Path) -> Iterator[tuple[str, str]]:
-    for directory, subdirs, files in os.walk(root):
-        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
-        for name in sorted(files):
-            if not name.startswith("."):
-                path = Path(directory, name)
-                yield str(path), path.relative_to(root).as_posix()
+    return [(item.source, item.doc_id) for item in find_inputs(paths).inputs]
 
 
 def run(paths: Sequence[str], plan: Plan) -> Iterator[FileResult]:
-    """Yield one result per input, in input order."""
-    for source, doc_id in expand(paths):
-        yield process(source, doc_id, plan)
+    """Yield one result per input, in input order, in this process."""
+    return run_jobs([Job(source, doc_id, plan) for source, doc_id in expand(paths)])
+
+
+def make_jobs(inputs: Iterable[Input], plans: Plans) -> list[Job]:
+    """Return one job per input, each with the plan its configuration scope gives it."""
+    return [Job(i.source, i.doc_id, plans.for_input(i.source, i.doc_id)) for i in inputs]
+
+
+def default_jobs() -> int:
+    """Return the number of CPU cores this process may use (the default of ``--jobs``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_workers(workers: int) -> None:
+    """Raise ``UsageError`` unless ``workers`` (``--jobs``) is at least 1."""
+    if workers < 1:
+        raise UsageError(f"--jobs must be at least 1 (got {workers})")
+
+
+def run_jobs(jobs: Sequence[Job], *, workers: int = 1) -> Generator[FileResult, None, None]:
+    """Yield one result per job, in job order, as soon as each is ready.
+
+    With ``workers`` > 1 and more than one job, jobs run in a pool of worker processes; at most
+    a few results per worker wait in memory, so memory does not grow with the number of files,
+    and the output is the same as with one worker. A worker that dies (killed, out of memory)
+    fails only the input it was working on. Closing the iterator early (``--fail-fast``, a
+    closed pipe, Ctrl-C) stops the workers at once.
+
+    Raises:
+        UsageError: ``workers`` is below 1.
+    """
+    check_workers(workers)
+    count = min(workers, len(jobs))
+    if count <= 1:
+        return (_work(job) for job in jobs)
+    return _run_pool(jobs, count)
+
+
+def _work(job: Job) -> FileResult:
+    return process(job.source, job.doc_id, job.plan, known_hash=job.known_hash)
+
+
+def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, None]:
+    from concurrent.futures.process import BrokenProcessPool
+
+    queue = iter(jobs)
+    pending: deque[tuple[Job, Future[FileResult]]] = deque()
+    pool = _start_pool(workers)
+    finished = False
+    try:
+        while True:
+            for job in _take(queue, workers * _IN_FLIGHT_PER_WORKER - len(pending)):
+                pending.append((job, pool.submit(_work, job)))
+            if not pending:
+                finished = True
+                return
+            job, future = pending.popleft()
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                _stop_pool(pool)
+                stranded = [job, *(waiting for waiting, _ in pending)]
+                pending.clear()
+                yield from (_work_alone(each) for each in stranded)
+                pool = _start_pool(workers)
+                continue
+            yield result
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:
+            _stop_pool(pool)
+
+
+def _take(queue: Iterator[Job], count: int) -> list[Job]:
+    return [job for _, job in zip(range(max(count, 0)), queue, strict=False)]
+
+
+def _work_alone(job: Job) -> FileResult:
+    """Run one job in a pool of its own: a crash there can only be this input's doing."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = _start_pool(1)
+    try:
+        return pool.submit(_work, job).result()
+    except BrokenProcessPool:
+        message = f"{job.source}: the worker process chunking it died (killed or out of memory)"
+        return FileResult(job.source, job.doc_id, error=message)
+    finally:
+        _stop_pool(pool)
+
+
+def _start_pool(workers: int) -> ProcessPoolExecutor:
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel queued work and end the workers now, not after their current input."""
+    # No public way to end the workers before Python 3.14's terminate_workers().
+    processes = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in processes:
+        worker.terminate()
+    for worker in processes:
+        worker.join()
+
+
+def _init_worker() -> None:
+    """Prepare a worker process: Ctrl-C is the parent's to handle, results must pickle."""
+    import copyreg
+    import signal
+    import types
+
+    # The terminal sends SIGINT to the whole process group; the parent stops the workers, with
+    # SIGTERM, whose default action is wanted even if the parent handled it otherwise.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    copyreg.pickle(types.MappingProxyType, _reduce_mapping)
+
+
+def _reduce_mapping(mapping: MappingProxyType[str, Any]) -> tuple[Any, tuple[Any, ...]]:
+    # Chunk metadata is a read-only mapping proxy, which pickle cannot handle by itself.
+    return _restore_mapping, (dict(mapping),)
+
+
+def _restore_mapping(values: dict[str, Any]) -> Mapping[str, Any]:
+    from types import MappingProxyType
+
+    from ragchunk.model import EMPTY_METADATA
+
+    return MappingProxyType(values) if values else EMPTY_METADATA
