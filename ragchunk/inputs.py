@@ -4,7 +4,8 @@ A file named on the command line is always an input, as given (``doc_id`` = the 
 A directory is walked depth-first with the entries of each directory sorted by name, so the order
 is stable; each file's ``doc_id`` is its path relative to that directory. The walk skips:
 
-- hidden entries (a name starting with ``.``) unless an ``--include`` glob names them;
+- hidden entries (a name starting with ``.``) unless an ``--include`` glob names them, and
+  version-control directories (``.git``...) always;
 - entries matched by an ``--exclude`` glob, and files matched by no ``--include`` glob (if any);
 - paths ignored by ``.gitignore`` files (those in the tree, plus those of the enclosing git
   repository above it, and ``.git/info/exclude``), unless ``gitignore`` is off;
@@ -15,8 +16,8 @@ is stable; each file's ``doc_id`` is its path relative to that directory. The wa
 Globs: ``/`` separates segments; ``*``, ``?`` and ``[...]`` match within a segment, ``**`` matches
 any number of segments. A glob without a ``/`` matches a name at any depth (``*.md``); one with a
 ``/`` is anchored at the walked directory (``docs/*.md``, ``/README.md``); a trailing ``/`` matches
-directories only. Wildcards never match a leading ``.``, so ``*`` never reaches into ``.git``
-while ``.github/**`` does.
+directories only; a glob matching a directory takes in what lies below it. Wildcards never match
+a leading ``.``, so ``*`` never reaches into ``.cache`` while ``.github/**`` does.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
 STDIN: Final = "-"
+VCS_DIRECTORIES: Final = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs"})
+"""Version-control metadata: never walked, whatever the globs say."""
 SNIFF_BYTES: Final = 8192
 """How much of an unclaimed file is read to tell text from binary (as the text parser does)."""
 
@@ -325,6 +328,8 @@ class _Walk:
 
     def _wanted(self, parts: tuple[str, ...], *, is_dir: bool, ignores: list[_Ignore]) -> bool:
         options = self.options
+        if is_dir and parts[-1] in VCS_DIRECTORIES:
+            return False
         if any(g.matches(parts, is_dir=is_dir) for g in options.exclude):
             return False
         if is_dir and any(_excludes_contents(g, parts) for g in options.exclude):

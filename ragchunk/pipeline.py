@@ -8,12 +8,12 @@ processes (``--jobs``): the only concurrency in ragchunk lives here (STYLE §2.9
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
 import sys
-from collections import deque
-from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -28,7 +28,7 @@ from ragchunk.parsers._spec import ParseRequest
 from ragchunk.strategies._spec import Context
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing.connection import Connection
     from types import MappingProxyType
 
     from ragchunk.config import Config, Settings
@@ -87,7 +87,9 @@ class FileResult:
     """The outcome for one input: its chunks, or the error that stopped it, plus warnings.
 
     ``content_hash`` is the SHA-256 of the input's bytes once they were read; ``unchanged``
-    says the input was skipped because that hash equals the one a manifest recorded.
+    says the input was skipped because that hash equals the one a manifest recorded. When the
+    job had a renderer, ``rendered`` holds its output and ``chunks`` is empty; ``chunk_count``
+    counts the chunks either way.
     """
 
     source: str
@@ -98,6 +100,8 @@ class FileResult:
     document: Document | None = None
     content_hash: str | None = None
     unchanged: bool = False
+    rendered: str | None = None
+    chunk_count: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +113,15 @@ class Job:
         doc_id: the document's id in the output.
         plan: the validated plan for this input.
         known_hash: skip the input (``FileResult.unchanged``) when its content hash is this.
+        render: turns the chunks into output text where they are made (in the worker
+            process), so that only text crosses between processes; a module-level function.
     """
 
     source: str
     doc_id: str
     plan: Plan
     known_hash: str | None = None
+    render: Callable[[Sequence[Chunk]], str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,18 +204,16 @@ def make_plans(
             plan_from_settings(scope)
         except UsageError as exc:
             raise UsageError(f"{where}: {exc}") from None
-    default_settings = flags.over(config.defaults)
-    default = plan_from_settings(default_settings, password=password, debug=debug)
-    rules = tuple(
-        (
-            rule.glob,
-            plan_from_settings(
-                flags.over(rule.settings.over(config.defaults)), password=password, debug=debug
-            ),
-        )
-        for rule in config.rules
-    )
-    return Plans(default, rules, config)
+    default = plan_from_settings(flags.over(config.defaults), password=password, debug=debug)
+    rules = []
+    for rule in config.rules:
+        settings = flags.over(rule.settings.over(config.defaults))
+        try:
+            plan = plan_from_settings(settings, password=password, debug=debug)
+        except UsageError as exc:  # the flags do not fit this section (an -O of another strategy)
+            raise UsageError(f"{exc} (for the inputs of {rule.where})") from None
+        rules.append((rule.glob, plan))
+    return Plans(default, tuple(rules), config)
 
 
 def plan_from_settings(
@@ -329,6 +334,7 @@ def process(
         tuple(diagnostics),
         document=doc if keep_document else None,
         content_hash=content_hash,
+        chunk_count=len(chunks),
     )
 
 
@@ -374,91 +380,137 @@ def check_workers(workers: int) -> None:
 def run_jobs(jobs: Sequence[Job], *, workers: int = 1) -> Generator[FileResult, None, None]:
     """Yield one result per job, in job order, as soon as each is ready.
 
-    With ``workers`` > 1 and more than one job, jobs run in a pool of worker processes; at most
-    a few results per worker wait in memory, so memory does not grow with the number of files,
-    and the output is the same as with one worker. A worker that dies (killed, out of memory)
-    fails only the input it was working on. Closing the iterator early (``--fail-fast``, a
-    closed pipe, Ctrl-C) stops the workers at once.
+    With ``workers`` > 1 and more than one job, jobs run in worker processes; at most a few
+    results per worker wait in memory, so memory does not grow with the number of files, and
+    the output is the same as with one worker. A worker that dies (killed, out of memory) fails
+    only the input it was working on. Closing the iterator early (``--fail-fast``, a closed
+    pipe, Ctrl-C) stops the workers at once. With ``debug`` plans everything runs in this
+    process, so that an unexpected exception arrives with its traceback.
 
     Raises:
         UsageError: ``workers`` is below 1.
     """
     check_workers(workers)
     count = min(workers, len(jobs))
-    if count <= 1:
+    if count <= 1 or any(job.plan.debug for job in jobs):
         return (_work(job) for job in jobs)
     return _run_pool(jobs, count)
 
 
 def _work(job: Job) -> FileResult:
-    return process(job.source, job.doc_id, job.plan, known_hash=job.known_hash)
+    result = process(job.source, job.doc_id, job.plan, known_hash=job.known_hash)
+    if job.render is None or not result.chunks:
+        return result
+    return dataclasses.replace(result, chunks=(), rendered=job.render(result.chunks))
 
 
 def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, None]:
-    from concurrent.futures.process import BrokenProcessPool
+    """Feed jobs to worker processes, one at a time each, and yield results in job order."""
+    from multiprocessing.connection import wait
 
-    queue = iter(jobs)
-    pending: deque[tuple[Job, Future[FileResult]]] = deque()
-    pool = _start_pool(workers)
+    pool = [_Worker() for _ in range(workers)]
+    window = workers * _IN_FLIGHT_PER_WORKER
+    ready: dict[int, FileResult] = {}
+    submitted = yielded = 0
     finished = False
     try:
-        while True:
-            for job in _take(queue, workers * _IN_FLIGHT_PER_WORKER - len(pending)):
-                pending.append((job, pool.submit(_work, job)))
-            if not pending:
-                finished = True
-                return
-            job, future = pending.popleft()
-            try:
-                result = future.result()
-            except BrokenProcessPool:
-                _stop_pool(pool)
-                stranded = [job, *(waiting for waiting, _ in pending)]
-                pending.clear()
-                yield from (_work_alone(each) for each in stranded)
-                pool = _start_pool(workers)
+        while yielded < len(jobs):
+            for worker in pool:
+                if worker.index is None and submitted < len(jobs) and submitted < yielded + window:
+                    worker.give(submitted, jobs[submitted])
+                    submitted += 1
+            if yielded in ready:
+                yield ready.pop(yielded)
+                yielded += 1
                 continue
-            yield result
+            busy = [worker for worker in pool if worker.index is not None]
+            answered = wait([worker.connection for worker in busy])
+            for worker in busy:
+                if worker.connection in answered:
+                    index, result = worker.take()
+                    ready[index] = result
+        finished = True
     finally:
-        if finished:
-            pool.shutdown(wait=True)
-        else:
-            _stop_pool(pool)
+        for worker in pool:
+            worker.stop(gracefully=finished)
 
 
-def _take(queue: Iterator[Job], count: int) -> list[Job]:
-    return [job for _, job in zip(range(max(count, 0)), queue, strict=False)]
+class _Worker:
+    """One worker process and the pipe to it; it chunks one job at a time.
+
+    Each worker has a pipe of its own, read only by this process, so a worker that is killed
+    (by us on Ctrl-C, or by the system) can never leave a shared queue half-written.
+    """
+
+    def __init__(self) -> None:
+        self.index: int | None = None
+        self.job: Job | None = None
+        self._start()
+
+    def _start(self) -> None:
+        import multiprocessing
+
+        ours, theirs = multiprocessing.Pipe()
+        self.process = multiprocessing.Process(target=_serve, args=(theirs,), daemon=True)
+        self.process.start()
+        theirs.close()
+        self.connection = ours
+
+    def give(self, index: int, job: Job) -> None:
+        """Send a job; a worker found dead on the way is replaced first."""
+        self.index, self.job = index, job
+        try:
+            self.connection.send(job)
+        except OSError:
+            self._restart()
+            self.connection.send(job)
+
+    def take(self) -> tuple[int, FileResult]:
+        """Return the index and result of the job given; a dead worker fails it and restarts."""
+        index, job = self.index, self.job
+        self.index = self.job = None
+        if index is None or job is None:
+            raise RuntimeError("take() without a job given")  # a bug in _run_pool, not input
+        try:
+            result: FileResult = self.connection.recv()
+        except (EOFError, OSError):
+            message = f"{job.source}: the worker process chunking it died ({self._death()})"
+            result = FileResult(job.source, job.doc_id, error=message)
+            self._restart()
+        return index, result
+
+    def stop(self, *, gracefully: bool) -> None:
+        """End the worker: asked to, once all is done; terminated, when cut short."""
+        if gracefully:
+            with contextlib.suppress(OSError):
+                self.connection.send(None)
+            self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join()
+        self.connection.close()
+
+    def _restart(self) -> None:
+        self.stop(gracefully=False)
+        self._start()
+
+    def _death(self) -> str:
+        import signal
+
+        self.process.join(timeout=5)
+        code = self.process.exitcode
+        if code is not None and code < 0:
+            name = signal.Signals(-code).name
+            return f"killed by {name}, perhaps out of memory" if name == "SIGKILL" else f"{name}"
+        return f"exit code {code}"
 
 
-def _work_alone(job: Job) -> FileResult:
-    """Run one job in a pool of its own: a crash there can only be this input's doing."""
-    from concurrent.futures.process import BrokenProcessPool
-
-    pool = _start_pool(1)
-    try:
-        return pool.submit(_work, job).result()
-    except BrokenProcessPool:
-        message = f"{job.source}: the worker process chunking it died (killed or out of memory)"
-        return FileResult(job.source, job.doc_id, error=message)
-    finally:
-        _stop_pool(pool)
-
-
-def _start_pool(workers: int) -> ProcessPoolExecutor:
-    from concurrent.futures import ProcessPoolExecutor
-
-    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
-
-
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Cancel queued work and end the workers now, not after their current input."""
-    # No public way to end the workers before Python 3.14's terminate_workers().
-    processes = list((pool._processes or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for worker in processes:
-        worker.terminate()
-    for worker in processes:
-        worker.join()
+def _serve(connection: Connection) -> None:
+    """Run in a worker process: chunk each job received until told to stop (``None``)."""
+    _init_worker()
+    with contextlib.suppress(EOFError):  # the parent went away
+        while (job := connection.recv()) is not None:
+            connection.send(_work(job))
 
 
 def _init_worker() -> None:

@@ -9,6 +9,7 @@ goes to stderr.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import sys
@@ -127,7 +128,8 @@ def _route(
             try:
                 target = mirror_path(output_dir, job.doc_id)
             except InputError as exc:
-                refused.append(pipeline.FileResult(job.source, job.doc_id, error=str(exc)))
+                message = f"{job.source}: {exc}"
+                refused.append(pipeline.FileResult(job.source, job.doc_id, error=message))
                 continue
             if target in claimed:
                 message = f"{job.source}: its output {target} is already that of {claimed[target]}"
@@ -187,13 +189,13 @@ class _Run:
             return True
         self.write(result, target)
         self.chunked += 1
-        self.chunks += len(result.chunks)
+        self.chunks += result.chunk_count
         if manifest is not None and key is not None and job.source != STDIN:
             self.entries[key] = Entry(
                 hash=result.content_hash or "",
                 settings=settings_digest(job.plan),
                 output=manifest.output_key(target),
-                chunks=len(result.chunks),
+                chunks=result.chunk_count,
             )
         return True
 
@@ -201,15 +203,16 @@ class _Run:
         """Write one input's chunks to its file or the stream; add them to table and stats."""
         from ragchunk.writers import jsonl
 
+        text = jsonl.lines(result.chunks) if result.rendered is None else result.rendered
         if target is not None:
             with jsonl.atomic_writer(target) as handle:
-                handle.write(jsonl.lines(result.chunks))
+                handle.write(text)
         elif self.stream is not None:
-            self.stream.write(jsonl.lines(result.chunks))
+            self.stream.write(text)
         if self.display.table:
             from ragchunk.writers.table import build
 
-            title = f"{result.doc_id} · {len(result.chunks)} chunks"
+            title = f"{result.doc_id} · {result.chunk_count} chunks"
             stdout_console().print(build(result.chunks, title))
         if self.stats is not None:
             from ragchunk.writers.stats import ChunkFacts
@@ -224,7 +227,7 @@ class _Run:
         for diagnostic in result.diagnostics:
             self.say(f"warning: {diagnostic.message}")
         if self.display.verbose and result.error is None:
-            what = "unchanged, skipped" if result.unchanged else _count(len(result.chunks), "chunk")
+            what = "unchanged, skipped" if result.unchanged else _count(result.chunk_count, "chunk")
             self.say(f"{result.source}: {what}")
 
     def remove_gone(self) -> None:
@@ -281,20 +284,26 @@ def execute(batch: Batch, display: Display) -> int:
 
 def _consume(run: _Run) -> None:
     """Consume the results in order; the manifest is saved even when this is cut short."""
+    from ragchunk.writers.jsonl import lines
+
     batch = run.batch
+    jobs = batch.jobs
+    if not (run.display.table or run.display.stats):
+        # JSONL is rendered where the chunks are made: only text crosses between processes.
+        jobs = tuple(dataclasses.replace(job, render=lines) for job in jobs)
     complete = False
     try:
         with (
             _terminate_as_interrupt(),
             _stream(batch, run.display) as run.stream,
             _progress(run, len(batch.jobs)) as advance,
-            contextlib.closing(pipeline.run_jobs(batch.jobs, workers=batch.workers)) as results,
+            contextlib.closing(pipeline.run_jobs(jobs, workers=batch.workers)) as results,
         ):
             # results first: zip then runs the pipeline to its end, and it shuts down cleanly.
             for result, job, target in zip(results, batch.jobs, batch.outputs, strict=True):
                 if not run.record(job, target, result):
                     break
-                advance(len(result.chunks))
+                advance(result.chunk_count)
         complete = True
     finally:
         # Per-input files are complete once renamed into place, so a run cut short still
@@ -368,14 +377,9 @@ def _print_failure_table(console: Console, failures: list[FileResult], total: in
 
 
 def _print_stats(stats: ChunkStats) -> None:
-    from ragchunk.writers.stats import SizeSummary, build
+    from ragchunk.writers.stats import build_sizes
 
-    rows = [("chars", SizeSummary.of(stats.chars))]
-    if stats.tokens:
-        rows.append(("tokens", SizeSummary.of(stats.tokens)))
-    used = ", ".join(sorted(stats.strategies)) or "–"
-    title = f"{stats.count} chunks from {len(stats.documents)} document(s) · strategy {used}"
-    stdout_console().print(build(rows, title))
+    stdout_console().print(build_sizes(stats))
 
 
 @contextlib.contextmanager

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, TypeVar
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 _T = TypeVar("_T", int, str)
 _KINDS: Final = {int: "a whole number", str: "a string"}
 _BAR_WIDTH: Final = 40
+_OVER_SHOWN: Final = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,10 @@ class ChunkStats:
     heading_paths: set[tuple[str, ...]] = field(default_factory=set)
     deepest: int = 0
     previous: _Previous | None = None
+    limit: int | None = None
+    unit: str = "chars"
+    over: list[tuple[str, int, int]] = field(default_factory=list)
+    over_count: int = 0
 
     def add(self, chunk: ChunkFacts) -> None:
         """Count one chunk."""
@@ -122,6 +128,11 @@ class ChunkStats:
             if self.previous.end > chunk.start:
                 self.overlaps.append(self.previous.end - chunk.start)
         self.previous = _Previous(document, chunk.end)
+        size = chunk.tokens if self.unit == "tokens" else chunk.chars
+        if self.limit is not None and size is not None and size > self.limit:
+            self.over_count += 1
+            if len(self.over) < _OVER_SHOWN:
+                self.over.append((chunk.doc_id, chunk.index, size))
 
     @property
     def count(self) -> int:
@@ -136,6 +147,7 @@ class ChunkFacts:
     doc_id: str
     source: str
     strategy: str
+    index: int
     start: int
     end: int
     chars: int
@@ -151,6 +163,7 @@ class ChunkFacts:
             doc_id=chunk.doc_id,
             source=chunk.source,
             strategy=chunk.strategy,
+            index=chunk.index,
             start=chunk.start,
             end=chunk.end,
             chars=chunk.chars,
@@ -176,6 +189,7 @@ class ChunkFacts:
             doc_id=_field(record, "doc_id", str),
             source=_optional(record, "source", str) or "",
             strategy=_optional(record, "strategy", str) or "",
+            index=_optional(record, "index", int) or 0,
             start=_field(record, "start", int),
             end=_field(record, "end", int),
             chars=_field(record, "chars", int),
@@ -253,21 +267,26 @@ def build_histogram(sizes: Sequence[int], unit: str, *, limit: int | None = None
     return table
 
 
-def build_documents(stats: ChunkStats, *, top: int) -> Table:
+def build_documents(stats: ChunkStats, *, top: int) -> Group:
     """Return the per-document table: the ``top`` documents with the most chunks."""
     ranked = sorted(stats.documents.items(), key=lambda item: (-item[1][0], item[0]))
     shown = ranked if top <= 0 else ranked[:top]
     total = len(stats.documents)
+    per = SizeSummary.of([chunks for chunks, _ in stats.documents.values()])
     title = f"{total} document(s)"
+    if per is not None:
+        title += (
+            f"; chunks per document: min {per.minimum}, median {per.median:g}, max {per.maximum}"
+        )
     if len(shown) < total:
-        title += f", the {len(shown)} with the most chunks"
-    table = Table(title=Text(title), title_justify="left")
+        title += f"; the {len(shown)} with the most chunks"
+    table = Table()
     table.add_column("doc_id")
     table.add_column("chunks", justify="right")
     table.add_column("chars", justify="right")
     for doc_id, (chunks, chars) in shown:
         table.add_row(Text(doc_id), str(chunks), str(chars))
-    return table
+    return Group(Text(title), table)
 
 
 def describe_structure(stats: ChunkStats) -> list[str]:
@@ -296,3 +315,27 @@ def describe_structure(stats: ChunkStats) -> list[str]:
             f"{overlap.minimum}–{overlap.maximum} chars (median {overlap.median:g})"
         )
     return [pages, headings, overlaps]
+
+
+def build_over(stats: ChunkStats) -> Group | Text:
+    """Return the table of chunks over ``stats.limit``: the first few, and how many in all."""
+    title = f"{stats.over_count} of {stats.count} chunks are over {stats.limit} {stats.unit}" + (
+        f"; the first {len(stats.over)}" if stats.over_count > len(stats.over) else ""
+    )
+    table = Table()
+    table.add_column("doc_id")
+    table.add_column("index", justify="right")
+    table.add_column(stats.unit, justify="right")
+    for doc_id, index, size in stats.over:
+        table.add_row(Text(doc_id), str(index), str(size))
+    return Group(Text(title), table) if stats.over else Text(title)
+
+
+def build_sizes(stats: ChunkStats) -> Table:
+    """Return the size summary: one row per unit, titled with the chunk and document counts."""
+    rows = [("chars", SizeSummary.of(stats.chars))]
+    if stats.tokens:
+        rows.append(("tokens", SizeSummary.of(stats.tokens)))
+    used = ", ".join(sorted(stats.strategies)) or "–"
+    title = f"{stats.count} chunks from {len(stats.documents)} document(s) · strategy {used}"
+    return build(rows, title)

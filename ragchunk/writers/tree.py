@@ -24,13 +24,14 @@ def mirror_path(directory: Path, doc_id: str) -> Path:
     """Return where the chunks of ``doc_id`` go under ``directory``: ``directory/doc_id.jsonl``.
 
     Raises:
-        InputError: the path would lie outside ``directory`` (through a symbolic link).
+        InputError: the path would lie outside ``directory`` (through a symbolic link); the
+            message does not name the input, the caller does.
     """
     relative = relative_output(doc_id)
     target = directory.joinpath(*relative.split("/"))
     base = os.path.realpath(directory)
     if os.path.commonpath([os.path.realpath(target.parent), base]) != base:
-        raise InputError(f"{doc_id}: its output {target} would lie outside {directory}")
+        raise InputError(f"its output {target} would lie outside {directory}")
     return target
 
 
@@ -42,5 +43,5 @@ def relative_output(doc_id: str) -> str:
     while parts and parts[0] in ("..", "."):
         parts.pop(0)
     if not parts:
-        raise InputError(f"{doc_id}: cannot name an output file after it")
+        raise InputError(f"cannot name an output file after {doc_id!r}")
     return "/".join(parts) + SUFFIX
