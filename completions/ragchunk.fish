@@ -25,7 +25,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -l debug -d 'Show tr
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l include -x -d 'In directories, chunk only files matching GLOB (repeatable).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l exclude -x -d 'In directories, skip files and directories matching GLOB (repeatable).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l no-gitignore -d 'Also chunk files that .gitignore ignores.'
-complete -c ragchunk -n '__fish_seen_subcommand_from split' -s j -l jobs -x -d 'Worker processes [default: the number of CPU cores].'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -s j -l jobs -x -d 'Worker processes (default: the number of CPU cores).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -s q -l quiet -d 'No progress, warnings or notes on stderr.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -s v -l verbose -d 'A line per input and a summary on stderr.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l fail-fast -d 'Stop at the first input that fails.'

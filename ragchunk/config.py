@@ -186,8 +186,8 @@ def load_config(explicit: str | None = None, cwd: Path | None = None) -> Config:
     shown = _shown(found, cwd)
     table = _read_table(found, shown)
     if found.name == PYPROJECT_NAME:
-        return _parse(found, f"{shown} [tool.ragchunk]", _tool_table(table) or {})
-    return _parse(found, shown, table)
+        return _parse(Path(shown), f"{shown} [tool.ragchunk]", _tool_table(table) or {})
+    return _parse(Path(shown), shown, table)
 
 
 def find_config(start: Path) -> Path | None:

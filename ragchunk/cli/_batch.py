@@ -262,6 +262,8 @@ def execute(batch: Batch, display: Display) -> int:
             run.say(f"note: {note.message}")
     for failure in batch.refused:
         run.say(f"error: {failure.error}")
+    if not batch.jobs and not batch.refused and not display.quiet:
+        run.say(f"note: nothing to chunk: no input files under {', '.join(batch.roots)}")
     started = time.monotonic()
     try:
         _consume(run)

@@ -151,8 +151,9 @@ def _help_option() -> Option:
 
 
 def _first_sentence(text: str) -> str:
-    # Drop rich style tags ([bold], [/dim]); keep bracketed prose such as "[default: ...]".
-    plain = " ".join(re.sub(r"\[/?[a-z]+( [a-z]+)*\]", "", text).split())
+    # Drop rich style tags ([bold], [/dim]) and unescape "\[" as rich would.
+    plain = re.sub(r"(?<!\\)\[/?[a-z]+( [a-z]+)*\]", "", text).replace("\\[", "[")
+    plain = " ".join(plain.split())
     match = re.match(r"(.+?[.!?])(\s|$)", plain)
     return match.group(1) if match else plain
 

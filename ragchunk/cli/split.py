@@ -34,7 +34,7 @@ PATH is a file, a directory (walked) or [bold]-[/bold] for standard input.
 
   ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'  [dim]# a strategy option[/dim]
 
-Every record satisfies text == document[start:end]; see [bold]ragchunk strategies[/bold].
+Every record satisfies text == document\\[start:end]; see [bold]ragchunk strategies[/bold].
 """
 
 
@@ -54,6 +54,7 @@ def _parse_assignments(assignments: Iterable[str]) -> dict[str, str]:
 
 @app.command("split", help=SPLIT_HELP)
 def split_command(
+    ctx: typer.Context,
     paths: Annotated[
         list[str],
         typer.Argument(help="Files, directories, or - for standard input.", show_default=False),
@@ -67,21 +68,21 @@ def split_command(
     size: Annotated[
         Optional[int],  # noqa: UP045 - Typer needs Optional on Python 3.11
         typer.Option(
-            help="Hard maximum chunk size, overlap included [default: per strategy].",
+            help="Hard maximum chunk size, overlap included \\[default: per strategy].",
             show_default=False,
         ),
     ] = None,
     overlap: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option(
-            help="Units a chunk may repeat from the previous one [default: per strategy].",
+            help="Units a chunk may repeat from the previous one \\[default: per strategy].",
             show_default=False,
         ),
     ] = None,
     unit: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
-            help="Unit of --size and --overlap: chars or tokens [default: per strategy].",
+            help="Unit of --size and --overlap: chars or tokens \\[default: per strategy].",
             show_default=False,
             autocompletion=lambda: list(UNITS),
         ),
@@ -150,7 +151,7 @@ def split_command(
         typer.Option(
             "--jobs",
             "-j",
-            help="Worker processes [default: the number of CPU cores].",
+            help="Worker processes (default: the number of CPU cores).",
             show_default=False,
         ),
     ] = None,
@@ -186,7 +187,6 @@ def split_command(
             show_default=False,
         ),
     ] = None,
-    ctx: typer.Context = typer.Option(None, hidden=True),  # noqa: B008 - Typer injects it
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk import pipeline
@@ -216,9 +216,9 @@ def split_command(
             fail_fast=fail_fast or None,
             manifest=manifest,
         )
-        settings = load_config(config)
-        plans = pipeline.make_plans(settings, flags, password=password, debug=debug)
-        batch = _batch.prepare(paths, plans, run.over(settings.run), output=output)
+        configuration = load_config(config)
+        plans = pipeline.make_plans(configuration, flags, password=password, debug=debug)
+        batch = _batch.prepare(paths, plans, run.over(configuration.run), output=output)
     display = _batch.Display(table=table, stats=stats, quiet=quiet, verbose=verbose)
     code = _batch.execute(batch, display)
     if code != EXIT_OK:

@@ -73,7 +73,8 @@ def stats_command(
                 "--unit tokens needs chunks with token counts "
                 "(split with --count-tokens or --unit tokens)"
             )
-    _render(stats, top)
+    if stats.count or not failures:
+        _render(stats, top)
     if failures:
         console = stderr_console()
         for failure in failures:

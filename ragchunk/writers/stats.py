@@ -310,9 +310,13 @@ def describe_structure(stats: ChunkStats) -> list[str]:
     if overlap is None:
         overlaps = f"overlap: none between {stats.pairs} consecutive pair(s)"
     else:
+        spread = (
+            f"{overlap.minimum} chars"
+            if overlap.minimum == overlap.maximum
+            else f"{overlap.minimum}–{overlap.maximum} chars (median {overlap.median:g})"
+        )
         overlaps = (
-            f"overlap: {overlap.count} of {stats.pairs} consecutive pairs overlap, by "
-            f"{overlap.minimum}–{overlap.maximum} chars (median {overlap.median:g})"
+            f"overlap: {overlap.count} of {stats.pairs} consecutive pairs overlap, by {spread}"
         )
     return [pages, headings, overlaps]
 

@@ -388,8 +388,7 @@ class TestConfigFiles:
         assert {c["doc_id"] for c in chunks} == {"guide/intro.md"}
         assert all("doc_hash" in c for c in chunks)
         assert result.stderr == (
-            f"manifest {tree / '..' / 'm.json'}: 1 input processed, 0 unchanged and skipped, "
-            "0 removed\n"
+            "manifest ../m.json: 1 input processed, 0 unchanged and skipped, 0 removed\n"
         )
         assert (tmp_path / "m.json").is_file()
         with_flag = runner.invoke(app, ["split", ".", "--include", "*.txt", "-q"])
@@ -397,3 +396,10 @@ class TestConfigFiles:
             "a.txt",
             "guide/deep/notes.txt",
         }
+
+
+def test_an_empty_directory_says_there_is_nothing_to_chunk(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = runner.invoke(app, ["split", str(tmp_path / "empty")])
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == f"note: nothing to chunk: no input files under {tmp_path / 'empty'}\n"
