@@ -11,7 +11,8 @@ is stable; each file's ``doc_id`` is its path relative to that directory. The wa
   repository above it, and ``.git/info/exclude``), unless ``gitignore`` is off;
 - binary files that no parser claims by extension (with a note), special files (FIFOs, sockets)
   and broken symlinks (with a note);
-- a symlink back to a directory being walked (a loop) or to one walked already (with a note).
+- a symlink back to a directory being walked (a loop) or to one walked already, and directories
+  nested deeper than ``MAX_DEPTH`` (with a note).
 
 Globs: ``/`` separates segments; ``*``, ``?`` and ``[...]`` match within a segment, ``**`` matches
 any number of segments. A glob without a ``/`` matches a name at any depth (``*.md``); one with a
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 STDIN: Final = "-"
 VCS_DIRECTORIES: Final = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs"})
 """Version-control metadata: never walked, whatever the globs say."""
+MAX_DEPTH: Final = 200
+"""Directories nested deeper than this are skipped with a note (walks stay bounded)."""
 SNIFF_BYTES: Final = 8192
 """How much of an unclaimed file is read to tell text from binary (as the text parser does)."""
 
@@ -150,7 +153,10 @@ def find_inputs(paths: Sequence[str], options: WalkOptions | None = None) -> Fou
     for path in paths:
         if path != STDIN and Path(path).is_dir():
             for item in _Walk(Path(path), options).run():
-                (inputs if isinstance(item, Input) else notes).append(item)  # type: ignore[arg-type]  # the isinstance picks the right list
+                if isinstance(item, Input):
+                    inputs.append(item)
+                else:
+                    notes.append(item)
         else:
             inputs.append(Input(path, path if path == STDIN else Path(path).as_posix()))
     return Found(tuple(inputs), tuple(notes))
@@ -238,7 +244,6 @@ class _Walk:
         self.root = root
         self.options = options
         self.seen: dict[tuple[int, int], str] = {}
-        self.notes: list[Note] = []
 
     def run(self) -> Iterator[Input | Note]:
         """Yield the inputs under the root in order, and notes as they arise."""
@@ -273,7 +278,7 @@ class _Walk:
         active: list[tuple[int, int]],
     ) -> Iterator[Input | Note]:
         path = str(self.root.joinpath(*parts))
-        if absolute(path) in self.options.skip:
+        if self.options.skip and absolute(path) in self.options.skip:
             return
         is_dir = entry.is_dir()
         if not self._wanted(parts, is_dir=is_dir, ignores=ignores):
@@ -301,6 +306,10 @@ class _Walk:
             yield Note(path, "unreadable", f"{path}: cannot read ({exc.strerror})")
             return
         key = (stat.st_dev, stat.st_ino)
+        if len(parts) > MAX_DEPTH:
+            message = f"{path}: skipped, nested deeper than {MAX_DEPTH} directories"
+            yield Note(path, "too-deep", message)
+            return
         if key in active:
             yield Note(path, "symlink-loop", f"{path}: skipped, a symbolic link loop")
             return

@@ -452,7 +452,8 @@ class _Worker:
 
         ours, theirs = multiprocessing.Pipe()
         self.process = multiprocessing.Process(target=_serve, args=(theirs,), daemon=True)
-        self.process.start()
+        with _stop_signals_blocked():  # until the worker has set its own handlers
+            self.process.start()
         theirs.close()
         self.connection = ours
 
@@ -513,6 +514,25 @@ def _serve(connection: Connection) -> None:
             connection.send(_work(job))
 
 
+_STOP_SIGNALS: Final = ("SIGINT", "SIGTERM")
+
+
+@contextlib.contextmanager
+def _stop_signals_blocked() -> Iterator[None]:
+    """Hold back SIGINT and SIGTERM: a worker must not get them before it set its handlers."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # not POSIX: nothing to hold back
+        yield
+        return
+    stops = {getattr(signal, name) for name in _STOP_SIGNALS}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _init_worker() -> None:
     """Prepare a worker process: Ctrl-C is the parent's to handle, results must pickle."""
     import copyreg
@@ -520,9 +540,13 @@ def _init_worker() -> None:
     import types
 
     # The terminal sends SIGINT to the whole process group; the parent stops the workers, with
-    # SIGTERM, whose default action is wanted even if the parent handled it otherwise.
+    # SIGTERM, whose default action is wanted even if the parent handled it otherwise. Both
+    # were blocked across the fork (see _Worker._start); pending ones arrive on unblocking.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        stops = {getattr(signal, name) for name in _STOP_SIGNALS}
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
     copyreg.pickle(types.MappingProxyType, _reduce_mapping)
 
 

@@ -138,7 +138,7 @@ def _route(
             claimed[target] = job.source
         if manifest is not None:
             known = manifest.known_hash(job.source, settings_digest(job.plan), target)
-            job = pipeline.Job(job.source, job.doc_id, job.plan, known)
+            job = dataclasses.replace(job, known_hash=known)
         routed.append(job)
         outputs.append(target)
     return routed, outputs, refused

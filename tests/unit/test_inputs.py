@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragchunk.errors import UsageError
-from ragchunk.inputs import Glob, WalkOptions, find_inputs, is_binary, make_globs
+from ragchunk.inputs import MAX_DEPTH, Glob, WalkOptions, find_inputs, is_binary, make_globs
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00"
 
@@ -213,7 +213,7 @@ class TestWalk:
         message = find_inputs([str(root)]).notes[0].message
         assert message == f"{root / 'image.png'}: skipped, binary data"
 
-    def test_pdf_magic_is_not_binary_once_a_pdf_parser_exists(self) -> None:
+    def test_is_binary_follows_the_text_decoder(self) -> None:
         assert is_binary("x.bin", b"\x00\x01\x02") is True
         assert is_binary("x.bin", b"plain") is False
 
@@ -268,3 +268,17 @@ class TestWalk:
         ).stdout.split()
         expected = sorted(p for p in listed if not p.startswith("."))
         assert doc_ids(root) == expected
+
+
+def test_very_deep_trees_are_cut_with_a_note(tmp_path: Path) -> None:
+    deep = tmp_path / "t"
+    path = deep
+    for _ in range(MAX_DEPTH + 5):
+        path = path / "d"
+    path.mkdir(parents=True)
+    (path / "bottom.txt").write_text("deep")
+    (deep / "top.txt").write_text("top")
+    found = find_inputs([str(deep)])
+    assert [i.doc_id for i in found.inputs] == ["top.txt"]
+    assert [n.code for n in found.notes] == ["too-deep"]
+    assert found.notes[0].path.count("/d") == MAX_DEPTH + 1
