@@ -6,7 +6,7 @@ are derived from offsets, so every strategy gets them for free.
 
 from __future__ import annotations
 
-import hashlib
+from hashlib import blake2b
 from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -23,8 +23,8 @@ def chunk_id(doc_id: str, strategy: str, fingerprint: str, start: int, end: int,
 
     ``n`` tells apart chunks that share a span (proposition rewrites of one passage).
     """
-    key = f"{doc_id}\0{strategy}\0{fingerprint}\0{start}\0{end}\0{n}".encode()
-    return hashlib.blake2b(key, digest_size=8).hexdigest()
+    key = f"{doc_id}\0{strategy}\0{fingerprint}\0{start}\0{end}\0{n}"
+    return blake2b(key.encode(), digest_size=8).hexdigest()
 
 
 def assemble(
@@ -49,18 +49,21 @@ def assemble(
     pages = _PageLookup(doc.pages)
     chunks: list[Chunk] = []
     line, line_at = 1, 0
-    seen: dict[tuple[int, int], int] = {}
+    n, previous = 0, (-1, -1)
+    page_start = page_end = None
     for index, span in enumerate(spans):
         start, end = span.start, span.end
-        n = seen.get((start, end), 0)
-        seen[start, end] = n + 1
+        # Chunks sharing a span (rewrites of one passage) come together; number them.
+        n = n + 1 if (start, end) == previous else 0
+        previous = (start, end)
         line_start = line_end = None
         if doc.has_lines:
             if start < line_at:  # spans out of order: count from the top again
                 line, line_at = 1, 0
             line_start, line_end = line_range(text, start, end, line, line_at)
             line, line_at = line_start, start
-        page_start, page_end = pages.range(start, end)
+        if doc.pages:
+            page_start, page_end = pages.range(start, end)
         chunks.append(
             Chunk(
                 id=chunk_id(doc.doc_id, strategy, fingerprint, start, end, n),

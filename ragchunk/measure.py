@@ -38,6 +38,11 @@ class Sizer(Protocol):
     """
 
     @property
+    def unit(self) -> str:
+        """``chars`` or ``tokens``."""
+        ...
+
+    @property
     def total(self) -> int:
         """The number of units in the whole text (as one encoding)."""
         ...
@@ -76,6 +81,7 @@ class CharSizer:
     """Sizes in code points: every size is ``end - start``."""
 
     __slots__ = ("total",)
+    unit: Final = "chars"
 
     def __init__(self, text: str) -> None:
         self.total = len(text)
@@ -112,48 +118,52 @@ CHARS: Final = CharMeasure()
 
 # --- byte <-> character offsets ------------------------------------------------------------------
 
-# Runs of non-ASCII code points of one UTF-8 width, so an offset inside a run is one division.
-_WIDE_RUN: Final = re.compile(r"[\x80-\u07ff]+|[\u0800-\uffff]+|[\U00010000-\U0010ffff]+")
+_BLOCK: Final = 512
 
 
 class _ByteMap:
-    """Maps UTF-8 byte offsets of a text to code point offsets and back, in O(log runs)."""
+    """Maps code point offsets of a text to UTF-8 byte offsets and back.
 
-    __slots__ = ("byte_ends", "byte_starts", "char_ends", "char_starts", "widths")
+    Checkpoints every ``_BLOCK`` code points hold the byte offset there; a lookup encodes (or
+    decodes) at most one block, and all-ASCII blocks need no coding at all.
+    """
+
+    __slots__ = ("_ascii", "_bytes", "_byte_starts", "_text")
 
     def __init__(self, text: str) -> None:
-        self.char_starts: list[int] = []
-        self.char_ends: list[int] = []
-        self.byte_starts: list[int] = []
-        self.byte_ends: list[int] = []
-        self.widths: list[int] = []
-        extra = 0
-        for match in _WIDE_RUN.finditer(text):
-            start, end = match.span()
-            width = len(text[start].encode("utf-8"))
-            self.char_starts.append(start)
-            self.char_ends.append(end)
-            self.byte_starts.append(start + extra)
-            extra += (width - 1) * (end - start)
-            self.byte_ends.append(end + extra)
-            self.widths.append(width)
+        self._text = text
+        self._bytes = text.encode("utf-8", "surrogatepass")
+        self._byte_starts: list[int] = []
+        self._ascii: list[bool] = []
+        position = 0
+        for start in range(0, len(text), _BLOCK):
+            block = text[start : start + _BLOCK]
+            is_ascii = block.isascii()
+            self._byte_starts.append(position)
+            self._ascii.append(is_ascii)
+            position += len(block) if is_ascii else len(block.encode("utf-8", "surrogatepass"))
+        self._byte_starts.append(position)
 
     def byte_of(self, char: int) -> int:
-        k = bisect_right(self.char_starts, char) - 1
-        if k < 0:
-            return char
-        if char < self.char_ends[k]:
-            return self.byte_starts[k] + (char - self.char_starts[k]) * self.widths[k]
-        return self.byte_ends[k] + (char - self.char_ends[k])
+        """Return the byte offset where code point ``char`` starts."""
+        k, within = divmod(char, _BLOCK)
+        if k >= len(self._ascii):
+            return self._byte_starts[-1]
+        if self._ascii[k] or within == 0:
+            return self._byte_starts[k] + within
+        start = char - within
+        return self._byte_starts[k] + len(self._text[start:char].encode("utf-8", "surrogatepass"))
 
     def char_of(self, byte: int) -> int:
         """Return the code point containing ``byte`` (its start, for a byte inside a character)."""
-        k = bisect_right(self.byte_starts, byte) - 1
-        if k < 0:
-            return byte
-        if byte < self.byte_ends[k]:
-            return self.char_starts[k] + (byte - self.byte_starts[k]) // self.widths[k]
-        return self.char_ends[k] + (byte - self.byte_ends[k])
+        k = bisect_right(self._byte_starts, byte) - 1
+        if k >= len(self._ascii):
+            return len(self._text)
+        base = self._byte_starts[k]
+        if self._ascii[k]:
+            return k * _BLOCK + (byte - base)
+        # A partial character at the end is dropped by "ignore": the offset floors to its start.
+        return k * _BLOCK + len(self._bytes[base:byte].decode("utf-8", errors="ignore"))
 
 
 # --- tiktoken ------------------------------------------------------------------------------------
@@ -180,6 +190,7 @@ class TiktokenSizer:
     """Exact token sizes for spans of one text, from a single encoding of the whole text."""
 
     __slots__ = ("_bytemap", "_cum", "_encode", "_stable", "_text", "total")
+    unit: Final = "tokens"
 
     def __init__(self, encoding: object, text: str, *, stable: bool) -> None:
         self._text = text
@@ -274,6 +285,7 @@ class HuggingFaceSizer:
     """Token sizes from a Hugging Face tokenizer; each span is re-encoded alone."""
 
     __slots__ = ("_measure", "_starts", "_text", "total")
+    unit: Final = "tokens"
 
     def __init__(self, measure: HuggingFaceMeasure, text: str) -> None:
         self._measure = measure

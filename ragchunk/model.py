@@ -99,9 +99,12 @@ class Span:
     metadata: Metadata = field(default_factory=_no_metadata)
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, unlike the other model types: a frozen dataclass sets each of these 19 fields
+# through object.__setattr__, which made building a chunk six times slower, and assemble() builds
+# one per chunk on the hot path. Treat chunks as read-only all the same.
+@dataclass(slots=True)
 class Chunk:
-    """One output record (SPEC §2). Build it with ``ragchunk.chunks.assemble``."""
+    """One output record (SPEC §2). Build it with ``ragchunk.chunks.assemble``; do not mutate it."""
 
     id: str
     doc_id: str

@@ -91,3 +91,14 @@ def test_uncached_tiktoken_encoding_fails_without_downloading(tmp_path, monkeypa
 def test_missing_tokenizer_json_is_a_usage_error(tmp_path) -> None:
     with pytest.raises(UsageError, match=r"no such tokenizer\.json"):
         load_tokenizer(str(tmp_path / "missing.json"))
+
+
+def test_token_offsets_are_exact_across_long_mixed_scripts() -> None:
+    text = "Grüße aus Köln, 日本語のテキスト 😀👍🏽 and plain ASCII words. " * 120
+    measure = load_tokenizer("cl100k_base")
+    sizer = measure.prepare(text)
+    encoding = measure._encoding  # type: ignore[attr-defined]
+    _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(text))
+    assert [sizer.offset(i) for i in range(sizer.total)] == starts
+    for c in range(0, len(text), 7):
+        assert sizer.offset(sizer.index(c)) <= c
