@@ -6,9 +6,9 @@ are derived from offsets, so every strategy gets them for free.
 
 from __future__ import annotations
 
-from hashlib import blake2b
 from bisect import bisect_right
 from collections.abc import Sequence
+from hashlib import blake2b
 from typing import TYPE_CHECKING
 
 from ragchunk.model import Chunk, Document, Page, Section, Span

@@ -128,7 +128,7 @@ class _ByteMap:
     decodes) at most one block, and all-ASCII blocks need no coding at all.
     """
 
-    __slots__ = ("_ascii", "_bytes", "_byte_starts", "_text")
+    __slots__ = ("_ascii", "_byte_starts", "_bytes", "_text")
 
     def __init__(self, text: str) -> None:
         self._text = text

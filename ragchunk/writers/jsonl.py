@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-from json.encoder import encode_basestring
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -25,7 +25,8 @@ def record_line(chunk: Chunk) -> str:
     property test holds this byte-identical to the generic path.
     """
     parts = [
-        f'{{"id": "{chunk.id}", "doc_id": {_quote(chunk.doc_id)}, "source": {_quote(chunk.source)}, '
+        f'{{"id": "{chunk.id}", "doc_id": {_quote(chunk.doc_id)}, '
+        f'"source": {_quote(chunk.source)}, '
         f'"index": {chunk.index}, "text": {_quote(chunk.text)}, '
         f'"start": {chunk.start}, "end": {chunk.end}'
     ]
