@@ -102,3 +102,17 @@ def test_token_offsets_are_exact_across_long_mixed_scripts() -> None:
     assert [sizer.offset(i) for i in range(sizer.total)] == starts
     for c in range(0, len(text), 7):
         assert sizer.offset(sizer.index(c)) <= c
+
+
+def test_parallel_encoding_of_a_large_text_equals_the_single_encoding(monkeypatch) -> None:
+    import ragchunk.measure as measure_module
+
+    text = "Some words, then more words.  Spaces\tand\ttabs.\n\nGrüße 日本 😀 end " * 50
+    measure = load_tokenizer("cl100k_base")
+    monkeypatch.setattr(measure_module, "_PARALLEL_FROM", 100)
+    monkeypatch.setattr(measure_module.os, "cpu_count", lambda: 4)
+    sizer = measure.prepare(text)
+    encoding = measure._encoding  # type: ignore[attr-defined]
+    _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(text))
+    assert sizer.total == len(starts)
+    assert [sizer.offset(i) for i in range(sizer.total)] == starts
