@@ -28,23 +28,18 @@ if TYPE_CHECKING:
 
 SPLIT_HELP = """Split documents into chunks and print them as JSONL (one record per line).
 
-PATH is a file, a directory (walked) or [bold]-[/bold] for standard input.
+PATH is a file, a directory (walked) or - for standard input. Every record satisfies
+text == document[start:end]; `ragchunk strategies` lists the strategies and their options.
 
-[bold]Examples[/bold]
+Examples:
 
-  ragchunk split notes.txt                      [dim]# recursive, 512 chars, overlap 50[/dim]
-
-  ragchunk split report.txt --table             [dim]# preview the chunks in a table[/dim]
-
+\b
+  ragchunk split notes.txt                 recursive, 512 chars, overlap 50
+  ragchunk split report.txt --table        preview the chunks in a table
   cat notes.txt | ragchunk split - --size 200 --overlap 20
-
   ragchunk split book.txt -s token --size 256 --overlap 32 --tokenizer cl100k_base
-
-  ragchunk split docs/ -o chunks.jsonl --stats  [dim]# one JSONL for all, summary on stdout[/dim]
-
-  ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'  [dim]# a strategy option[/dim]
-
-Every record satisfies text == document[start:end]; see [bold]ragchunk strategies[/bold].
+  ragchunk split docs/ -o chunks.jsonl --stats
+  ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'
 """
 
 
@@ -66,7 +61,11 @@ def _parse_assignments(assignments: Iterable[str]) -> dict[str, str]:
 def split_command(
     paths: Annotated[
         list[str],
-        typer.Argument(help="Files, directories, or - for standard input.", show_default=False),
+        typer.Argument(
+            help="Files, directories, or - for standard input.",
+            show_default=False,
+            metavar="PATH",
+        ),
     ],
     strategy: Annotated[
         str,
