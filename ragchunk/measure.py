@@ -17,6 +17,7 @@ import functools
 import itertools
 import os
 import re
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate
@@ -191,18 +192,22 @@ _MAX_BACKWARD_PROBES: Final = 64
 class TiktokenSizer:
     """Exact token sizes for spans of one text, from a single encoding of the whole text."""
 
-    __slots__ = ("_bytemap", "_cum", "_encode", "_stable", "_text", "total")
+    __slots__ = ("_bytemap", "_cum", "_encode", "_forced", "_stable", "_text", "total")
     unit: Final = "tokens"
 
     def __init__(self, encoding: object, text: str, *, stable: bool) -> None:
         self._text = text
         self._encode = encoding.encode_ordinary  # type: ignore[attr-defined]
-        tokens = _encode_whole(encoding, text)
-        lengths = _token_byte_lengths(encoding)
-        self._cum: list[int] = list(accumulate(map(lengths.__getitem__, tokens), initial=0))
+        self._forced: list[int] = []
+        lengths = _token_byte_lengths(encoding).__getitem__
+        # Byte offset of every token boundary, 8 bytes each: token lists are dropped per batch.
+        self._cum = array("q", [0])
+        for tokens in _encode_segments(encoding, text, self._forced):
+            running = accumulate(map(lengths, tokens), initial=self._cum[-1])
+            self._cum.extend(itertools.islice(running, 1, None))
         self._bytemap = None if text.isascii() else _ByteMap(text)
         self._stable = stable
-        self.total = len(tokens)
+        self.total = len(self._cum) - 1
 
     def offset(self, index: int) -> int:
         """Return the character offset where token ``index`` starts (floored to a code point)."""
@@ -230,6 +235,8 @@ class TiktokenSizer:
             return len(self._encode(text[start:end]))
         a = first.start()
         b = self._last_stable_point(a, end)
+        if self._forced and bisect_right(self._forced, a) != bisect_right(self._forced, b):
+            return len(self._encode(text[start:end]))  # the middle crosses an inexact cut
         middle = self.index(b) - self.index(a)
         head = len(self._encode(text[start:a])) if a > start else 0
         tail = len(self._encode(text[b:end])) if b < end else 0
@@ -247,30 +254,39 @@ class TiktokenSizer:
         return lo
 
 
+_SEGMENT: Final = 1 << 16  # characters encoded in one call at most (BPE is superlinear)
 _PARALLEL_FROM: Final = 1 << 20  # characters; below this, threads cost more than they save
 
 
-def _encode_whole(encoding: object, text: str) -> list[int]:
-    """Encode ``text``; a large text is cut at piece-stable points and encoded on all cores.
+def _encode_segments(encoding: object, text: str, forced: list[int]) -> Iterator[list[int]]:
+    """Yield the tokens of ``text`` segment by segment; append forced cuts to ``forced``.
 
-    Cutting where ``text[p-1]`` is not whitespace and ``text[p] == " "`` changes no token (see
-    ``_PIECE_STABLE_PATTERNS``), so the concatenated parts equal the single encoding; tiktoken's
-    batch call runs them in its own threads without the GIL.
+    Segments end at piece-stable points (``text[p-1]`` not whitespace, ``text[p] == " "``),
+    where cutting changes no token, so their encodings concatenate to the single encoding. A
+    run with no such point for a whole segment (a minified line, a long unspaced script) is cut
+    where it must be: BPE on one huge piece is superlinear in time and memory. Those forced
+    cuts are recorded so that sizes never read token counts across them. Large texts are
+    encoded on all cores by tiktoken's batch call, which runs without the GIL, a batch at a
+    time so that memory stays bounded.
     """
-    parts = os.cpu_count() or 1
-    if len(text) < _PARALLEL_FROM or parts < 2:
-        return encoding.encode_ordinary(text)  # type: ignore[attr-defined, no-any-return]
-    if encoding._pat_str not in _PIECE_STABLE_PATTERNS:  # type: ignore[attr-defined]
-        return encoding.encode_ordinary(text)  # type: ignore[attr-defined, no-any-return]
     cuts = [0]
-    for k in range(1, parts):
-        point = _STABLE_POINT.search(text, len(text) * k // parts)
-        if point is not None and point.start() > cuts[-1]:
-            cuts.append(point.start())
+    while len(text) - cuts[-1] > _SEGMENT:
+        target = cuts[-1] + _SEGMENT
+        point = _STABLE_POINT.search(text, target - _SEGMENT // 2, target)
+        if point is None:
+            forced.append(target)
+        cuts.append(target if point is None else point.start())
     cuts.append(len(text))
-    pieces = [text[a:b] for a, b in itertools.pairwise(cuts)]
-    batches = encoding.encode_ordinary_batch(pieces, num_threads=len(pieces))  # type: ignore[attr-defined]
-    return list(itertools.chain.from_iterable(batches))
+    threads = os.cpu_count() or 1
+    if len(text) < _PARALLEL_FROM or threads < 2:
+        for a, b in itertools.pairwise(cuts):
+            yield encoding.encode_ordinary(text[a:b])  # type: ignore[attr-defined]
+        return
+    batch = threads * 4
+    for first in range(0, len(cuts) - 1, batch):
+        bounds = cuts[first : first + batch + 1]
+        segments = [text[a:b] for a, b in itertools.pairwise(bounds)]
+        yield from encoding.encode_ordinary_batch(segments, num_threads=threads)  # type: ignore[attr-defined]
 
 
 @functools.cache
