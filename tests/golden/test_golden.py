@@ -15,7 +15,11 @@ from ragchunk.writers.jsonl import lines
 from tests.conftest import FIXTURES, ROOT
 
 GOLDEN = ROOT / "tests" / "data" / "golden"
-DOCUMENTS = [FIXTURES / "text" / "field-notes.txt"]
+DOCUMENTS = [
+    FIXTURES / "text" / "field-notes.txt",
+    FIXTURES / "markdown" / "station-guide.md",
+    FIXTURES / "markdown" / "git-readme.md",
+]
 BUDGETS = [(300, 30, "chars"), (64, 8, "tokens")]
 
 
