@@ -20,7 +20,7 @@ BUDGETS = [(200, 20, "chars"), (48, 6, "tokens")]
 
 
 def test_every_kind_of_fixture_is_present() -> None:
-    assert {path.parent.name for path in DOCUMENTS} >= {"text", "markdown"}
+    assert {path.parent.name for path in DOCUMENTS} >= {"text", "markdown", "docx", "pdf"}
 
 
 @pytest.mark.parametrize("budget", BUDGETS, ids=lambda b: f"{b[0]}{b[2]}")
