@@ -100,7 +100,9 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     except DependencyError as exc:
         raise CorruptDocumentError(f"{request.source}: cannot decrypt: {_reason(exc)}") from exc
     except _PYPDF_FAILURES as exc:
-        raise CorruptDocumentError(f"{request.source}: corrupt PDF: {_reason(exc)}") from exc
+        raise CorruptDocumentError(
+            f"{request.source}: corrupt or truncated PDF: {_reason(exc)}"
+        ) from exc
     finally:
         logger.removeHandler(collector)
         logger.propagate = propagate
