@@ -16,12 +16,13 @@ import io
 import logging
 import math
 import re
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import pypdf
-from pypdf.errors import DependencyError, LimitReachedError, PyPdfError
+from pypdf.errors import DependencyError, LimitReachedError, PdfReadWarning, PyPdfError
 
 from ragchunk.errors import CorruptDocumentError, LimitExceededError
 from ragchunk.model import PAGE_SEPARATOR, Document, Page, Section
@@ -94,7 +95,11 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     logger.addHandler(collector)
     propagate, logger.propagate = logger.propagate, False
     try:
-        doc = _parse(data, request)
+        with warnings.catch_warnings(record=True) as caught:
+            # pypdf reports some repairs as Python warnings rather than log records.
+            warnings.simplefilter("always", PdfReadWarning)
+            doc = _parse(data, request)
+        collector.messages += [str(warning.message) for warning in caught]
     except LimitReachedError as exc:
         raise LimitExceededError(f"{request.source}: refused: {_reason(exc)}") from exc
     except DependencyError as exc:

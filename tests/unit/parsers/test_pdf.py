@@ -190,3 +190,16 @@ def test_detected_by_extension_and_by_content() -> None:
 )
 def test_pdf_dates(raw: str, iso: str | None) -> None:
     assert parse_pdf_date(raw) == iso
+
+
+def test_a_repaired_file_is_read_with_one_warning() -> None:
+    data = PLAIN.read_bytes()
+    damaged = data[: data.rindex(b"startxref")] + b"startxref\n999999\n%%EOF\n"
+    doc, warnings = load(damaged)
+    assert doc.text == load(PLAIN)[0].text
+    assert warnings == [
+        (
+            "pdf-repaired",
+            "in.pdf: damaged PDF read with 2 repair(s); first: incorrect startxref pointer(2)",
+        )
+    ]
