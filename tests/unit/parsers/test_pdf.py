@@ -203,3 +203,12 @@ def test_a_repaired_file_is_read_with_one_warning() -> None:
             "in.pdf: damaged PDF read with 2 repair(s); first: incorrect startxref pointer(2)",
         )
     ]
+
+
+def test_outline_titles_prefer_a_whole_line_over_running_text() -> None:
+    from ragchunk.parsers.pdf import _find_title
+
+    text = "We saw drift in the data.\nDrift\nThe gauge drifted."
+    assert _find_title(text, "drift", 0, len(text)) == (26, 31)
+    assert _find_title("no drifted words", "drift", 0, 16) is None
+    assert _find_title("the Drift  check", "drift check", 0, 16) == (4, 16)
