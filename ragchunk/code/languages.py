@@ -252,8 +252,17 @@ _TABLE: Final = (
 
 LANGUAGES: Final[Mapping[str, Language]] = {language.name: language for language in _TABLE}
 
-HEADER_FALLBACK: Final = ("c", "cpp")
-"""``.h`` is read as C unless the C grammar finds syntax errors that the C++ grammar does not."""
+CPP_ONLY_TYPES: Final = (
+    "namespace_definition",
+    "class_specifier",
+    "template_declaration",
+    "access_specifier",
+    "using_declaration",
+    "alias_declaration",
+    "qualified_identifier",
+    "template_type",
+)
+"""C++ grammar nodes no C header holds: a ``.h`` file with any of them is read as C++."""
 
 
 def names() -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from ragchunk.code.languages import CLASS_KINDS, LANGUAGES, Language
+from ragchunk.code.languages import CLASS_KINDS, CPP_ONLY_TYPES, LANGUAGES, Language
 from ragchunk.measure import _ByteMap
 
 if TYPE_CHECKING:
@@ -64,6 +64,8 @@ class Syntax:
         root: the tree's root node.
         definitions: every definition in document order (outer before inner).
         node_definitions: node id → index in ``definitions`` (wrappers map their outer node).
+        node_starts: ``[d.node_start for d in definitions]`` (sorted), for bisection.
+        char: maps a UTF-8 byte offset of the encoded text to its code-point offset.
     """
 
     text: str
@@ -71,6 +73,7 @@ class Syntax:
     root: tree_sitter.Node
     definitions: tuple[Definition, ...]
     node_definitions: Mapping[int, int]
+    node_starts: list[int]
     char: Callable[[int], int]
 
     def start(self, node: tree_sitter.Node) -> int:
@@ -132,6 +135,16 @@ def parse_tree(text: str, name: str) -> tree_sitter.Tree:
     return tree_sitter.Parser(grammar(name)).parse(text.encode("utf-8", "surrogatepass"))
 
 
+def is_cpp(text: str) -> bool:
+    """Return whether the C++ grammar finds constructs in ``text`` that C does not have."""
+    import tree_sitter
+
+    query = tree_sitter.Query(
+        grammar("cpp"), "[" + " ".join(f"({t})" for t in CPP_ONLY_TYPES) + "] @cpp"
+    )
+    return bool(tree_sitter.QueryCursor(query).captures(parse_tree(text, "cpp").root_node))
+
+
 @functools.lru_cache(maxsize=2)
 def parse(text: str, name: str) -> Syntax:
     """Parse ``text`` as language ``name`` and find its definitions.
@@ -141,7 +154,10 @@ def parse(text: str, name: str) -> Syntax:
     tree = parse_tree(text, name)
     char = (lambda byte: byte) if text.isascii() else _ByteMap(text).char_of
     definitions, node_definitions = _find_definitions(text, LANGUAGES[name], tree.root_node, char)
-    return Syntax(text, LANGUAGES[name], tree.root_node, definitions, node_definitions, char)
+    node_starts = [d.node_start for d in definitions]
+    return Syntax(
+        text, LANGUAGES[name], tree.root_node, definitions, node_definitions, node_starts, char
+    )
 
 
 def _find_definitions(

@@ -1,7 +1,7 @@
 """code: the decoded file is the document, verbatim; top-level definitions are its sections.
 
-The language comes from ``--language`` or the extension (``.h`` is C unless only the C++
-grammar reads it cleanly). The file is parsed with tree-sitter; sections tile the text: one per
+The language comes from ``--language`` or the extension (``.h`` is C unless it holds C++
+constructs). The file is parsed with tree-sitter; sections tile the text: one per
 definition outside any class or function (namespaces and modules are looked through), kind
 ``function``, ``class``... with ``symbol`` in metadata, and ``code`` sections for what lies
 between. The document's metadata holds ``language``, so every chunk carries it.
@@ -16,7 +16,6 @@ from ragchunk.errors import InputError
 from ragchunk.model import Document, Section
 from ragchunk.parsers._decode import decode
 from ragchunk.parsers._spec import Format
-from ragchunk.text.boundaries import is_blank
 
 if TYPE_CHECKING:
     from ragchunk.code.syntax import Definition, Syntax
@@ -62,19 +61,17 @@ def _language(text: str, request: ParseRequest) -> str:
 
 
 def _header_language(text: str) -> str:
-    """Return ``c`` for a header the C grammar reads, ``cpp`` when only C++ reads it cleanly."""
-    from ragchunk.code.syntax import parse_tree
+    """Return ``cpp`` for a header holding C++ constructs (a class, a namespace...), else ``c``."""
+    from ragchunk.code.syntax import is_cpp
 
-    if not parse_tree(text, "c").root_node.has_error:
-        return "c"
-    return "cpp" if not parse_tree(text, "cpp").root_node.has_error else "c"
+    return "cpp" if is_cpp(text) else "c"
 
 
 def sections(syntax: Syntax) -> tuple[Section, ...]:
     """Return sections tiling the text: top-level definitions and the code between them.
 
     A definition's section starts at the comments and decorators above it; its headings are its
-    path ending with itself (``("Shop.Orders", "Order")``). Whitespace-only gaps get none.
+    path ending with itself (``("Shop.Orders", "Order")``).
     """
     from ragchunk.code.syntax import top_level
 
@@ -82,7 +79,7 @@ def sections(syntax: Syntax) -> tuple[Section, ...]:
     result: list[Section] = []
     position = 0
     for definition in top_level(syntax):
-        if not is_blank(text, position, definition.start):
+        if definition.start > position:
             result.append(_gap(syntax, position, definition.start))
         result.append(
             Section(
@@ -94,7 +91,7 @@ def sections(syntax: Syntax) -> tuple[Section, ...]:
             )
         )
         position = definition.end
-    if not is_blank(text, position, len(text)):
+    if len(text) > position:
         result.append(_gap(syntax, position, len(text)))
     return tuple(result)
 

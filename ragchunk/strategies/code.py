@@ -12,10 +12,10 @@ packed by lines; minified code falls back to the recursive strategy.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
 from itertools import pairwise
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from ragchunk.code.languages import CONTAINER_KINDS, LANGUAGES
 from ragchunk.code.syntax import attached_start, parse
@@ -94,35 +94,34 @@ def split(doc: Document, options: CodeOptions, ctx: Context) -> list[Span]:
     """Return spans covering the code in ``doc.text`` in order, each within ``options.budget``.
 
     Spans are absolute and half-open. A document whose format is not ``code`` (or whose
-    language is unknown) is packed by lines.
+    language is unknown) is packed by lines; minified code is split like prose.
     """
     language = doc.metadata.get("language") if doc.format == "code" else None
     if not isinstance(language, str) or language not in LANGUAGES:
-        windows = split_range(
-            doc.text, 0, len(doc.text), sizer=ctx.sizer, budget=options.budget, levels=LINE_LEVELS
-        )
-        return spans_from_windows(doc.text, windows)
+        return _split_text(doc.text, options.budget, ctx, LINE_LEVELS)
     if is_minified(doc.text):
-        windows = split_range(
-            doc.text,
-            0,
-            len(doc.text),
-            sizer=ctx.sizer,
-            budget=options.budget,
-            levels=DEFAULT_LEVELS,
-        )
-        return spans_from_windows(doc.text, windows)
-    syntax = parse(doc.text, language)
-    walk = _Walk(syntax, ctx.sizer, options.budget)
+        return _split_text(doc.text, options.budget, ctx, DEFAULT_LEVELS)
+    return _split_tree(parse(doc.text, language), options.budget, ctx)
+
+
+def _split_text(
+    text: str, budget: Budget, ctx: Context, levels: tuple[tuple[str, ...], ...]
+) -> list[Span]:
+    """Split text without a syntax tree with the recursive strategy's separator levels."""
+    windows = split_range(text, 0, len(text), sizer=ctx.sizer, budget=budget, levels=levels)
+    return spans_from_windows(text, windows)
+
+
+def _split_tree(syntax: Syntax, budget: Budget, ctx: Context) -> list[Span]:
+    """Split parsed code: pieces that fit, packed; overlap; then headings and metadata."""
+    walk = _Walk(syntax, ctx.sizer, budget)
     pieces = _fill_gaps(walk, list(_cover(walk, syntax.root.children, (), shell=False)))
     chunks = _pack(pieces, walk)
-    starts = [chunk.start for chunk in chunks]
-    if options.budget.overlap:
-        starts = _overlap_starts(doc.text, chunks, walk)
+    starts = _overlap_starts(syntax.text, chunks, walk) if budget.overlap else None
     errors = _error_chunks(chunks, syntax.error_offsets())
     return [
-        _span(syntax, start, chunk, has_error=k in errors)
-        for k, (start, chunk) in enumerate(zip(starts, chunks, strict=True))
+        _span(syntax, chunk.start if starts is None else starts[k], chunk, has_error=k in errors)
+        for k, chunk in enumerate(chunks)
     ]
 
 
@@ -146,12 +145,13 @@ def _cover(
 ) -> Iterator[_Piece]:
     """Yield pieces covering sibling ``nodes``: whole groups that fit, refined ones that don't."""
     for group in _groups(walk, nodes, merge=merge):
-        start, end = walk.syntax.start(group[0]), _end(walk, group)
-        if walk.fits(start, end):
-            trivia = not any(node.is_named for node in group)
-            yield _Piece(start, end, chain, fragment, trivia)
+        if walk.fits(group.start, group.end):
+            trivia = not any(node.is_named for node in group.nodes)
+            yield _Piece(group.start, group.end, chain, fragment, trivia)
         else:
-            yield from _refine(walk, group, chain, shell=shell, fragment=fragment, depth=depth)
+            yield from _refine(
+                walk, group.nodes, chain, shell=shell, fragment=fragment, depth=depth
+            )
 
 
 def _refine(
@@ -244,29 +244,38 @@ def _windows(walk: _Walk, start: int, end: int, chain: tuple[int, ...]) -> Itera
             yield _Piece(window.start, window.end, chain, fragment=True, oversize=window.oversize)
 
 
-def _groups(
-    walk: _Walk, nodes: Sequence[tree_sitter.Node], *, merge: bool
-) -> list[list[tree_sitter.Node]]:
+class _Group(NamedTuple):
+    """Sibling nodes that stay together unless they are larger than the size."""
+
+    start: int
+    end: int
+    nodes: list[tree_sitter.Node]
+
+
+def _groups(walk: _Walk, nodes: Sequence[tree_sitter.Node], *, merge: bool) -> list[_Group]:
     """Group sibling nodes so that groups may be cut apart at line starts only.
 
     With ``merge``, nodes sharing a line form one group, and a node's group takes the comments
-    and decorators directly above it. Nodes without text are left out; a node that
-    starts before the previous group ends (a heredoc body) joins that group.
+    and decorators directly above it. Nodes without text are left out; a node that starts
+    before the previous group ends (a heredoc body) joins that group.
     """
     syntax, text = walk.syntax, walk.syntax.text
-    groups: list[list[tree_sitter.Node]] = []
+    groups: list[_Group] = []
     for node in nodes:
         start, end = syntax.start(node), syntax.end(node)
         if is_blank(text, start, end):
             continue
         reach = attached_start(text, node, syntax.char) if merge else start
-        group = [node]
+        group = _Group(start, end, [node])
         while groups and (
-            syntax.start(groups[-1][0]) >= reach
-            or reach < _end(walk, groups[-1])
-            or (merge and not _starts_line_after(text, _end(walk, groups[-1]), reach))
+            groups[-1].start >= reach
+            or reach < groups[-1].end
+            or (merge and not _starts_line_after(text, groups[-1].end, reach))
         ):
-            group = groups.pop() + group
+            last = groups.pop()
+            group = _Group(
+                min(last.start, group.start), max(last.end, group.end), last.nodes + group.nodes
+            )
         groups.append(group)
     return groups
 
@@ -277,10 +286,6 @@ def _starts_line_after(text: str, previous_end: int, start: int) -> bool:
     A node may end with its line break (a Rust line comment), which counts.
     """
     return text.rfind("\n", 0, start) >= previous_end - 1
-
-
-def _end(walk: _Walk, group: list[tree_sitter.Node]) -> int:
-    return max(walk.syntax.end(node) for node in group)
 
 
 def _fill_gaps(walk: _Walk, pieces: list[_Piece]) -> list[_Piece]:
@@ -301,7 +306,11 @@ def _fill_gaps(walk: _Walk, pieces: list[_Piece]) -> list[_Piece]:
 
 
 def _pack(pieces: list[_Piece], walk: _Walk) -> list[_Piece]:
-    """Join consecutive pieces greedily while they fit and belong to the same split level."""
+    """Join consecutive pieces greedily while they fit and belong to the same split level.
+
+    Joined pieces leave room for the overlap, which the size includes (SPEC §3.3).
+    """
+    room = walk.budget.size - walk.budget.overlap
     chunks: list[_Piece] = []
     for piece in pieces:
         last = chunks[-1] if chunks else None
@@ -309,7 +318,7 @@ def _pack(pieces: list[_Piece], walk: _Walk) -> list[_Piece]:
             last is not None
             and not (last.oversize or piece.oversize)
             and _can_join(last.chain, piece)
-            and walk.fits(last.start, piece.end)
+            and walk.sizer.size(last.start, piece.end) <= room
         ):
             chunks[-1] = replace(last, end=piece.end, fragment=last.fragment or piece.fragment)
         else:
@@ -388,10 +397,13 @@ def describe(
     the innermost split definition it is a part of, else ``<top-level>``. Headings are the
     names of the split definitions it lies in, outermost first.
     """
-    definitions = syntax.definitions
-    inside = definitions[chain[-1]] if chain else None
-    headings = () if inside is None else (*inside.path, inside.name)
-    held = _held(definitions, start, end)
+    inside = syntax.definitions[chain[-1]] if chain else None
+    headings: tuple[str, ...] = ()
+    if inside is not None:
+        # A definition parted only from the comment above it is held whole: not "inside" it.
+        is_whole = start <= inside.node_start and inside.end <= end
+        headings = inside.path if is_whole else (*inside.path, inside.name)
+    held = _held(syntax, start, end)
     if held:
         symbols = dict.fromkeys(d.symbol for d in held)
         kinds = dict.fromkeys(d.kind for d in held)
@@ -401,19 +413,19 @@ def describe(
     return headings, TOP_LEVEL, "top-level"
 
 
-def _held(definitions: Sequence[Definition], start: int, end: int) -> list[Definition]:
+def _held(syntax: Syntax, start: int, end: int) -> list[Definition]:
     """Return the outermost definitions lying whole in ``[start, end)``, in order."""
+    definitions, node_starts = syntax.definitions, syntax.node_starts
 
     def is_held(d: Definition) -> bool:
         return start <= d.node_start and d.end <= end
 
-    held: list[Definition] = []
-    for d in definitions:  # few per file; document order
-        if d.node_start >= end:
-            break
-        if is_held(d) and not (d.parent >= 0 and is_held(definitions[d.parent])):
-            held.append(d)
-    return held
+    candidates = definitions[bisect_left(node_starts, start) : bisect_left(node_starts, end)]
+    return [
+        d
+        for d in candidates
+        if is_held(d) and not (d.parent >= 0 and is_held(definitions[d.parent]))
+    ]
 
 
 STRATEGY = Strategy(
