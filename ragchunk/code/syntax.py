@@ -14,7 +14,13 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from ragchunk.code.languages import CLASS_KINDS, CPP_ONLY_TYPES, LANGUAGES, Language
+from ragchunk.code.languages import (
+    CLASS_KINDS,
+    CPP_ONLY_TYPES,
+    LANGUAGES,
+    NAMESPACE_KINDS,
+    Language,
+)
 from ragchunk.measure import _ByteMap
 
 if TYPE_CHECKING:
@@ -116,16 +122,6 @@ def grammar(name: str) -> tree_sitter.Language:
     return tree_sitter.Language(getattr(module, language.function)())
 
 
-@functools.cache
-def _definition_query(name: str) -> tree_sitter.Query:
-    import tree_sitter
-
-    language = LANGUAGES[name]
-    types = sorted({*language.definitions, *language.wrappers})
-    pattern = "[" + " ".join(f"({node_type})" for node_type in types) + "] @definition"
-    return tree_sitter.Query(grammar(name), pattern)
-
-
 def parse_tree(text: str, name: str) -> tree_sitter.Tree:
     """Return the tree-sitter tree of ``text`` in language ``name`` (errors are recovered)."""
     import tree_sitter
@@ -135,13 +131,20 @@ def parse_tree(text: str, name: str) -> tree_sitter.Tree:
     return tree_sitter.Parser(grammar(name)).parse(text.encode("utf-8", "surrogatepass"))
 
 
+@functools.cache
+def _query(name: str, node_types: tuple[str, ...]) -> tree_sitter.Query:
+    """Return a query capturing every node of the given types as ``@node``."""
+    import tree_sitter
+
+    pattern = "[" + " ".join(f"({node_type})" for node_type in node_types) + "] @node"
+    return tree_sitter.Query(grammar(name), pattern)
+
+
 def is_cpp(text: str) -> bool:
     """Return whether the C++ grammar finds constructs in ``text`` that C does not have."""
     import tree_sitter
 
-    query = tree_sitter.Query(
-        grammar("cpp"), "[" + " ".join(f"({t})" for t in CPP_ONLY_TYPES) + "] @cpp"
-    )
+    query = _query("cpp", CPP_ONLY_TYPES)
     return bool(tree_sitter.QueryCursor(query).captures(parse_tree(text, "cpp").root_node))
 
 
@@ -166,9 +169,10 @@ def _find_definitions(
     """Return the definitions under ``root`` in document order and their node index."""
     import tree_sitter
 
-    captures = tree_sitter.QueryCursor(_definition_query(language.name)).captures(root)
+    node_types = tuple(sorted({*language.definitions, *language.wrappers}))
+    captures = tree_sitter.QueryCursor(_query(language.name, node_types)).captures(root)
     nodes = sorted(
-        captures.get("definition", []),
+        captures.get("node", []),
         key=lambda n: (n.start_byte, -n.end_byte, n.type not in language.wrappers),
     )
     definitions: list[Definition] = []
@@ -407,8 +411,6 @@ def _is_directly_above(text: str, start: int, end: int, below: int) -> bool:
 
 def top_level(syntax: Syntax) -> Iterator[Definition]:
     """Yield the definitions that lie in no other definition but namespaces and modules."""
-    from ragchunk.code.languages import NAMESPACE_KINDS
-
     definitions = syntax.definitions
     for definition in definitions:
         if definition.kind in NAMESPACE_KINDS:

@@ -221,10 +221,11 @@ def _refine_group(
 
 
 def _is_body(node: tree_sitter.Node) -> bool:
-    """Return whether ``node`` is the part of a class that holds its members (its body).
+    """Return whether ``node``, inside a class being split, leads to the class's members.
 
-    Inside a class being split, the body is its largest child, and the body's largest child
-    while nested wrappers hold it (``export class``, a Go struct type, a C typedef).
+    That is the largest child at each level down from the class: its body (``class_body``,
+    ``block``), or what holds the body (the class in ``export class``, a Go struct type).
+    Descending there parts the class at its members, which is not an oversize split.
     """
     parent = node.parent
     if parent is None or not node.child_count:
@@ -377,7 +378,7 @@ def _error_chunks(chunks: list[_Piece], offsets: list[int]) -> set[int]:
 
 def _span(syntax: Syntax, start: int, chunk: _Piece, *, has_error: bool) -> Span:
     """Return the span of one chunk with its headings, symbol, kind and flags."""
-    headings, symbol, kind = describe(syntax, chunk.start, chunk.end, chunk.chain)
+    headings, symbol, kind = _describe(syntax, chunk.start, chunk.end, chunk.chain)
     metadata: dict[str, JSONValue] = {"symbol": symbol, "kind": kind}
     if chunk.fragment:
         metadata["oversize_split"] = True
@@ -388,7 +389,7 @@ def _span(syntax: Syntax, start: int, chunk: _Piece, *, has_error: bool) -> Span
     return Span(start, chunk.end, headings=headings, metadata=metadata)
 
 
-def describe(
+def _describe(
     syntax: Syntax, start: int, end: int, chain: tuple[int, ...]
 ) -> tuple[tuple[str, ...], str, str]:
     """Return ``(headings, symbol, kind)`` for a chunk ``[start, end)`` inside ``chain``.
