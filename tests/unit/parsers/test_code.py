@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from ragchunk import parsers
@@ -167,6 +169,20 @@ def test_sections_tile_the_text_with_top_level_definitions() -> None:
         (main, len(text) - 1, "function", ("main",), {"symbol": "main"}),
         (len(text) - 1, len(text), "code", (), {}),
     ]
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE_LANGUAGES))
+def test_sections_of_every_fixture_tile_its_text(name: str) -> None:
+    doc = parse_fixture(name)
+    bounds = [(s.start, s.end) for s in doc.sections]
+    assert bounds[0][0] == 0
+    assert bounds[-1][1] == len(doc.text)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(bounds))
+    kinds = {s.kind for s in doc.sections}
+    assert kinds - {"code"}, "no definition found"
+    for section in doc.sections:
+        if section.kind != "code":
+            assert section.metadata["symbol"] == ".".join(section.headings)
 
 
 def test_sections_look_through_namespaces_and_modules() -> None:
