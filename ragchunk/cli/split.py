@@ -129,6 +129,13 @@ def split_command(
         Optional[str],  # noqa: UP045
         typer.Option(help="Password for encrypted PDFs.", show_default=False),
     ] = None,
+    language: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            help="Force the programming language of code inputs (implies --format code).",
+            show_default=False,
+        ),
+    ] = None,
     debug: Annotated[
         bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")
     ] = False,
@@ -148,6 +155,7 @@ def split_command(
             options=_parse_assignments(option or ()),
             count_tokens=count_tokens,
             format=input_format,
+            language=language,
             password=password,
             debug=debug,
         )
