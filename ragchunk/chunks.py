@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from hashlib import blake2b
 from typing import TYPE_CHECKING
 
-from ragchunk.model import Chunk, Document, Page, Section, Span
+from ragchunk.model import TOP_LEVEL_SYMBOL, Chunk, Document, Page, Section, Span
 from ragchunk.text.lines import line_range
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ def assemble(
     """
     text = doc.text
     headings_at = _HeadingLookup(doc.sections)
+    symbols = _SymbolLookup(doc.sections) if doc.format == "code" else None
     pages = _PageLookup(doc.pages)
     chunks: list[Chunk] = []
     line, line_at = 1, 0
@@ -64,6 +65,9 @@ def assemble(
             line, line_at = line_start, start
         if doc.pages:
             page_start, page_end = pages.range(start, end)
+        metadata = {**doc.metadata, **span.metadata} if doc.metadata else span.metadata
+        if symbols is not None and "symbol" not in metadata:
+            metadata = {**metadata, "symbol": symbols(start, end)}
         chunks.append(
             Chunk(
                 id=chunk_id(doc.doc_id, strategy, fingerprint, start, end, n),
@@ -81,7 +85,7 @@ def assemble(
                 line_start=line_start,
                 line_end=line_end,
                 tokens=None if tokens is None else tokens.size(start, end),
-                metadata={**doc.metadata, **span.metadata} if doc.metadata else span.metadata,
+                metadata=metadata,
             )
         )
     return chunks
@@ -99,6 +103,30 @@ class _HeadingLookup:
     def __call__(self, offset: int) -> tuple[str, ...]:
         k = bisect_right(self._starts, offset) - 1
         return self._sections[k].headings if k >= 0 else ()
+
+
+class _SymbolLookup:
+    """The symbols of the code definitions a span overlaps, for strategies that know none.
+
+    SPEC §2: like headings, a code chunk's ``symbol`` is derived from offsets, so every
+    strategy gets one; ``<top-level>`` when the span lies outside every definition.
+    """
+
+    __slots__ = ("_sections", "_starts")
+
+    def __init__(self, sections: Sequence[Section]) -> None:
+        self._sections = [s for s in sections if "symbol" in s.metadata]
+        self._starts = [s.start for s in self._sections]
+
+    def __call__(self, start: int, end: int) -> str:
+        k = max(bisect_right(self._starts, start) - 1, 0)
+        names: dict[str, None] = {}
+        for section in self._sections[k:]:
+            if section.start >= end:
+                break
+            if section.end > start:
+                names[str(section.metadata["symbol"])] = None
+        return ", ".join(names) or TOP_LEVEL_SYMBOL
 
 
 class _PageLookup:

@@ -17,6 +17,9 @@ Metadata: TypeAlias = Mapping[str, JSONValue]
 PAGE_SEPARATOR: Final = "\n\n"
 """Joins the text of consecutive pages of a paged format (PDF) in ``Document.text``."""
 
+TOP_LEVEL_SYMBOL: Final = "<top-level>"
+"""The symbol of a code chunk that holds no definition and lies in none (imports, scripts)."""
+
 EMPTY_METADATA: Final[Metadata] = MappingProxyType({})
 """The shared, read-only metadata of a record that has none."""
 

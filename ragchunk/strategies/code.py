@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 from ragchunk.code.languages import CONTAINER_KINDS, LANGUAGES
 from ragchunk.code.syntax import attached_start, parse
-from ragchunk.model import Span
+from ragchunk.model import TOP_LEVEL_SYMBOL, Span
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy, spans_from_windows
 from ragchunk.strategies.recursive import DEFAULT_LEVELS, split_range
@@ -37,8 +37,6 @@ if TYPE_CHECKING:
 LINE_LEVELS: Final = (("\n\n", "\r\n\r\n"), ("\n",), (" ", "\t"))
 """Where text without a syntax tree is cut: blank lines, then lines, then spaces."""
 
-TOP_LEVEL: Final = "<top-level>"
-"""The symbol of a chunk that holds no definition and lies in none (imports, top-level code)."""
 
 _MINIFIED_LENGTH: Final = 1000
 _MINIFIED_LINE: Final = 200
@@ -411,7 +409,7 @@ def _describe(
         return headings, ", ".join(symbols), ", ".join(kinds)
     if inside is not None:
         return headings, inside.symbol, inside.kind
-    return headings, TOP_LEVEL, "top-level"
+    return headings, TOP_LEVEL_SYMBOL, "top-level"
 
 
 def _held(syntax: Syntax, start: int, end: int) -> list[Definition]:

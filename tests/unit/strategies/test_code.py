@@ -226,7 +226,8 @@ def test_minified_code_falls_back_to_the_recursive_strategy() -> None:
         text, 0, len(text), sizer=CHARS.prepare(text), budget=budget, levels=DEFAULT_LEVELS
     )
     assert [(c.start, c.end) for c in chunks] == [(w.start, w.end) for w in expected]
-    assert all(c.metadata == {"language": "javascript"} for c in chunks)
+    assert all(c.metadata["language"] == "javascript" for c in chunks)
+    assert all(c.metadata["symbol"] for c in chunks)  # derived from the sections it overlaps
 
 
 def test_ordinary_code_is_not_minified() -> None:
