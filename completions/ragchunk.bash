@@ -17,35 +17,46 @@ _ragchunk() {
     COMPREPLY=()
     for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
         case "$word" in
-            split|stats|strategies) command="$word"; break ;;
+            inspect|split|stats|strategies) command="$word"; break ;;
         esac
     done
     case "$command" in
+        inspect) _ragchunk_inspect ;;
         split) _ragchunk_split ;;
         stats) _ragchunk_stats ;;
         strategies) _ragchunk_strategies ;;
-        *) _ragchunk_words "--version --install-completion --show-completion -h --help split stats strategies" ;;
+        *) _ragchunk_words "--version --install-completion --show-completion -h --help inspect split stats strategies" ;;
     esac
+}
+
+_ragchunk_inspect() {
+    case "$prev" in
+        --format) _ragchunk_words "code docx markdown pdf text"; return ;;
+        --password) return ;;
+    esac
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--text --format --password -h --help"; return; fi
+    _ragchunk_files
 }
 
 _ragchunk_split() {
     case "$prev" in
-        -s|--strategy) _ragchunk_words "fixed recursive token"; return ;;
+        -s|--strategy) _ragchunk_words "code fixed recursive token"; return ;;
         --size) return ;;
         --overlap) return ;;
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
         -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "separators="; return ;;
         -o|--output) _ragchunk_files; return ;;
-        --format) _ragchunk_words "text"; return ;;
+        --format) _ragchunk_words "code docx markdown pdf text"; return ;;
         --password) return ;;
+        --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
         --include) return ;;
         --exclude) return ;;
         -j|--jobs) return ;;
         --manifest) _ragchunk_files; return ;;
         --config) _ragchunk_files; return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --config -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --config -h --help"; return; fi
     _ragchunk_files
 }
 
@@ -61,7 +72,7 @@ _ragchunk_stats() {
 
 _ragchunk_strategies() {
     if [[ "$cur" == -* ]]; then _ragchunk_words "-h --help"; return; fi
-    _ragchunk_words "fixed recursive token"
+    _ragchunk_words "code fixed recursive token"
 }
 
 complete -F _ragchunk ragchunk

@@ -52,6 +52,7 @@ _SCOPE_KEYS: Final[dict[str, tuple[str, Any]]] = {
     "tokenizer": ("tokenizer", str),
     "count-tokens": ("count_tokens", bool),
     "format": ("format", str),
+    "language": ("language", str),
     "hashes": ("hashes", bool),
 }
 """Keys a scope (the top level or a ``[files."GLOB"]`` section) may set: key → (field, type)."""
@@ -87,6 +88,7 @@ class Settings:
     tokenizer: str | None = None
     count_tokens: bool | None = None
     format: str | None = None
+    language: str | None = None
     hashes: bool | None = None
     options: Mapping[str, object] = field(default_factory=dict)
 

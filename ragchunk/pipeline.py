@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk import parsers, strategies
 from ragchunk.chunks import assemble
+from ragchunk.code.languages import check_language
 from ragchunk.errors import InputError, RagchunkError, UsageError
 from ragchunk.inputs import STDIN, find_inputs
 from ragchunk.measure import DEFAULT_TOKENIZER, load_tokenizer, measure_for
@@ -60,6 +61,7 @@ class Plan:
         tokenizer: the tokenizer name for token units and ``count_tokens``.
         count_tokens: give every chunk a ``tokens`` count even when the unit is chars.
         format: a format forced with ``--format``, or None to detect it per file.
+        language: a code language forced with ``--language`` (implies the ``code`` format).
         password: the PDF password from ``--password``.
         debug: let unexpected exceptions propagate with their traceback.
         hashes: give every chunk ``doc_hash`` (SHA-256 of the input's bytes) and ``hash``
@@ -71,6 +73,7 @@ class Plan:
     tokenizer: str = DEFAULT_TOKENIZER
     count_tokens: bool = False
     format: str | None = None
+    language: str | None = None
     password: str | None = None
     debug: bool = False
     hashes: bool = False
@@ -159,6 +162,7 @@ def make_plan(
     options: Mapping[str, object] | None = None,
     count_tokens: bool = False,
     format: str | None = None,
+    language: str | None = None,
     password: str | None = None,
     debug: bool = False,
     hashes: bool = False,
@@ -166,7 +170,7 @@ def make_plan(
     """Validate every option and return the plan; loads the tokenizer when one is needed.
 
     Raises:
-        UsageError: an unknown strategy, format or tokenizer, or a bad option value.
+        UsageError: an unknown strategy, format, language or tokenizer, or a bad option value.
     """
     chosen = strategies.get(strategy)
     default_budget: Budget = chosen.options().budget
@@ -174,6 +178,8 @@ def make_plan(
     built = build_options(chosen.options, budget, dict(options or {}), strategy=chosen.name)
     if format is not None:
         parsers.check_name(format)
+    if language is not None:
+        check_language(language)
     if budget.unit == "tokens" or count_tokens or chosen.name == "token":
         load_tokenizer(tokenizer)
     return Plan(
@@ -182,6 +188,7 @@ def make_plan(
         tokenizer=tokenizer,
         count_tokens=count_tokens,
         format=format,
+        language=language,
         password=password,
         debug=debug,
         hashes=hashes,
@@ -233,6 +240,7 @@ def plan_from_settings(
         options=settings.options,
         count_tokens=bool(settings.count_tokens),
         format=settings.format,
+        language=settings.language,
         password=password,
         debug=debug,
         hashes=bool(settings.hashes),
@@ -275,8 +283,10 @@ def parse_bytes(
     def warn(code: str, message: str) -> None:
         diagnostics.append(Diagnostic(source, code, message))
 
-    name = plan.format or parsers.detect(source, data[:8], data)
-    request = ParseRequest(source=source, doc_id=doc_id, password=plan.password, warn=warn)
+    name = plan.format or ("code" if plan.language else parsers.detect(source, data[:8], data))
+    request = ParseRequest(
+        source=source, doc_id=doc_id, password=plan.password, language=plan.language, warn=warn
+    )
     return parsers.get(name).parse(data, request)
 
 

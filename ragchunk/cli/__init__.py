@@ -12,6 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ragchunk.cli import inspect as _inspect  # noqa: F401 - registers the command
 from ragchunk.cli import split as _split  # noqa: F401 - registers the command
 from ragchunk.cli import stats as _stats  # noqa: F401 - registers the command
 from ragchunk.cli import strategies as _strategies  # noqa: F401 - registers the command
@@ -37,8 +38,8 @@ def _root(
 ) -> None:
     """Turn documents into chunks for retrieval-augmented generation, with exact offsets.
 
-    Start with [bold]ragchunk split FILE --table[/bold]; [bold]ragchunk strategies[/bold] lists
-    the strategies and their options.
+    Start with `ragchunk split FILE --table`; `ragchunk strategies` lists the strategies and
+    their options.
     """
 
 

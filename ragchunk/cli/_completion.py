@@ -67,6 +67,7 @@ class Command:
 def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
     """Return parameter name → the words its value may be (filled from the registries)."""
     from ragchunk import parsers, strategies
+    from ragchunk.code import languages
     from ragchunk.measure import DEFAULT_TOKENIZER
     from ragchunk.options import UNITS, option_fields
 
@@ -83,12 +84,13 @@ def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
         "name": strategies.names,
         "unit": lambda: tuple(UNITS),
         "input_format": parsers.names,
+        "language": languages.names,
         "tokenizer": lambda: (DEFAULT_TOKENIZER,),
         "option": option_keys,
     }
 
 
-_FILE_PARAMETERS: Final = frozenset({"paths", "output", "config", "manifest", "tokenizer"})
+_FILE_PARAMETERS: Final = frozenset({"path", "paths", "output", "config", "manifest", "tokenizer"})
 """Parameters whose values may be paths (a tokenizer may be a ``tokenizer.json``)."""
 
 

@@ -18,18 +18,17 @@ from ragchunk.options import UNITS
 if TYPE_CHECKING:
     from ragchunk.writers.stats import ChunkStats
 
-STATS_HELP = """Summarise the chunks that [bold]ragchunk split[/bold] wrote (JSONL, - for stdin).
+STATS_HELP = """Summarise the chunks that `ragchunk split` wrote (JSONL files, or - for stdin).
 
 Shows the count and min/median/p95/max size in chars and tokens, a size histogram, the
 documents with the most chunks, and how chunks carry pages, headings and overlap.
 
-[bold]Examples[/bold]
+Examples:
 
+\b
   ragchunk split docs/ -o chunks.jsonl && ragchunk stats chunks.jsonl
-
   ragchunk split notes.txt --count-tokens | ragchunk stats - --unit tokens --limit 128
-
-  ragchunk stats out/**/*.jsonl --top 5
+  ragchunk stats out/*.jsonl --top 5
 """
 
 

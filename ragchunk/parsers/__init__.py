@@ -19,7 +19,39 @@ if TYPE_CHECKING:
     from ragchunk.parsers._spec import Format
 
 FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
+    "code": (
+        "ragchunk.parsers.code",
+        (
+            ".py",
+            ".pyi",
+            ".js",
+            ".mjs",
+            ".cjs",
+            ".jsx",
+            ".ts",
+            ".tsx",
+            ".java",
+            ".go",
+            ".rs",
+            ".rb",
+            ".cs",
+            ".c",
+            ".h",
+            ".cpp",
+            ".cc",
+            ".cxx",
+            ".hpp",
+            ".hh",
+            ".php",
+            ".swift",
+            ".kt",
+            ".kts",
+        ),
+    ),
     "text": ("ragchunk.parsers.text", (".txt", ".text", ".log", ".rst", ".csv", ".tsv")),
+    "markdown": ("ragchunk.parsers.markdown", (".md", ".markdown")),
+    "pdf": ("ragchunk.parsers.pdf", (".pdf",)),
+    "docx": ("ragchunk.parsers.docx", (".docx",)),
 }
 
 

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
+from ragchunk.config import _SCOPE_KEYS
 from ragchunk.inputs import find_inputs
 from tests.conftest import FIXTURES
 
@@ -109,6 +110,27 @@ def test_a_bad_input_among_good_ones_fails_alone(tree: Path, tmp_path: Path) -> 
         "guide/deep/notes.txt.jsonl",
         "guide/intro.md.jsonl",
     ]
+
+
+def test_a_corrupt_pdf_among_good_documents_fails_alone(tmp_path: Path) -> None:
+    tree = tmp_path / "docs"
+    for fixture in ("pdf/report-plain.pdf", "docx/memo.docx", "markdown/git-readme.md"):
+        target = tree / fixture
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((FIXTURES / fixture).read_bytes())
+    corrupt = tree / "pdf" / "truncated.pdf"
+    corrupt.write_bytes((FIXTURES / "pdf" / "report-plain.pdf").read_bytes()[:700])
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["split", str(tree), "-o", f"{out}/", "-j", "2"])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith(f"error: {corrupt}: corrupt or truncated PDF")
+    assert result.stderr.count("\n") == 1
+    assert listing(out) == [
+        "docx/memo.docx.jsonl",
+        "markdown/git-readme.md.jsonl",
+        "pdf/report-plain.pdf.jsonl",
+    ]
+    assert all((out / name).stat().st_size > 0 for name in listing(out))
 
 
 def test_several_failures_end_with_a_summary_table(tree: Path, tmp_path: Path) -> None:
@@ -370,8 +392,7 @@ class TestConfigFiles:
         result = runner.invoke(app, ["split", "a.txt"])
         assert result.stderr == (
             "Error: pyproject.toml [tool.ragchunk.files.\"*.md\"]: unknown key 'chunk' "
-            "(known keys: count-tokens, format, hashes, options, overlap, size, strategy, "
-            "tokenizer, unit)\n"
+            f"(known keys: {', '.join(sorted([*_SCOPE_KEYS, 'options']))})\n"
         )
 
     def test_run_settings_from_the_file(
