@@ -30,7 +30,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -229,6 +228,8 @@ def _read_table(path: Path, shown: str) -> dict[str, Any]:
         raise UsageError(f"--config: cannot read {shown} ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
         raise UsageError(f"{shown}: not UTF-8 text") from None
+    import tomllib  # only when there is a file to read: it costs start-up time otherwise
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -23,7 +23,6 @@ a leading ``.``, so ``*`` never reaches into ``.cache`` while ``.github/**`` doe
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -217,6 +216,8 @@ def _match(segments: tuple[str, ...], parts: tuple[str, ...], *, prefix: bool) -
 
 
 def _segment_matches(segment: str, name: str) -> bool:
+    import fnmatch  # only runs with globs; imported late to keep start-up short
+
     # Like a shell: a wildcard never matches the leading dot of a hidden name.
     if name.startswith(".") and not segment.startswith("."):
         return False

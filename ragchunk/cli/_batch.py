@@ -23,7 +23,6 @@ from typing import IO, TYPE_CHECKING, Final
 from ragchunk import pipeline
 from ragchunk.cli._app import EXIT_FAILED_INPUTS, EXIT_OK, stderr_console, stdout_console
 from ragchunk.inputs import STDIN, WalkOptions, absolute, find_inputs, make_globs
-from ragchunk.manifest import Entry, Manifest, load_manifest, save_manifest, settings_digest
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
 
     from ragchunk.config import RunSettings
     from ragchunk.inputs import Note
+    from ragchunk.manifest import Entry, Manifest
     from ragchunk.pipeline import FileResult, Job, Plans
     from ragchunk.writers.stats import ChunkStats
 
@@ -84,7 +84,7 @@ def prepare(paths: list[str], plans: Plans, run: RunSettings, *, output: str | N
     """
     output_dir = Path(output) if output and is_directory_output(output) else None
     output_file = Path(output) if output and output_dir is None else None
-    manifest = load_manifest(Path(run.manifest)) if run.manifest else None
+    manifest = _load_manifest(run.manifest)
     own = [output_dir, output_file, manifest.path if manifest else None]
     skip = frozenset(absolute(p) for p in own if p is not None)
     walk = WalkOptions(
@@ -109,6 +109,14 @@ def prepare(paths: list[str], plans: Plans, run: RunSettings, *, output: str | N
         workers=workers,
         fail_fast=bool(run.fail_fast),
     )
+
+
+def _load_manifest(path: str | None) -> Manifest | None:
+    if path is None:
+        return None
+    from ragchunk.manifest import load_manifest
+
+    return load_manifest(Path(path))
 
 
 def _route(
@@ -137,6 +145,8 @@ def _route(
                 continue
             claimed[target] = job.source
         if manifest is not None:
+            from ragchunk.manifest import settings_digest
+
             known = manifest.known_hash(job.source, settings_digest(job.plan), target)
             job = dataclasses.replace(job, known_hash=known)
         routed.append(job)
@@ -191,6 +201,8 @@ class _Run:
         self.chunked += 1
         self.chunks += result.chunk_count
         if manifest is not None and key is not None and job.source != STDIN:
+            from ragchunk.manifest import Entry, settings_digest
+
             self.entries[key] = Entry(
                 hash=result.content_hash or "",
                 settings=settings_digest(job.plan),
@@ -311,6 +323,8 @@ def _consume(run: _Run) -> None:
         # Per-input files are complete once renamed into place, so a run cut short still
         # records them; one shared output file is discarded then, so nothing is recorded.
         if batch.manifest is not None and (complete or batch.output_dir is not None):
+            from ragchunk.manifest import save_manifest
+
             if complete:
                 run.remove_gone()
             save_manifest(batch.manifest.path, run.entries)
