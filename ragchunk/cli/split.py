@@ -103,6 +103,7 @@ def split_command(
             "-o",
             help="Write JSONL to this file, or to DIR/ one file per input mirroring the tree "
             "(a trailing slash or an existing directory); always atomically.",
+            metavar="FILE|DIR/",
             show_default=False,
         ),
     ] = None,
