@@ -81,6 +81,8 @@ class Plan:
 
     def __post_init__(self) -> None:
         key = f"{self.strategy.name}\0{self.options!r}\0{self.tokenizer}"
+        if self.format or self.language:  # forcing a parse changes the chunks, so their ids
+            key += f"\0{self.format}\0{self.language}"
         digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "fingerprint", digest)
 
