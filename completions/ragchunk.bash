@@ -54,9 +54,11 @@ _ragchunk_split() {
         --exclude) return ;;
         -j|--jobs) return ;;
         --manifest) _ragchunk_files; return ;;
+        --timeout) return ;;
+        --max-bytes) return ;;
         --config) _ragchunk_files; return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --config -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --config -h --help"; return; fi
     _ragchunk_files
 }
 

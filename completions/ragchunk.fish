@@ -38,6 +38,8 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -s v -l verbose -d '
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l fail-fast -d 'Stop at the first input that fails.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l manifest -r -F -d 'Record inputs here; reruns skip unchanged ones and remove the outputs of deleted ones.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l hashes -d 'Add doc_hash and hash (SHA-256) to every chunk.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l timeout -x -d 'Fail an input that takes longer than this many seconds; the others go on.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l max-bytes -x -d 'Refuse an input larger than this, or whose compressed parts (DOCX members, PDF streams) expand past it.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l config -r -F -d 'Read settings from this file instead of the ragchunk.toml or pyproject.toml found from here up.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -s h -l help -d 'Show the help and exit.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -F

@@ -53,6 +53,8 @@ _SCOPE_KEYS: Final[dict[str, tuple[str, Any]]] = {
     "format": ("format", str),
     "language": ("language", str),
     "hashes": ("hashes", bool),
+    "timeout": ("timeout", float),
+    "max-bytes": ("max_bytes", int),
 }
 """Keys a scope (the top level or a ``[files."GLOB"]`` section) may set: key → (field, type)."""
 
@@ -89,6 +91,8 @@ class Settings:
     format: str | None = None
     language: str | None = None
     hashes: bool | None = None
+    timeout: float | None = None
+    max_bytes: int | None = None
     options: Mapping[str, object] = field(default_factory=dict)
 
     def over(self, lower: Settings) -> Settings:

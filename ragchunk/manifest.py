@@ -33,9 +33,11 @@ if TYPE_CHECKING:
     from ragchunk.pipeline import Plan
 
 FORMAT: Final = 1
-_NOT_SHAPING: Final = frozenset({"strategy", "debug", "password", "fingerprint"})
+_NOT_SHAPING: Final = frozenset(
+    {"strategy", "debug", "password", "fingerprint", "timeout", "max_bytes"}
+)
 """Plan fields left out of the settings digest: the strategy is taken by name, the others do
-not change the chunks (a password only decides whether a PDF opens)."""
+not change the chunks (a password or a limit only decides whether an input is chunked)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,12 @@
 (SPEC §4); ``make_plans`` does so for a configuration file's every scope. ``run_jobs`` then yields
 one ``FileResult`` per input, in input order, from this process or from a pool of worker
 processes (``--jobs``): the only concurrency in ragchunk lives here (STYLE §2.9).
+
+Resource caps (SPEC §6): an input larger than ``Plan.max_bytes`` is refused before it is read
+whole, and parsers hold decompressed parts to the same cap. ``Plan.timeout`` limits the time one
+input may take: in this process an interval timer interrupts the work (POSIX, main thread only),
+and a worker process that does not answer a little after its deadline (stuck inside C code) is
+killed and replaced; either way the input fails with one line and the others go on.
 """
 
 from __future__ import annotations
@@ -16,16 +22,16 @@ import sys
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from ragchunk import parsers, strategies
 from ragchunk.chunks import assemble
 from ragchunk.code.languages import check_language
-from ragchunk.errors import InputError, RagchunkError, UsageError
+from ragchunk.errors import InputError, LimitExceededError, OptionError, RagchunkError, UsageError
 from ragchunk.inputs import STDIN, find_inputs
 from ragchunk.measure import DEFAULT_TOKENIZER, load_tokenizer, measure_for
 from ragchunk.options import Budget, build_options
-from ragchunk.parsers._spec import ParseRequest
+from ragchunk.parsers._spec import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, ParseRequest
 from ragchunk.strategies._spec import Context
 
 if TYPE_CHECKING:
@@ -40,6 +46,9 @@ if TYPE_CHECKING:
 
 _IN_FLIGHT_PER_WORKER: Final = 4
 """Results a worker may have ready ahead of the reader: bounds memory, keeps workers busy."""
+KILL_GRACE: Final = 2.0
+"""Seconds past its deadline before a worker that has not answered is killed."""
+_READ_BLOCK: Final = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +75,9 @@ class Plan:
         debug: let unexpected exceptions propagate with their traceback.
         hashes: give every chunk ``doc_hash`` (SHA-256 of the input's bytes) and ``hash``
             (SHA-256 of its UTF-8 text).
+        timeout: the most seconds one input may take (``--timeout``), or None for no limit.
+        max_bytes: the largest input, and the most any decompressed part of it may expand to
+            (``--max-bytes``).
     """
 
     strategy: Strategy
@@ -77,6 +89,8 @@ class Plan:
     password: str | None = None
     debug: bool = False
     hashes: bool = False
+    timeout: float | None = None
+    max_bytes: int = DEFAULT_MAX_BYTES
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -168,12 +182,18 @@ def make_plan(
     password: str | None = None,
     debug: bool = False,
     hashes: bool = False,
+    timeout: float | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> Plan:
     """Validate every option and return the plan; loads the tokenizer when one is needed.
+
+    ``timeout`` None (the library's default) sets no time limit: only the command line arms
+    a timer unless asked, since it takes over ``SIGALRM`` while an input is processed.
 
     Raises:
         UsageError: an unknown strategy, format, language or tokenizer, or a bad option value.
     """
+    check_limits(timeout=timeout, max_bytes=max_bytes)
     chosen = strategies.get(strategy)
     default_budget: Budget = chosen.options().budget
     budget = default_budget.with_flags(size=size, overlap=overlap, unit=unit)
@@ -194,7 +214,17 @@ def make_plan(
         password=password,
         debug=debug,
         hashes=hashes,
+        timeout=timeout,
+        max_bytes=max_bytes,
     )
+
+
+def check_limits(*, timeout: float | None, max_bytes: int) -> None:
+    """Raise ``OptionError`` unless ``--timeout`` and ``--max-bytes`` are positive."""
+    if timeout is not None and not timeout > 0:  # `not >` also refuses NaN
+        raise OptionError("--timeout", f"must be a positive number of seconds (got {timeout})")
+    if max_bytes < 1:
+        raise OptionError("--max-bytes", f"must be at least 1 (got {max_bytes})")
 
 
 def make_plans(
@@ -230,6 +260,8 @@ def plan_from_settings(
 ) -> Plan:
     """Return the validated plan for merged settings (unset ones take their defaults).
 
+    These are the command line's defaults: an unset timeout is ``DEFAULT_TIMEOUT``.
+
     Raises:
         UsageError: an unknown strategy, format or tokenizer, or a bad option value.
     """
@@ -246,6 +278,8 @@ def plan_from_settings(
         password=password,
         debug=debug,
         hashes=bool(settings.hashes),
+        timeout=DEFAULT_TIMEOUT if settings.timeout is None else settings.timeout,
+        max_bytes=DEFAULT_MAX_BYTES if settings.max_bytes is None else settings.max_bytes,
     )
 
 
@@ -287,25 +321,55 @@ def parse_bytes(
 
     name = plan.format or ("code" if plan.language else parsers.detect(source, data[:8], data))
     request = ParseRequest(
-        source=source, doc_id=doc_id, password=plan.password, language=plan.language, warn=warn
+        source=source,
+        doc_id=doc_id,
+        password=plan.password,
+        language=plan.language,
+        max_bytes=plan.max_bytes,
+        warn=warn,
     )
     return parsers.get(name).parse(data, request)
 
 
-def read_input(source: str) -> bytes:
-    """Return the bytes of a file, or of standard input for ``-``.
+def read_input(source: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """Return the bytes of a file, or of standard input for ``-``, refusing more than a cap.
+
+    A regular file's size is checked before reading; anything else (standard input, a pipe,
+    a device) is read up to one byte past the cap, so an endless stream cannot fill memory.
 
     Raises:
         InputError: the file cannot be read.
+        LimitExceededError: it holds more than ``max_bytes`` bytes.
     """
     if source == STDIN:
-        return sys.stdin.buffer.read()
+        return _read_capped(sys.stdin.buffer, source, max_bytes)
     try:
-        return Path(source).read_bytes()
+        with Path(source).open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
+                raise _too_large(source, max_bytes, size)
+            return _read_capped(handle, source, max_bytes)
     except IsADirectoryError:
         raise InputError(f"{source}: is a directory") from None
     except OSError as exc:
         raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
+
+
+def _read_capped(handle: BinaryIO, source: str, max_bytes: int) -> bytes:
+    blocks: list[bytes] = []
+    total = 0
+    while total <= max_bytes and (block := handle.read(min(_READ_BLOCK, max_bytes + 1 - total))):
+        blocks.append(block)
+        total += len(block)
+    if total > max_bytes:
+        raise _too_large(source, max_bytes)
+    return b"".join(blocks)
+
+
+def _too_large(source: str, max_bytes: int, size: int | None = None) -> LimitExceededError:
+    if size is None:
+        return LimitExceededError(f"{source}: refused: more than --max-bytes {max_bytes} bytes")
+    return LimitExceededError(f"{source}: refused: {size} bytes, more than --max-bytes {max_bytes}")
 
 
 def process(
@@ -319,23 +383,52 @@ def process(
     """Read, parse and chunk one input; an error becomes the result's ``error``.
 
     When the SHA-256 of the input's bytes equals ``known_hash``, nothing is parsed and the
-    result says ``unchanged``.
+    result says ``unchanged``. The work stops at ``plan.timeout`` (see ``time_limit``).
     """
     diagnostics: list[Diagnostic] = []
+    try:
+        with time_limit(plan.timeout):
+            return _process(
+                source,
+                doc_id,
+                plan,
+                diagnostics,
+                keep_document=keep_document,
+                known_hash=known_hash,
+            )
+    except TimedOut:
+        error = timeout_message(source, plan.timeout)
+        return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=error)
+
+
+def _process(
+    source: str,
+    doc_id: str,
+    plan: Plan,
+    diagnostics: list[Diagnostic],
+    *,
+    keep_document: bool,
+    known_hash: str | None,
+) -> FileResult:
     content_hash = None
     try:
-        data = read_input(source)
+        data = read_input(source, plan.max_bytes)
         content_hash = hashlib.sha256(data).hexdigest()
         if content_hash == known_hash:
             return FileResult(source, doc_id, content_hash=content_hash, unchanged=True)
         doc = parse_bytes(data, source, doc_id, plan, diagnostics)
+        del data  # the bytes of a large input need not live on beside its text and chunks
         chunks = chunk_document(doc, plan, diagnostics)
     except RagchunkError as exc:
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=str(exc))
+    except MemoryError:
+        error = f"{source}: ran out of memory (lower --max-bytes or --jobs)"
+        return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=error)
     except Exception as exc:
         if plan.debug:
             raise
-        message = f"{source}: internal error: {type(exc).__name__}: {exc}; rerun with --debug"
+        reason = first_line(str(exc))
+        message = f"{source}: internal error: {type(exc).__name__}: {reason}; rerun with --debug"
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=message)
     if plan.hashes:
         chunks = [_with_hashes(chunk, content_hash) for chunk in chunks]
@@ -348,6 +441,61 @@ def process(
         content_hash=content_hash,
         chunk_count=len(chunks),
     )
+
+
+def first_line(text: str) -> str:
+    """Return the first non-blank line of an exception's text (messages are one line)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+class TimedOut(BaseException):
+    """Raised inside the work when ``time_limit`` expires.
+
+    A ``BaseException``, like ``KeyboardInterrupt``: third-party code that catches
+    ``Exception`` to repair damaged files must not swallow it.
+    """
+
+
+def timeout_message(source: str, seconds: float | None) -> str:
+    """Return the one-line failure of an input that ran out of time."""
+    return f"{source}: timed out after {seconds:g} s (--timeout)"
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise ``TimedOut`` inside the block once ``seconds`` have passed (None: no limit).
+
+    Uses ``SIGALRM`` and an interval timer, so only on POSIX and in the main thread; elsewhere
+    the block runs unlimited (worker processes are limited by their parent as well). The
+    timer fires again every second past the deadline, in case some code swallowed the first.
+    Code inside C extensions is interrupted when it next returns to Python. A timer armed
+    before (a test runner's) is suspended meanwhile and re-armed with the time it had left.
+    """
+    import signal
+    import threading
+    import time
+
+    if seconds is None or not hasattr(signal, "setitimer"):
+        yield
+        return
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(_signum: int, _frame: object) -> None:
+        raise TimedOut
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    started = time.monotonic()
+    outer, outer_interval = signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if outer:  # someone else's timer (a test runner's): give it back what time it has left
+            left = max(outer - (time.monotonic() - started), 0.001)
+            signal.setitimer(signal.ITIMER_REAL, left, outer_interval)
 
 
 def _with_hashes(chunk: Chunk, doc_hash: str) -> Chunk:
@@ -436,10 +584,13 @@ def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, 
                 yielded += 1
                 continue
             busy = [worker for worker in pool if worker.index is not None]
-            answered = wait([worker.connection for worker in busy])
+            answered = wait([worker.connection for worker in busy], _time_to_deadline(busy))
             for worker in busy:
                 if worker.connection in answered:
                     index, result = worker.take()
+                    ready[index] = result
+                elif worker.is_overdue():
+                    index, result = worker.kill_overdue()
                     ready[index] = result
         finished = True
     finally:
@@ -457,6 +608,7 @@ class _Worker:
     def __init__(self) -> None:
         self.index: int | None = None
         self.job: Job | None = None
+        self.deadline: float | None = None
         self._start()
 
     def _start(self) -> None:
@@ -470,8 +622,16 @@ class _Worker:
         self.connection = ours
 
     def give(self, index: int, job: Job) -> None:
-        """Send a job; a worker found dead on the way is replaced first."""
+        """Send a job; a worker found dead on the way is replaced first.
+
+        With a timeout, the worker stops the job itself at the deadline (``time_limit``);
+        ``KILL_GRACE`` later the parent kills it, in case it is stuck where no signal reaches.
+        """
+        import time
+
         self.index, self.job = index, job
+        timeout = job.plan.timeout
+        self.deadline = None if timeout is None else time.monotonic() + timeout + KILL_GRACE
         try:
             self.connection.send(job)
         except OSError:
@@ -480,10 +640,7 @@ class _Worker:
 
     def take(self) -> tuple[int, FileResult]:
         """Return the index and result of the job given; a dead worker fails it and restarts."""
-        index, job = self.index, self.job
-        self.index = self.job = None
-        if index is None or job is None:
-            raise RuntimeError("take() without a job given")  # a bug in _run_pool, not input
+        index, job = self._release()
         try:
             result: FileResult = self.connection.recv()
         except (EOFError, OSError):
@@ -491,6 +648,29 @@ class _Worker:
             result = FileResult(job.source, job.doc_id, error=message)
             self._restart()
         return index, result
+
+    def is_overdue(self) -> bool:
+        """Return whether the job given has run past its deadline and kill grace."""
+        import time
+
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def kill_overdue(self) -> tuple[int, FileResult]:
+        """Kill the worker, fail its job as timed out, and start a fresh worker."""
+        index, job = self._release()
+        self.process.kill()  # SIGKILL: whatever the worker is stuck in, it cannot hold this off
+        self.process.join()
+        self.connection.close()
+        self._start()
+        error = timeout_message(job.source, job.plan.timeout)
+        return index, FileResult(job.source, job.doc_id, error=error)
+
+    def _release(self) -> tuple[int, Job]:
+        index, job = self.index, self.job
+        self.index = self.job = self.deadline = None
+        if index is None or job is None:
+            raise RuntimeError("no job was given")  # a bug in _run_pool, not bad input
+        return index, job
 
     def stop(self, *, gracefully: bool) -> None:
         """End the worker: asked to, once all is done; terminated, when cut short."""
@@ -516,6 +696,14 @@ class _Worker:
             name = signal.Signals(-code).name
             return f"killed by {name}, perhaps out of memory" if name == "SIGKILL" else f"{name}"
         return f"exit code {code}"
+
+
+def _time_to_deadline(busy: Sequence[_Worker]) -> float | None:
+    """Return the seconds until the first busy worker is overdue, or None without deadlines."""
+    import time
+
+    deadlines = [worker.deadline for worker in busy if worker.deadline is not None]
+    return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 
 
 def _serve(connection: Connection) -> None:

@@ -11,6 +11,7 @@ from ragchunk.cli._app import EXIT_OK, app, usage_errors
 from ragchunk.errors import UsageError
 from ragchunk.measure import DEFAULT_TOKENIZER
 from ragchunk.options import UNITS
+from ragchunk.parsers._spec import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -185,6 +186,23 @@ def split_command(
     hashes: Annotated[
         bool, typer.Option("--hashes", help="Add doc_hash and hash (SHA-256) to every chunk.")
     ] = False,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            help="Fail an input that takes longer than this many seconds; the others go on.",
+            metavar="SECONDS",
+        ),
+    ] = DEFAULT_TIMEOUT,
+    max_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-bytes",
+            help="Refuse an input larger than this, or whose compressed parts (DOCX members, "
+            "PDF streams) expand past it.",
+            metavar="BYTES",
+        ),
+    ] = DEFAULT_MAX_BYTES,
     config: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
@@ -215,6 +233,8 @@ def split_command(
             format=input_format,
             language=language,
             hashes=hashes or None,
+            timeout=timeout if "timeout" in given else None,
+            max_bytes=max_bytes if "max_bytes" in given else None,
             options=_parse_assignments(option or ()),
         )
         run = RunSettings(

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from ragchunk.model import Document
+
+DEFAULT_MAX_BYTES: Final = 512 * 1024 * 1024
+"""The default of ``--max-bytes``: generous for real documents, well short of exhausting memory."""
+DEFAULT_TIMEOUT: Final = 300.0
+"""The default of ``--timeout`` in seconds, on the command line (the library sets no limit)."""
 
 
 def _ignore(code: str, message: str) -> None:
@@ -23,7 +28,8 @@ class ParseRequest:
         doc_id: the document id recorded in every chunk.
         password: a PDF password from ``--password``.
         language: a code language forced with ``--language``.
-        max_bytes: the cap on decompressed parts (zip members, streams).
+        max_bytes: the cap (``--max-bytes``) on decompressed parts: a DOCX's zip members in
+            total, a PDF's streams each and its page contents and text in total.
         warn: a sink for warnings, ``warn(code, message)``.
     """
 
@@ -31,7 +37,7 @@ class ParseRequest:
     doc_id: str = "-"
     password: str | None = None
     language: str | None = None
-    max_bytes: int = 512 * 1024 * 1024
+    max_bytes: int = DEFAULT_MAX_BYTES
     warn: Callable[[str, str], None] = _ignore
 
 

@@ -1,0 +1,183 @@
+"""--timeout and --max-bytes: inputs fail alone, in bounded time, in-process and in workers."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ragchunk.cli import app
+from ragchunk.config import Settings
+from ragchunk.errors import LimitExceededError, OptionError
+from ragchunk.manifest import settings_digest
+from ragchunk.parsers._spec import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
+from ragchunk.pipeline import (
+    KILL_GRACE,
+    Job,
+    Plan,
+    make_plan,
+    plan_from_settings,
+    process,
+    read_input,
+    run_jobs,
+    time_limit,
+)
+from ragchunk.strategies._spec import Strategy
+from ragchunk.strategies.recursive import RecursiveOptions, split
+
+pytestmark = pytest.mark.timeout(10)
+runner = CliRunner()
+
+
+def slow_on_marker(doc, options, ctx):  # type: ignore[no-untyped-def]
+    """Split like recursive; on SLOW sleep, on SWALLOW loop catching Exception, on STUCK
+    block SIGALRM first (as code stuck inside a C extension would never see it)."""
+    if "SLOW" in doc.text:
+        time.sleep(60)
+    if "SWALLOW" in doc.text:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            # The point: code that swallows every Exception must not hide a timeout.
+            with contextlib.suppress(Exception):
+                time.sleep(0.01)
+    if "STUCK" in doc.text:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        time.sleep(60)
+    return split(doc, options, ctx)
+
+
+SLOW = Strategy(name="slow", summary="test", options=RecursiveOptions, split=slow_on_marker)
+
+
+def inputs(tmp_path: Path, *texts: str) -> list[Path]:
+    paths = []
+    for k, text in enumerate(texts):
+        path = tmp_path / f"doc{k}.txt"
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("marker", ["SLOW", "SWALLOW"])
+def test_an_input_past_its_timeout_fails_in_process(tmp_path: Path, marker: str) -> None:
+    (path,) = inputs(tmp_path, f"{marker} text\n")
+    plan = Plan(strategy=SLOW, options=RecursiveOptions(), timeout=0.3)
+    began = time.monotonic()
+    result = process(str(path), path.name, plan)
+    assert time.monotonic() - began < 3
+    assert result.error == f"{path}: timed out after 0.3 s (--timeout)"
+    assert result.chunks == ()
+
+
+def test_the_timer_is_disarmed_and_an_outer_timer_restored(tmp_path: Path) -> None:
+    (path,) = inputs(tmp_path, "quick text\n")
+    plan = Plan(strategy=SLOW, options=RecursiveOptions(), timeout=0.2)
+    handler = signal.getsignal(signal.SIGALRM)
+    outer_before = signal.getitimer(signal.ITIMER_REAL)[0]  # pytest-timeout's, here
+    assert process(str(path), path.name, plan).error is None
+    time.sleep(0.3)  # past the input's deadline: nothing may fire now
+    assert signal.getsignal(signal.SIGALRM) == handler
+    outer_after = signal.getitimer(signal.ITIMER_REAL)[0]
+    assert 0 < outer_after <= outer_before
+
+
+def test_no_timeout_arms_no_timer() -> None:
+    handler = signal.getsignal(signal.SIGALRM)
+    with time_limit(None):
+        assert signal.getsignal(signal.SIGALRM) == handler
+
+
+def test_workers_time_out_alone_and_a_stuck_one_is_killed(tmp_path: Path) -> None:
+    paths = inputs(tmp_path, "one\n", "SLOW\n", "two\n", "STUCK\n", "three\n")
+    plan = Plan(strategy=SLOW, options=RecursiveOptions(), timeout=0.5)
+    began = time.monotonic()
+    results = list(run_jobs([Job(str(p), p.name, plan) for p in paths], workers=2))
+    assert time.monotonic() - began < 0.5 + KILL_GRACE + 4
+    assert [r.error for r in results] == [
+        None,
+        f"{paths[1]}: timed out after 0.5 s (--timeout)",
+        None,
+        f"{paths[3]}: timed out after 0.5 s (--timeout)",
+        None,
+    ]
+    assert [r.chunks[0].text for r in results if r.error is None] == ["one\n", "two\n", "three\n"]
+
+
+def test_an_input_larger_than_max_bytes_is_refused_before_reading(tmp_path: Path) -> None:
+    (path,) = inputs(tmp_path, "x" * 101)
+    with pytest.raises(LimitExceededError) as caught:
+        read_input(str(path), max_bytes=100)
+    assert str(caught.value) == f"{path}: refused: 101 bytes, more than --max-bytes 100"
+    assert read_input(str(path), max_bytes=101) == b"x" * 101
+
+
+def test_standard_input_is_read_only_up_to_max_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Endless(io.RawIOBase):
+        """A stream that never ends, like /dev/zero."""
+
+        read_so_far = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+            buffer[:] = b"a" * len(buffer)
+            Endless.read_so_far += len(buffer)
+            return len(buffer)
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Endless())))
+    with pytest.raises(LimitExceededError) as caught:
+        read_input("-", max_bytes=3_000_000)
+    assert str(caught.value) == "-: refused: more than --max-bytes 3000000 bytes"
+    assert Endless.read_so_far < 3_000_000 + 2 * io.DEFAULT_BUFFER_SIZE
+
+
+def test_limits_are_validated() -> None:
+    with pytest.raises(OptionError, match=r"^--timeout must be a positive number of seconds"):
+        make_plan(timeout=0)
+    with pytest.raises(OptionError, match=r"^--timeout must be a positive number of seconds"):
+        make_plan(timeout=float("nan"))
+    with pytest.raises(OptionError, match=r"^--max-bytes must be at least 1 \(got 0\)$"):
+        make_plan(max_bytes=0)
+
+
+def test_the_library_sets_no_timeout_and_the_command_line_does() -> None:
+    assert make_plan().timeout is None
+    assert make_plan().max_bytes == DEFAULT_MAX_BYTES
+    assert plan_from_settings(Settings()).timeout == DEFAULT_TIMEOUT
+    plan = plan_from_settings(Settings(timeout=2.5, max_bytes=1000))
+    assert (plan.timeout, plan.max_bytes) == (2.5, 1000)
+
+
+def test_limits_change_no_chunk_id_and_no_manifest_digest() -> None:
+    plain, limited = make_plan(), make_plan(timeout=5, max_bytes=10)
+    assert plain.fingerprint == limited.fingerprint
+    assert settings_digest(plain) == settings_digest(limited)
+
+
+def test_cli_flags_and_config_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (path,) = inputs(tmp_path, "Some text that is long enough.\n")
+    result = runner.invoke(app, ["split", str(path), "--max-bytes", "10"])
+    assert result.exit_code == 1
+    assert result.stderr == f"error: {path}: refused: 31 bytes, more than --max-bytes 10\n"
+    result = runner.invoke(app, ["split", str(path), "--timeout", "0"])
+    assert result.exit_code == 2
+    assert result.stderr == "Error: --timeout must be a positive number of seconds (got 0.0)\n"
+    monkeypatch.chdir(tmp_path)
+    Path("ragchunk.toml").write_text("max-bytes = 20\ntimeout = 5\n", encoding="utf-8")
+    result = runner.invoke(app, ["split", str(path)])
+    assert result.stderr == f"error: {path}: refused: 31 bytes, more than --max-bytes 20\n"
+    result = runner.invoke(app, ["split", str(path), "--max-bytes", "31"])
+    assert result.exit_code == 0, result.stderr
+    Path("ragchunk.toml").write_text("timeout = -1\n", encoding="utf-8")
+    result = runner.invoke(app, ["split", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "Error: ragchunk.toml: --timeout must be a positive number of seconds (got -1.0)\n"
+    )
