@@ -121,7 +121,9 @@ class _SymbolLookup:
     def __call__(self, start: int, end: int) -> str:
         k = max(bisect_right(self._starts, start) - 1, 0)
         names: dict[str, None] = {}
-        for section in self._sections[k:]:
+        sections = self._sections
+        # By index: slicing the rest of the list for every chunk made this quadratic.
+        for section in (sections[i] for i in range(k, len(sections))):
             if section.start >= end:
                 break
             if section.end > start:

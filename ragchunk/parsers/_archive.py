@@ -2,8 +2,11 @@
 
 Caps: member count, the declared uncompressed total against ``ParseRequest.max_bytes``, and the
 compression ratio of large members (zip bombs). XML parts may not declare a DOCTYPE or entities
-(billion-laughs bombs, external entities). Reading is bounded by the declared sizes, which
-``zipfile`` enforces while decompressing.
+(billion-laughs bombs, external entities): every member whose content starts like XML is
+checked, whatever its name, since relationships may point the main document at any part name
+(SVG images excepted, which carry DOCTYPEs legitimately and which python-docx never parses as
+XML; lxml's own guards, entities unresolved and no network, stay behind this check). Reading is
+bounded by the declared sizes, which ``zipfile`` enforces while decompressing.
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ _MARKERS: Final = tuple(
     for marker in ("<!DOCTYPE", "<!ENTITY")
     for encoding in ("utf-8", "utf-16-le", "utf-16-be")
 )
-_XML_SUFFIXES: Final = (".xml", ".rels", ".vml")
+_HEAD: Final = 64
+_BOMS: Final = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+_NOT_PARSED: Final = (".svg",)
 
 
 def open_zip(data: bytes, request: ParseRequest, *, kind: str) -> zipfile.ZipFile:
@@ -97,9 +102,9 @@ def refuse_doctypes(archive: zipfile.ZipFile, request: ParseRequest) -> None:
         CorruptDocumentError: a part cannot be decompressed.
     """
     for member in archive.infolist():
-        if member.filename.lower().endswith(_XML_SUFFIXES) and _declares_doctype(
-            archive, member, request
-        ):
+        if member.is_dir() or member.filename.lower().endswith(_NOT_PARSED):
+            continue
+        if _declares_doctype(archive, member, request):
             raise LimitExceededError(
                 f"{request.source}: refused: {member.filename} declares a DOCTYPE or entities "
                 "(XML entity bomb?)"
@@ -109,15 +114,22 @@ def refuse_doctypes(archive: zipfile.ZipFile, request: ParseRequest) -> None:
 def _declares_doctype(
     archive: zipfile.ZipFile, member: zipfile.ZipInfo, request: ParseRequest
 ) -> bool:
-    """Stream one part in blocks; a marker may straddle two blocks, so keep a tail."""
+    """Stream one part in blocks; a marker may straddle two blocks, so keep a tail.
+
+    A part that does not start like XML (an image, a font) is not read past its first bytes.
+    """
     tail = b""
     try:
         with archive.open(member) as part:
-            while block := part.read(_BLOCK):
+            block = part.read(_HEAD)
+            if not _looks_like_xml(block):
+                return False
+            while block:
                 window = tail + block
                 if any(marker in window for marker in _MARKERS):
                     return True
                 tail = window[-32:]
+                block = part.read(_BLOCK)
     except (
         zipfile.BadZipFile,
         zlib.error,
@@ -130,3 +142,11 @@ def _declares_doctype(
             f"{request.source}: corrupt zip member {member.filename} ({exc})"
         ) from exc
     return False
+
+
+def _looks_like_xml(head: bytes) -> bool:
+    """Return whether ``head`` starts like an XML document (after a BOM and whitespace)."""
+    for bom in _BOMS:
+        head = head.removeprefix(bom)
+    # Zero bytes: the ASCII of UTF-16 text has one beside every character.
+    return head.lstrip(b" \t\r\n\x00").startswith(b"<")

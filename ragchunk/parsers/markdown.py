@@ -17,9 +17,10 @@ import re
 from bisect import bisect_left
 from contextlib import contextmanager
 from functools import cache
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Literal
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block.state_block import StateBlock
 
 from ragchunk.model import Document, Section
 from ragchunk.parsers._decode import decode
@@ -28,6 +29,7 @@ from ragchunk.parsers._spec import Format
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
+    from markdown_it.rules_core.state_core import StateCore
     from markdown_it.token import Token
 
     from ragchunk.model import JSONValue
@@ -59,7 +61,34 @@ _KINDS: Final = {
 def _block_parser() -> MarkdownIt:
     """Return a parser that stops at blocks: inline parsing is only needed for headings."""
     md = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
+    md.core.ruler.at("block", _lean_block)
     return md.disable(["inline", "text_join"])
+
+
+def _lean_block(state: StateCore) -> None:
+    """markdown-it's core ``block`` rule, tokenizing into a ``_LeanState``."""
+    block = _LeanState(state.src, state.md, state.env, state.tokens)
+    state.md.block.tokenize(block, block.line, block.lineMax)
+
+
+class _LeanState(StateBlock):
+    """A block state that keeps only the tokens ``find_sections`` reads.
+
+    Those are the tokens of levels 0 and 1 (blocks, list items, a heading's inline) and a
+    table's rows at level 2. Every other token is dropped as soon as it is pushed (pairs go
+    together, so nesting stays balanced): each costs about 300 bytes, and a 5 MB table (three
+    tokens per cell) or list (five per item) took over 500 MB.
+    """
+
+    def push(self, ttype: str, tag: str, nesting: Literal[-1, 0, 1]) -> Token:
+        """Push a token as markdown-it does, then drop it unless it is read later."""
+        token = super().push(ttype, tag, nesting)
+        if token.level > 1 and not (token.level == 2 and ttype in _ROW_TOKENS):
+            self.tokens.pop()
+        return token
+
+
+_ROW_TOKENS: Final = frozenset({"tr_open", "tr_close"})
 
 
 @cache

@@ -6,7 +6,8 @@ starts at the page start. Without an outline, lines set in a font clearly larger
 text are headings, ranked by size. Sections are ``heading`` and ``prose`` spans. Encrypted
 files are opened with the empty password, then with ``ParseRequest.password``. Pages without a
 text layer are reported. Every pypdf error is wrapped at this boundary; its log messages
-(repairs of damaged files) become one warning.
+(repairs of damaged files) become one warning. Lone surrogates (from broken ToUnicode maps)
+become U+FFFD with a warning, so the text always encodes as UTF-8. Resource caps: ``_pdfbudget``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pypdf.errors import DependencyError, LimitReachedError, PdfReadWarning, PyP
 
 from ragchunk.errors import CorruptDocumentError, LimitExceededError
 from ragchunk.model import PAGE_SEPARATOR, Document, Page, Section
+from ragchunk.parsers._pdfbudget import Budget, OverBudget, configuration, forget_decoded
 from ragchunk.parsers._spec import Format
 
 if TYPE_CHECKING:
@@ -39,6 +41,7 @@ HEADING_RATIO: Final = 1.15
 MAX_HEADING_CHARS: Final = 200
 MAX_OUTLINE_DEPTH: Final = 32
 _HEADER_WINDOW: Final = 1024
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _PDF_DATE: Final = re.compile(
     r"(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?"
     r"(?:([Zz+-])(?:(\d{2})'?(?:(\d{2})'?)?)?)?'?"
@@ -87,21 +90,29 @@ def parse(data: bytes, request: ParseRequest) -> Document:
 
     Raises:
         CorruptDocumentError: empty, not a PDF, damaged, or encrypted without a right password.
-        LimitExceededError: a stream exceeds pypdf's decompression limits.
+        LimitExceededError: a stream exceeds pypdf's decompression limits, or the decoded
+            content or text exceeds ``request.max_bytes``.
     """
     _check_header(data, request)
     logger = logging.getLogger("pypdf")
     collector = _LogCollector()
     logger.addHandler(collector)
     propagate, logger.propagate = logger.propagate, False
+    budget = Budget(request.source, request.max_bytes)
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, configuration(request.max_bytes):
             # pypdf reports some repairs as Python warnings rather than log records.
             warnings.simplefilter("always", PdfReadWarning)
-            doc = _parse(data, request)
+            doc = _parse(data, request, budget)
         collector.messages += [str(warning.message) for warning in caught]
+    except OverBudget as exc:
+        raise LimitExceededError(str(exc)) from None
     except LimitReachedError as exc:
         raise LimitExceededError(f"{request.source}: refused: {_reason(exc)}") from exc
+    except RecursionError as exc:  # where the recursion gives out varies: one stable message
+        raise LimitExceededError(
+            f"{request.source}: refused: objects nested too deeply to read"
+        ) from exc
     except DependencyError as exc:
         raise CorruptDocumentError(f"{request.source}: cannot decrypt: {_reason(exc)}") from exc
     except _PYPDF_FAILURES as exc:
@@ -132,15 +143,18 @@ def _reason(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _parse(data: bytes, request: ParseRequest) -> Document:
+def _parse(data: bytes, request: ParseRequest, budget: Budget) -> Document:
     reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
     _decrypt(reader, request)
     texts: list[str] = []
     sizes: list[list[tuple[int, int, float]]] = []
     for page in reader.pages:
-        text, runs = _page_text(page)
+        streams = budget.count_page(page)
+        text, runs = _page_text(page, budget)
+        forget_decoded(streams)
         texts.append(text)
         sizes.append(runs)
+    texts = _replace_surrogates(texts, request)
     pages = _page_map(texts)
     text = PAGE_SEPARATOR.join(texts)
     _warn_empty_pages(texts, request)
@@ -175,20 +189,27 @@ def _decrypt(reader: Any, request: ParseRequest) -> None:
         )
 
 
-def _page_text(page: Any) -> tuple[str, list[tuple[int, int, float]]]:
+def _page_text(page: Any, budget: Budget) -> tuple[str, list[tuple[int, int, float]]]:
     """Return a page's text and its runs as ``(start, end, font size)`` offsets into it.
 
     pypdf calls the visitor with exactly the pieces it joins into its result; when that ever
     does not hold, the text is kept and the font sizes are dropped rather than misplaced.
+
+    Raises:
+        OverBudget: the document's text grew past its budget (checked piece by piece).
     """
     pieces: list[tuple[str, float]] = []
 
     def visit(
         text: str, cm: Sequence[float], tm: Sequence[float], _font: Any, font_size: Any
     ) -> None:
+        budget.count_text(text)
         pieces.append((text, _effective_size(font_size, cm, tm)))
 
-    text: str = page.extract_text(visitor_text=visit)
+    def check(operator: bytes, operands: Any, _cm: Any, _tm: Any) -> None:
+        budget.check_operation(operator, operands)
+
+    text: str = page.extract_text(visitor_text=visit, visitor_operand_before=check)
     runs: list[tuple[int, int, float]] = []
     if "".join(piece for piece, _ in pieces) != text:
         return text, runs
@@ -198,6 +219,19 @@ def _page_text(page: Any) -> tuple[str, list[tuple[int, int, float]]]:
             runs.append((offset, offset + len(piece), size))
         offset += len(piece)
     return text, runs
+
+
+def _replace_surrogates(texts: list[str], request: ParseRequest) -> list[str]:
+    """Replace lone surrogates with U+FFFD (one for one: offsets keep), with one warning."""
+    count = sum(len(_SURROGATE.findall(text)) for text in texts)
+    if not count:
+        return texts
+    request.warn(
+        "pdf-surrogates",
+        f"{request.source}: {count} invalid character(s) (lone surrogates) in the text "
+        "replaced with U+FFFD",
+    )
+    return [_SURROGATE.sub("\ufffd", text) for text in texts]
 
 
 def _effective_size(font_size: Any, cm: Sequence[float], tm: Sequence[float]) -> float:
@@ -268,7 +302,7 @@ def _outline_entries(reader: Any) -> Iterator[tuple[str, int, tuple[str, ...]]]:
             if len(stack) < MAX_OUTLINE_DEPTH:
                 stack.append((iter(item), last_title))
             continue
-        title = " ".join(str(item.title or "").split())
+        title = _SURROGATE.sub("\ufffd", " ".join(str(item.title or "").split()))
         page_index = reader.get_destination_page_number(item)
         last_title = (*parent, title)
         if title and page_index is not None and 0 <= page_index < len(reader.pages):
@@ -399,9 +433,9 @@ def _metadata(reader: Any) -> Metadata:
         return {}
     metadata: dict[str, JSONValue] = {}
     if isinstance(title, str) and title.strip():
-        metadata["title"] = title.strip()
+        metadata["title"] = _SURROGATE.sub("\ufffd", title.strip())
     if isinstance(author, str) and author.strip():
-        metadata["author"] = author.strip()
+        metadata["author"] = _SURROGATE.sub("\ufffd", author.strip())
     date = parse_pdf_date(str(created)) if created is not None else None
     if date is not None:
         metadata["created"] = date

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 
 import pytest
 
@@ -256,3 +257,55 @@ def test_syntax_errors_are_recovered_and_located() -> None:
     offsets = syntax.parse(doc.text, "python").error_offsets()
     assert offsets
     assert all(text.index("def broken") <= offset < len(text) for offset in offsets)
+
+
+def test_sections_of_many_definitions_take_linear_time() -> None:
+    """Regression: every gap between definitions scanned every definition (quadratic)."""
+    source = "".join(f"function f{k}(a){{return a+{k}}};" for k in range(20_000))
+    began = time.perf_counter()
+    doc = parse(source.encode(), ParseRequest(source="min.js"))
+    assert time.perf_counter() - began < 5
+    assert sum(1 for s in doc.sections if s.kind == "function") == 20_000
+
+
+NESTED = """namespace Outer {
+int a;
+void f() {}
+namespace Inner {
+int b;
+void g() {}
+}
+int c;
+void h() {}
+}
+int d;
+"""
+
+
+@pytest.mark.parametrize(
+    "path", [*sorted((FIXTURES / "code").iterdir()), "nested.cpp"], ids=lambda p: str(p)[-20:]
+)
+def test_gaps_take_the_innermost_namespace_as_a_full_scan_would(path: object) -> None:
+    from pathlib import Path
+
+    data = NESTED.encode() if path == "nested.cpp" else Path(str(path)).read_bytes()
+    doc = parse(data, ParseRequest(source=str(path)))
+    syntax_tree = syntax.parse(doc.text, str(doc.metadata["language"]))
+    for section in doc.sections:
+        if section.kind != "code":
+            continue
+        around = [
+            d
+            for d in syntax_tree.definitions
+            if d.kind in languages.NAMESPACE_KINDS and d.node_start <= section.start < d.end
+        ]
+        expected = (*around[-1].path, around[-1].name) if around else ()
+        assert section.headings == expected
+    if path == "nested.cpp":
+        gaps = [(doc.text[s.start : s.end].split()[-1], s.headings) for s in doc.sections]
+        assert [g for g in gaps if g[0] in ("a;", "b;", "c;", "d;")] == [
+            ("a;", ("Outer",)),
+            ("b;", ("Outer",)),
+            ("c;", ("Outer", "Inner")),
+            ("d;", ("Outer",)),
+        ]

@@ -352,3 +352,28 @@ def test_large_table_and_list_are_parsed_in_bounded_time() -> None:
     assert time.perf_counter() - began < 20
     assert len(table.metadata["rows"]) == rows  # type: ignore[arg-type]
     assert len(listing.metadata["items"]) == rows  # type: ignore[arg-type]
+
+
+def test_only_the_tokens_sections_read_are_kept() -> None:
+    """Regression: a 5 MB table kept three ~300-byte tokens per cell (550 MB of memory)."""
+    from ragchunk.parsers.markdown import _block_parser
+
+    table = "| a | b | c |\n|---|---|---|\n" + "| 1 | 2 | 3 |\n" * 1000
+    tokens = _block_parser().parse(table)
+    assert len(tokens) < 2 * 1000 + 10  # table, thead, one row pair each; no cells
+    items = "".join(f"- item {k}\n" for k in range(1000))
+    assert len(_block_parser().parse(items)) < 2 * 1000 + 10
+    sections = find_sections(table + "\n" + items)
+    assert [s.kind for s in sections] == ["table", "list"]
+    assert len(sections[0].metadata["rows"]) == 1000  # type: ignore[arg-type]
+    assert len(sections[1].metadata["items"]) == 1000  # type: ignore[arg-type]
+
+
+def test_nesting_ten_thousand_deep_is_prose_past_the_cap() -> None:
+    for marker in ("- ", "1. ", "> ", "> - "):
+        text = marker * 10_000 + "bottom\n"
+        began = time.perf_counter()
+        sections = find_sections(text)
+        assert time.perf_counter() - began < 5
+        assert sections[0].start == 0
+        assert sections[-1].end == len(text) - 1  # "bottom" is inside a section
