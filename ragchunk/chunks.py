@@ -24,7 +24,8 @@ def chunk_id(doc_id: str, strategy: str, fingerprint: str, start: int, end: int,
     ``n`` tells apart chunks that share a span (proposition rewrites of one passage).
     """
     key = f"{doc_id}\0{strategy}\0{fingerprint}\0{start}\0{end}\0{n}"
-    return blake2b(key.encode(), digest_size=8).hexdigest()
+    # surrogatepass: the doc_id of a file whose name is not UTF-8 holds lone surrogates.
+    return blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def assemble(

@@ -150,14 +150,14 @@ def load_manifest(path: Path) -> Manifest:
 
 def save_manifest(path: Path, entries: Mapping[str, Entry]) -> None:
     """Write the manifest atomically, entries sorted by key."""
-    from ragchunk.writers.jsonl import atomic_writer
+    from ragchunk.writers.jsonl import atomic_writer, escape_surrogates
 
     data = {
         "format": FORMAT,
         "inputs": {key: dataclasses.asdict(entries[key]) for key in sorted(entries)},
     }
     with atomic_writer(path) as handle:
-        handle.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        handle.write(escape_surrogates(json.dumps(data, indent=1, ensure_ascii=False)) + "\n")
 
 
 def _relative(path: str, base: Path) -> str:

@@ -21,7 +21,13 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Final
 
 from ragchunk import pipeline
-from ragchunk.cli._app import EXIT_FAILED_INPUTS, EXIT_OK, stderr_console, stdout_console
+from ragchunk.cli._app import (
+    EXIT_FAILED_INPUTS,
+    EXIT_OK,
+    one_line,
+    stderr_console,
+    stdout_console,
+)
 from ragchunk.inputs import STDIN, WalkOptions, absolute, find_inputs, make_globs
 
 if TYPE_CHECKING:
@@ -179,8 +185,8 @@ class _Run:
         return self.stderr
 
     def say(self, message: str) -> None:
-        """Print one line on stderr, literally (file names may hold ``[...]``)."""
-        self.console.print(_text(message))
+        """Print one line on stderr, literally (file names may hold ``[...]`` or line feeds)."""
+        self.console.print(_text(one_line(message)))
 
     def record(self, job: Job, target: Path | None, result: FileResult) -> bool:
         """Render one result and count it; return False to stop (``--fail-fast``)."""
@@ -224,7 +230,7 @@ class _Run:
         if self.display.table:
             from ragchunk.writers.table import build
 
-            title = f"{result.doc_id} · {result.chunk_count} chunks"
+            title = f"{one_line(result.doc_id)} · {result.chunk_count} chunks"
             stdout_console().print(build(result.chunks, title))
         if self.stats is not None:
             from ragchunk.writers.stats import ChunkFacts
@@ -388,7 +394,7 @@ def _print_failure_table(console: Console, failures: list[FileResult], total: in
     table.add_column("cause", overflow="fold")
     for failure in failures:
         cause = (failure.error or "").removeprefix(f"{failure.source}: ")
-        table.add_row(_text(failure.source), _text(cause))
+        table.add_row(_text(one_line(failure.source)), _text(one_line(cause)))
     console.print(table)
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Final, Optional
 
 import typer
 
-from ragchunk.cli._app import EXIT_FAILED_INPUTS, app, stdout_console, usage_errors
+from ragchunk.cli._app import EXIT_FAILED_INPUTS, app, one_line, stdout_console, usage_errors
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -63,7 +63,7 @@ def inspect_command(
         doc = pipeline.parse_bytes(pipeline.read_input(path), path, path, plan, diagnostics)
     except InputError as exc:
         _warn(diagnostics)
-        sys.stderr.write(f"error: {exc}\n")
+        sys.stderr.write(f"error: {one_line(str(exc))}\n")
         raise typer.Exit(EXIT_FAILED_INPUTS) from None
     _warn(diagnostics)
     if text:
@@ -79,7 +79,7 @@ def inspect_command(
 
 def _warn(diagnostics: list[Diagnostic]) -> None:
     for diagnostic in diagnostics:
-        sys.stderr.write(f"warning: {diagnostic.message}\n")
+        sys.stderr.write(f"warning: {one_line(diagnostic.message)}\n")
 
 
 def section_rows(doc: Document) -> list[Chunk]:

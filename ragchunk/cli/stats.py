@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ragchunk.cli._app import EXIT_FAILED_INPUTS, app, stderr_console, stdout_console, usage_errors
+from ragchunk.cli._app import (
+    EXIT_FAILED_INPUTS,
+    app,
+    one_line,
+    stderr_console,
+    stdout_console,
+    usage_errors,
+)
 from ragchunk.errors import InputError, UsageError
 from ragchunk.options import UNITS
 
@@ -77,7 +84,7 @@ def stats_command(
     if failures:
         console = stderr_console()
         for failure in failures:
-            console.print(f"error: {failure}", markup=False)
+            console.print(f"error: {one_line(failure)}", markup=False)
         raise typer.Exit(EXIT_FAILED_INPUTS)
 
 

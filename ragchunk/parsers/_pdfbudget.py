@@ -9,9 +9,10 @@ page's text is extracted, and each page's decoded copies are dropped once its te
 The text is capped too: a font's ToUnicode map may turn each byte shown into 256 characters (a
 2 KB file held 100 million). Real text takes at least a byte of content per few characters, so
 the text may not outgrow ``TEXT_PER_BYTE`` characters per byte of decoded content (plus
-``TEXT_FLOOR``), nor ``max_bytes``; and since pypdf maps one string operand at once, a string
-shown by one operator may not exceed ``MAX_SHOWN_BYTES``. pypdf is also told never to run the
-external ``jbig2dec`` program.
+``TEXT_FLOOR``), nor ``max_bytes``. That is checked each time pypdf hands over a piece of text,
+which it does at every line, move or font change; since a piece may gather many strings first,
+the strings shown between two pieces may not exceed ``MAX_SHOWN_BYTES`` (at most 256 characters
+each: 16 M characters). pypdf is also told never to run the external ``jbig2dec`` program.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ MAX_FORMS: Final = 10_000
 TEXT_PER_BYTE: Final = 4
 TEXT_FLOOR: Final = 1024 * 1024
 MAX_SHOWN_BYTES: Final = 64 * 1024
-"""The longest string one text-showing operator may show (real text sets a line or less)."""
+"""The most bytes of strings shown in a row, without a line or move between (a line is less)."""
 _SHOWING: Final = frozenset({b"Tj", b"TJ", b"'", b'"'})
 
 
@@ -63,6 +64,7 @@ class Budget:
         self.limit = max_bytes
         self.content = 0
         self.text = 0
+        self.shown = 0
         self._counted: set[int] = set()
 
     def count_page(self, page: Any) -> list[Any]:
@@ -92,6 +94,7 @@ class Budget:
             OverBudget: the text outgrew the content it comes from, or ``max_bytes``.
         """
         self.text += len(piece)
+        self.shown = 0
         cap = min(self.limit, TEXT_PER_BYTE * self.content + TEXT_FLOOR)
         if self.text > cap:
             raise OverBudget(
@@ -100,18 +103,18 @@ class Budget:
             )
 
     def check_operation(self, operator: bytes, operands: Any) -> None:
-        """Refuse a text-showing operator with a very long string (``visitor_operand_before``).
+        """Count the bytes a text-showing operator shows (``visitor_operand_before``).
 
         Raises:
-            OverBudget: the operator shows more than ``MAX_SHOWN_BYTES`` bytes.
+            OverBudget: more than ``MAX_SHOWN_BYTES`` shown since pypdf's last piece of text.
         """
         if operator not in _SHOWING:
             return
-        shown = sum(_string_length(operand) for operand in operands)
-        if shown > MAX_SHOWN_BYTES:
+        self.shown += sum(_string_length(operand) for operand in operands)
+        if self.shown > MAX_SHOWN_BYTES:
             raise OverBudget(
-                f"{self.source}: refused: one operator shows a string of {shown} bytes "
-                f"(limit {MAX_SHOWN_BYTES})"
+                f"{self.source}: refused: {self.shown} bytes of text shown in a row, without a "
+                f"line break or move (limit {MAX_SHOWN_BYTES})"
             )
 
 

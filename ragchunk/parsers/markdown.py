@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block.state_block import StateBlock
+from markdown_it.token import Token
 
 from ragchunk.model import Document, Section
 from ragchunk.parsers._decode import decode
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from markdown_it.rules_core.state_core import StateCore
-    from markdown_it.token import Token
 
     from ragchunk.model import JSONValue
     from ragchunk.parsers._spec import ParseRequest
@@ -75,20 +75,23 @@ class _LeanState(StateBlock):
     """A block state that keeps only the tokens ``find_sections`` reads.
 
     Those are the tokens of levels 0 and 1 (blocks, list items, a heading's inline) and a
-    table's rows at level 2. Every other token is dropped as soon as it is pushed (pairs go
-    together, so nesting stays balanced): each costs about 300 bytes, and a 5 MB table (three
+    table's rows at level 2. Every other token is never made: rules get a shared stand-in to
+    set fields on (none reads a token back but through ``tokens``), and pairs are dropped
+    together, so nesting stays balanced. Each token costs about 300 bytes; a 5 MB table (three
     tokens per cell) or list (five per item) took over 500 MB.
     """
 
     def push(self, ttype: str, tag: str, nesting: Literal[-1, 0, 1]) -> Token:
-        """Push a token as markdown-it does, then drop it unless it is read later."""
-        token = super().push(ttype, tag, nesting)
-        if token.level > 1 and not (token.level == 2 and ttype in _ROW_TOKENS):
-            self.tokens.pop()
-        return token
+        """Push a token as markdown-it does, unless it is never read."""
+        level = self.level - 1 if nesting < 0 else self.level  # the token's level in push()
+        if level > 1 and not (level == 2 and ttype in _ROW_TOKENS):
+            self.level += nesting
+            return _STAND_IN
+        return super().push(ttype, tag, nesting)
 
 
 _ROW_TOKENS: Final = frozenset({"tr_open", "tr_close"})
+_STAND_IN: Final = Token("dropped", "", 0)
 
 
 @cache

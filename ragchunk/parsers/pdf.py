@@ -42,6 +42,9 @@ MAX_HEADING_CHARS: Final = 200
 MAX_OUTLINE_DEPTH: Final = 32
 _HEADER_WINDOW: Final = 1024
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_OBJECT_ADDRESS: Final = re.compile(r"(IndirectObject\(\d+, \d+), \d+\)")
+MAX_REASON: Final = 200
+"""pypdf's messages are cut to this many characters in ours."""
 _PDF_DATE: Final = re.compile(
     r"(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?"
     r"(?:([Zz+-])(?:(\d{2})'?(?:(\d{2})'?)?)?)?'?"
@@ -126,7 +129,7 @@ def parse(data: bytes, request: ParseRequest) -> Document:
         request.warn(
             "pdf-repaired",
             f"{request.source}: damaged PDF read with {len(collector.messages)} repair(s); "
-            f"first: {collector.messages[0]}",
+            f"first: {_tidy(collector.messages[0])}",
         )
     return doc
 
@@ -140,7 +143,17 @@ def _check_header(data: bytes, request: ParseRequest) -> None:
 
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    return _tidy(text.splitlines()[0]) if text else type(exc).__name__
+
+
+def _tidy(message: str) -> str:
+    """Return a pypdf message on one short line, without the memory addresses it may hold.
+
+    pypdf prints objects as ``IndirectObject(6, 0, 140495803165712)``: the last number is an
+    ``id()``, which would make the message, and so the run's output, differ between runs.
+    """
+    text = " ".join(_OBJECT_ADDRESS.sub(r"\1)", message).split())
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
 
 
 def _parse(data: bytes, request: ParseRequest, budget: Budget) -> Document:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring
@@ -16,6 +17,22 @@ if TYPE_CHECKING:
 
 _dumps = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 _quote = encode_basestring  # the C string encoder behind ensure_ascii=False
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(json_text: str) -> str:
+    r"""Return JSON text with lone surrogates written as ``\udcff`` escapes.
+
+    A file name that is not UTF-8 reaches Python with its bad bytes as lone surrogates
+    (``os.fsdecode``); raw, they cannot be written as UTF-8, while the escapes are valid JSON
+    that reads back as the same string (``os.fsencode`` then gives the name's bytes).
+    """
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", json_text)
+
+
+def _quote_name(name: str) -> str:
+    quoted = _quote(name)
+    return quoted if name.isascii() else escape_surrogates(quoted)
 
 
 def record_line(chunk: Chunk) -> str:
@@ -25,8 +42,8 @@ def record_line(chunk: Chunk) -> str:
     property test holds this byte-identical to the generic path.
     """
     parts = [
-        f'{{"id": "{chunk.id}", "doc_id": {_quote(chunk.doc_id)}, '
-        f'"source": {_quote(chunk.source)}, '
+        f'{{"id": "{chunk.id}", "doc_id": {_quote_name(chunk.doc_id)}, '
+        f'"source": {_quote_name(chunk.source)}, '
         f'"index": {chunk.index}, "text": {_quote(chunk.text)}, '
         f'"start": {chunk.start}, "end": {chunk.end}'
     ]

@@ -3,14 +3,11 @@ the good inputs of the same run still written. Hostile files are built here, in 
 
 from __future__ import annotations
 
-import io
 import json
 import time
 import zipfile
-from collections.abc import Callable
 from pathlib import Path
 
-import pypdf
 import pytest
 from typer.testing import CliRunner
 
@@ -20,6 +17,7 @@ from ragchunk.parsers import _archive
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.docx import parse as parse_docx
 from tests.conftest import FIXTURES
+from tests.data import make_bad
 
 runner = CliRunner()
 NOTES = FIXTURES / "text" / "field-notes.txt"
@@ -27,57 +25,18 @@ PDF = FIXTURES / "pdf" / "report-outline.pdf"
 DOCX = FIXTURES / "docx" / "memo.docx"
 
 
-def encrypted_pdf() -> bytes:
-    writer = pypdf.PdfWriter(clone_from=io.BytesIO(PDF.read_bytes()))
-    writer.encrypt("secret", algorithm="AES-256")
-    buffer = io.BytesIO()
-    writer.write(buffer)
-    return buffer.getvalue()
-
-
-def rewritten_docx(change: Callable[[str, bytes, zipfile.ZipFile], bytes | None]) -> bytes:
-    """Copy the memo DOCX member by member through ``change`` (None drops a member)."""
-    buffer = io.BytesIO()
-    with (
-        zipfile.ZipFile(io.BytesIO(DOCX.read_bytes())) as source,
-        zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as out,
-    ):
-        for info in source.infolist():
-            body = change(info.filename, source.read(info.filename), out)
-            if body is not None:
-                out.writestr(info.filename, body)
-    return buffer.getvalue()
-
-
-def entity_bomb_docx() -> bytes:
-    lol = "".join(f'<!ENTITY l{n} "{f"&l{n - 1};" * 10}">' for n in range(1, 10))
-    prolog = f'<?xml version="1.0"?>\n<!DOCTYPE w [<!ENTITY l0 "lol">{lol}]>'.encode()
-
-    def change(name: str, body: bytes, _out: zipfile.ZipFile) -> bytes:
-        if name != "word/document.xml":
-            return body
-        return prolog + body[body.index(b"?>") + 2 :].replace(b"Gauge Memo", b"&l9;", 1)
-
-    return rewritten_docx(change)
-
-
-def zip_bomb_docx() -> bytes:
-    def change(name: str, body: bytes, out: zipfile.ZipFile) -> bytes:
-        if name == "word/document.xml":
-            out.writestr("word/media/zeros.bin", bytes(8 * 1024 * 1024))
-        return body
-
-    return rewritten_docx(change)
-
-
-def no_document_docx() -> bytes:
-    return rewritten_docx(lambda name, body, _out: None if name == "word/document.xml" else body)
+# The builders live with the rest of the bad-input corpus (tests/data/make_bad.py).
+encrypted_pdf = make_bad.pdf_encrypted
+rewritten_docx = make_bad.rewritten_docx
+entity_bomb_docx = make_bad.docx_entity_bomb
+zip_bomb_docx = make_bad.docx_zip_bomb
+no_document_docx = make_bad.docx_no_document
 
 
 CASES = {
     "pdf-corrupt": (
         "bad.pdf",
-        lambda: b"%PDF-1.7\n" + b"\x00garbage\xff" * 100,
+        make_bad.pdf_corrupt,
         "corrupt or truncated PDF: Stream has ended unexpectedly",
     ),
     "pdf-truncated": (

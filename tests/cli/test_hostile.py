@@ -1,0 +1,428 @@
+"""Every input of the bad-input corpus (tests/data/make_bad.py) through `ragchunk split`.
+
+Each runs as a real process between two good inputs and must give the exact one-line messages
+and exit code, stay within its time (the per-test timeout) and memory (the process's peak RSS),
+and leave the good inputs written in full (SPEC §6).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.data import make_bad
+
+pytestmark = pytest.mark.timeout(10)
+
+MIB = 1024 * 1024
+GOOD_MD = "# Good\n\nThis file is fine, and it comes first.\n"
+GOOD_TXT = "Another good file.\n\nIt comes last, after the bad one.\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A finished run: exit code, standard streams, seconds and peak memory (RSS)."""
+
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+    peak_mib: float
+
+    def records(self, source: str) -> list[dict[str, object]]:
+        lines = self.stdout.splitlines()
+        return [r for r in map(json.loads, lines) if r["source"] == source]
+
+
+# A small process runs ragchunk and reports its children's peak RSS: measured from the test
+# process, the peak would include the test process's own (the kernel keeps the larger of the
+# forked copy and the program run in it).
+LAUNCHER = """
+import resource, subprocess, sys
+code = subprocess.call(sys.argv[2:])
+with open(sys.argv[1], "w") as report:
+    report.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.exit(code)
+"""
+
+
+def run_split(*args: str, cwd: Path) -> Outcome:
+    """Run `python -m ragchunk split ARGS` in ``cwd``; measure its time and peak memory."""
+    with tempfile.TemporaryDirectory() as scratch:
+        report = Path(scratch) / "peak"
+        command = [sys.executable, "-m", "ragchunk", "split", *args]
+        began = time.monotonic()
+        result = subprocess.run(
+            [sys.executable, "-c", LAUNCHER, str(report), *command],
+            cwd=cwd,
+            capture_output=True,
+            check=False,
+        )
+        seconds = time.monotonic() - began
+        peak_kib = int(report.read_text(encoding="utf-8"))
+    stdout, stderr = result.stdout.decode("utf-8"), result.stderr.decode("utf-8")
+    return Outcome(result.returncode, stdout, stderr, seconds, peak_kib / 1024)
+
+
+def assert_complete(outcome: Outcome, source: str, text: str) -> None:
+    """The chunks of ``source`` are verbatim, in order, and cover every non-space of ``text``."""
+    records = outcome.records(source)
+    covered = 0
+    for index, record in enumerate(records):
+        start, end = record["start"], record["end"]
+        assert isinstance(start, int)
+        assert isinstance(end, int)
+        assert record["index"] == index
+        assert record["text"] == text[start:end]
+        assert text[covered:start].strip() == "", f"{source}: text lost before {start}"
+        covered = max(covered, end)
+    assert text[covered:].strip() == "", f"{source}: text lost at the end"
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("bad")
+    (root / "good.md").write_text(GOOD_MD, encoding="utf-8")
+    (root / "good.txt").write_text(GOOD_TXT, encoding="utf-8")
+    return root
+
+
+@dataclass(frozen=True, slots=True)
+class Expect:
+    """What a corpus input must give: exit code, stderr lines (regexes), limits, its text."""
+
+    code: int
+    stderr: Sequence[str] = ()
+    args: Sequence[str] = ()
+    peak_mib: float = 100
+    text: str | None = None  # the decoded text, when the input is chunked
+    headings: Sequence[str] | None = None
+
+
+def error(path: str, cause: str) -> str:
+    return re.escape(f"error: {path}: {cause}")
+
+
+def warning(path: str, cause: str) -> str:
+    return re.escape(f"warning: {path}: {cause}")
+
+
+EXPECTED: dict[str, Expect] = {
+    "pdf-corrupt": Expect(
+        1, [error("corrupt.pdf", "corrupt or truncated PDF: Stream has ended unexpectedly")]
+    ),
+    "pdf-truncated": Expect(
+        1, [error("truncated.pdf", "corrupt or truncated PDF: Stream has ended unexpectedly")]
+    ),
+    "pdf-no-header": Expect(1, [error("fake.pdf", "not a PDF (no %PDF- header)")]),
+    "pdf-empty": Expect(1, [error("empty.pdf", "empty file, not a PDF")]),
+    "pdf-encrypted": Expect(
+        1,
+        [error("encrypted.pdf", "encrypted PDF: a password is needed (give it with --password)")],
+    ),
+    "pdf-huge-length": Expect(
+        1,
+        [
+            error(
+                "huge-length.pdf",
+                "refused: Declared stream length of 1000000000000 exceeds maximum allowed length.",
+            )
+        ],
+    ),
+    "pdf-deep-nesting": Expect(
+        1, [error("deep-nesting.pdf", "refused: objects nested too deeply to read")]
+    ),
+    "pdf-deep-resources": Expect(
+        0,
+        [
+            warning(
+                "deep-resources.pdf",
+                "1 of 1 page(s) have no text layer (scanned images?): page 1",
+            ),
+            warning("deep-resources.pdf", "damaged PDF read with ")
+            + r"\d+"
+            + re.escape(" repair(s); first: PdfReadError('Error reading PDF file.')"),
+        ],
+        text="",
+    ),
+    "pdf-bomb": Expect(
+        1,
+        [error("bomb.pdf", "refused: Limit reached while decompressing.") + ".*"],
+        peak_mib=250,
+    ),
+    "pdf-stream-flood": Expect(
+        1,
+        [
+            error(
+                "stream-flood.pdf",
+                "refused: its content streams expand past --max-bytes 536870912 "
+                "(a decompression bomb?)",
+            )
+        ],
+        peak_mib=250,
+    ),
+    "pdf-form-flood": Expect(
+        1,
+        [
+            error(
+                "form-flood.pdf",
+                "refused: its content streams expand past --max-bytes 536870912 "
+                "(a decompression bomb?)",
+            )
+        ],
+        peak_mib=250,
+    ),
+    "pdf-font-bomb": Expect(
+        1,
+        [
+            error(
+                "font-bomb.pdf",
+                "refused: 400000 bytes of text shown in a row, without a line break or move "
+                "(limit 65536)",
+            )
+        ],
+    ),
+    "pdf-font-flood": Expect(
+        1,
+        [
+            error(
+                "font-flood.pdf",
+                "refused: its text grows past 10651076 characters, more than its content "
+                "streams can hold (a font map expanding each byte?)",
+            )
+        ],
+        peak_mib=200,
+    ),
+    "pdf-surrogate": Expect(
+        0,
+        [
+            warning(
+                "surrogate.pdf",
+                "1 invalid character(s) (lone surrogates) in the text replaced with U+FFFD",
+            )
+        ],
+        text="Hello \ufffd world",
+    ),
+    "pdf-slow": Expect(
+        1, [error("slow.pdf", "timed out after 1 s (--timeout)")], args=["--timeout", "1"]
+    ),
+    "pdf-page-loop": Expect(
+        1, [error("page-loop.pdf", "corrupt or truncated PDF: Detected cyclic page references.")]
+    ),
+    "pdf-outline-loop": Expect(
+        0,
+        [
+            warning(
+                "outline-loop.pdf",
+                "damaged PDF read with 2 repair(s); first: Detected cycle in outline structure "
+                "for {'/Title': 'Hello', '/Parent': IndirectObject(6, 0), '/Dest': "
+                "[IndirectObject(4, 0), '/Fit'], '/Next': IndirectObject(7, 0), '/First': "
+                "IndirectObject(7, 0)}",
+            )
+        ],
+        text="Hello hostile world",
+        headings=["Hello"],
+    ),
+    "pdf-xref-loop": Expect(
+        0,
+        [
+            warning(
+                "xref-loop.pdf",
+                "damaged PDF read with 6 repair(s); first: Circular xref chain detected at "
+                "offset 600, stopping",
+            )
+        ],
+        text="Hello hostile world",
+    ),
+    "docx-not-zip": Expect(1, [error("not-zip.docx", "not a DOCX (zip) file")]),
+    "docx-empty": Expect(1, [error("empty.docx", "empty file, not a DOCX")]),
+    "docx-truncated": Expect(
+        1,
+        [
+            error(
+                "truncated.docx",
+                "corrupt DOCX: truncated or damaged zip archive (File is not a zip file)",
+            )
+        ],
+    ),
+    "docx-ole": Expect(
+        1, [error("legacy.docx", "encrypted or legacy Word file (OLE container), not a DOCX")]
+    ),
+    "docx-no-document": Expect(
+        1, [error("hollow.docx", "not a DOCX: the zip has no word/document.xml")]
+    ),
+    "docx-entity-bomb": Expect(
+        1,
+        [
+            error(
+                "laughs.docx",
+                "refused: word/document.xml declares a DOCTYPE or entities (XML entity bomb?)",
+            )
+        ],
+    ),
+    "docx-external-entity": Expect(
+        1,
+        [
+            error(
+                "external-entity.docx",
+                "refused: word/document.xml declares a DOCTYPE or entities (XML entity bomb?)",
+            )
+        ],
+    ),
+    "docx-renamed-part": Expect(
+        1,
+        [
+            error(
+                "renamed-part.docx",
+                "refused: word/main.dat declares a DOCTYPE or entities (XML entity bomb?)",
+            )
+        ],
+    ),
+    "docx-zip-bomb": Expect(
+        1,
+        [
+            error(
+                "zip-bomb.docx",
+                "refused: word/media/zeros.bin expands more than 200 times "
+                "(8388608 bytes; a zip bomb?)",
+            )
+        ],
+    ),
+    "docx-many-members": Expect(
+        1, [error("many-members.docx", "refused: the zip holds 10018 members (limit 10000)")]
+    ),
+    "docx-deep-xml": Expect(
+        1,
+        [
+            error(
+                "deep-xml.docx",
+                "corrupt DOCX: Excessive depth in document: 256, use XML_PARSE_HUGE option",
+            )
+            + ".*"
+        ],
+    ),
+    "binary-txt": Expect(1, [error("binary.txt", "binary data, not text (it holds zero bytes)")]),
+    "binary-md": Expect(1, [error("binary.md", "binary data, not text (it holds zero bytes)")]),
+    "invalid-utf8": Expect(
+        0,
+        [
+            warning(
+                "invalid-utf8.txt",
+                "invalid UTF-8 from byte 19; 3 sequence(s) replaced with U+FFFD",
+            )
+        ],
+        text=make_bad.invalid_utf8().decode("utf-8", errors="replace"),
+    ),
+    "utf16-bom": Expect(0, text=make_bad.UTF16_TEXT),
+    "utf16-no-bom": Expect(0, text=make_bad.UTF16_TEXT * 20),
+    "utf16-be-no-bom": Expect(0, text=make_bad.UTF16_TEXT * 20),
+    "line-50mb": Expect(
+        0, args=["--size", "4000"], peak_mib=450, text=make_bad.line_50mb().decode()
+    ),
+    "nested-lists": Expect(0, text=make_bad.nested_lists().decode()),
+    "nested-quotes": Expect(0, text=make_bad.nested_quotes().decode()),
+    "table-5mb": Expect(0, peak_mib=300, text=make_bad.table_5mb().decode()),
+    "minified-5mb": Expect(0, peak_mib=650, text=make_bad.minified_5mb().decode()),
+    "empty-txt": Expect(0, text=""),
+    "empty-md": Expect(0, text=""),
+    "whitespace-txt": Expect(0, text=""),
+    "whitespace-md": Expect(0, text=""),
+    "name-spaces": Expect(0, text="Spaces in the name.\n"),
+    "name-newline": Expect(0, text="A line feed in the name.\n"),
+    "name-not-utf8": Expect(0, text="A Latin-1 name.\n"),
+}
+
+
+def test_every_corpus_input_has_an_expectation() -> None:
+    assert sorted(EXPECTED) == sorted(make_bad.CORPUS)
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_corpus_input(name: str, corpus: Path) -> None:
+    expect = EXPECTED[name]
+    bad = make_bad.build(name, corpus).relative_to(corpus).as_posix()
+    outcome = run_split("good.md", bad, "good.txt", "-j", "1", *expect.args, cwd=corpus)
+    assert outcome.code == expect.code, outcome.stderr
+    lines = outcome.stderr.splitlines()
+    assert len(lines) == len(expect.stderr), outcome.stderr
+    for line, pattern in zip(lines, expect.stderr, strict=True):
+        assert re.fullmatch(pattern, line), line
+    assert outcome.peak_mib < expect.peak_mib
+    assert_complete(outcome, "good.md", GOOD_MD)
+    assert_complete(outcome, "good.txt", GOOD_TXT)
+    if expect.text is None:
+        assert outcome.records(bad) == []
+    else:
+        assert_complete(outcome, bad, expect.text)
+    if expect.headings is not None:
+        assert [r["headings"] for r in outcome.records(bad)] == [expect.headings]
+
+
+def test_file_names_are_exact_in_json_and_escaped_in_messages(corpus: Path) -> None:
+    names = [make_bad.build(n, corpus) for n in ("name-spaces", "name-newline", "name-not-utf8")]
+    broken = corpus / "names" / os.fsdecode(b"broken\n\xff.pdf")
+    broken.write_bytes(b"not a pdf")
+    outcome = run_split("names", cwd=corpus)
+    assert outcome.code == 1
+    assert outcome.stderr == "error: names/broken\\n\\xff.pdf: not a PDF (no %PDF- header)\n"
+    sources = [r["source"] for r in map(json.loads, outcome.stdout.splitlines())]
+    assert sources == [f"names/{p.name}" for p in sorted(names)]
+    assert os.fsencode(sources[0]) == b"names/latin1-\xe9t\xe9.txt"  # \udce9 escapes round-trip
+    assert "\\udce9" in outcome.stdout.splitlines()[0]
+
+
+def test_a_symlink_loop_is_walked_once_with_a_note(corpus: Path) -> None:
+    make_bad.build_loop_tree(corpus)
+    outcome = run_split("loop", cwd=corpus)
+    assert outcome.code == 0
+    assert outcome.stderr == "note: loop/inner/back: skipped, a symbolic link loop\n"
+    assert_complete(outcome, "loop/inner/note.txt", "Inside the loop.\n")
+    assert len(outcome.stdout.splitlines()) == 1
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux /proc")
+def test_an_unreadable_file_fails_alone(corpus: Path) -> None:
+    make_bad.build_unreadable_tree(corpus)
+    outcome = run_split("unreadable", cwd=corpus)
+    assert outcome.code == 1
+    lines = outcome.stderr.splitlines()
+    assert lines[0] == "error: unreadable/io-error.txt: cannot read (Input/output error)"
+    assert_complete(outcome, "unreadable/fine.txt", "A readable neighbour.\n")
+    if os.geteuid() != 0:  # root reads a file of mode 000; everyone else is refused
+        assert lines[1] == "error: unreadable/no-access.txt: cannot read (Permission denied)"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read a file of mode 000")
+def test_a_file_of_mode_000_fails_alone(corpus: Path) -> None:
+    make_bad.build_unreadable_tree(corpus)
+    outcome = run_split("unreadable/no-access.txt", "unreadable/fine.txt", cwd=corpus)
+    assert outcome.code == 1
+    assert outcome.stderr.splitlines()[0] == (
+        "error: unreadable/no-access.txt: cannot read (Permission denied)"
+    )
+
+
+def test_workers_fail_hostile_inputs_alone(corpus: Path) -> None:
+    names = ["pdf-slow", "docx-entity-bomb", "pdf-stream-flood", "invalid-utf8"]
+    bad = [make_bad.build(n, corpus).relative_to(corpus).as_posix() for n in names]
+    outcome = run_split("good.md", *bad, "good.txt", "-j", "2", "--timeout", "1", cwd=corpus)
+    assert outcome.code == 1
+    assert outcome.stderr.splitlines()[:2] == [
+        "error: slow.pdf: timed out after 1 s (--timeout)",
+        "error: laughs.docx: refused: word/document.xml declares a DOCTYPE or entities "
+        "(XML entity bomb?)",
+    ]
+    assert "3 of 6 inputs failed" in outcome.stderr
+    assert_complete(outcome, "good.md", GOOD_MD)
+    assert_complete(outcome, "good.txt", GOOD_TXT)
+    assert outcome.records("invalid-utf8.txt")
