@@ -1,17 +1,20 @@
 """Spans → chunk records: the only place that slices text and derives ids, lines and pages.
 
 ``text == doc.text[start:end]`` holds by construction (SPEC §3.1). Headings, pages and lines
-are derived from offsets, so every strategy gets them for free.
+are derived from offsets, so every strategy gets them for free. ``context`` (the text to embed)
+is the heading breadcrumb with ``--contextualize``, then the span's prefix, then the text.
 """
 
 from __future__ import annotations
 
 import hashlib
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ragchunk.errors import LimitExceededError
 from ragchunk.model import Chunk, Document, Page, Section, Span
+from ragchunk.text.breadcrumb import format_breadcrumb
 from ragchunk.text.lines import line_range
 
 if TYPE_CHECKING:
@@ -34,18 +37,27 @@ def assemble(
     strategy: str,
     fingerprint: str,
     tokens: Sizer | None = None,
+    contextualize: bool = False,
 ) -> list[Chunk]:
     """Build the chunk records of ``doc`` from a strategy's spans.
 
     Args:
         doc: the document the spans index into.
         spans: absolute, half-open spans in document order.
-        strategy: the name recorded in each chunk's ``strategy`` field.
+        strategy: the name recorded in each chunk's ``strategy`` field (unless a span names
+            the strategy that made it).
         fingerprint: a digest of the options, part of every id.
         tokens: when given, each chunk's ``tokens`` is its size measured alone.
+        contextualize: give every chunk a ``context``: breadcrumb + prefix + text. Without
+            it, only spans with a prefix get one.
+
+    Raises:
+        LimitExceededError: the contexts would exceed the document's output budget.
     """
     text = doc.text
     headings_at = _HeadingLookup(doc.sections)
+    budget = output_budget(text)
+    context_chars = 0
     pages = _PageLookup(doc.pages)
     chunks: list[Chunk] = []
     line, line_at = 1, 0
@@ -61,27 +73,58 @@ def assemble(
             line_start, line_end = line_range(text, start, end, line, line_at)
             line, line_at = line_start, start
         page_start, page_end = pages.range(start, end)
+        headings = span.headings if span.headings is not None else headings_at(start)
+        context = None
+        if contextualize or span.prefix:
+            lead = (format_breadcrumb(headings) if contextualize else "") + span.prefix
+            context_chars += len(lead) + end - start
+            if context_chars > budget:  # checked before the repeated text is built
+                raise LimitExceededError(_over_budget(doc, budget))
+            context = lead + text[start:end]
+        name = span.strategy or strategy
         chunks.append(
             Chunk(
-                id=chunk_id(doc.doc_id, strategy, fingerprint, start, end, n),
+                id=chunk_id(doc.doc_id, name, fingerprint, start, end, n),
                 doc_id=doc.doc_id,
                 source=doc.source,
                 index=index,
                 text=text[start:end],
                 start=start,
                 end=end,
-                strategy=strategy,
+                strategy=name,
                 chars=end - start,
-                headings=span.headings if span.headings is not None else headings_at(start),
+                headings=headings,
                 page_start=page_start,
                 page_end=page_end,
                 line_start=line_start,
                 line_end=line_end,
                 tokens=None if tokens is None else tokens.size(start, end),
                 metadata={**doc.metadata, **span.metadata} if doc.metadata else span.metadata,
+                context=context,
             )
         )
     return chunks
+
+
+def output_budget(text: str) -> int:
+    """Return the most characters the contexts of one document may total.
+
+    Repeated breadcrumbs, table headers and labels must never turn a small document into an
+    unbounded amount of text to embed: 32 times the document, and at least 64 Ki characters.
+    """
+    return max(65536, 32 * len(text))
+
+
+def _over_budget(doc: Document, budget: int) -> str:
+    return (
+        f"{doc.source}: the chunks' contexts (repeated breadcrumbs and table headers) would "
+        f"exceed {budget} characters, 32 times the document; raise --size or drop --contextualize"
+    )
+
+
+def heading_lookup(doc: Document) -> Callable[[int], tuple[str, ...]]:
+    """Return ``headings_at(offset)``: the heading path ``assemble`` gives a chunk there."""
+    return _HeadingLookup(doc.sections)
 
 
 class _HeadingLookup:

@@ -91,12 +91,18 @@ class Span:
         end: absolute end offset (exclusive).
         headings: the heading path, or None to derive it from the document's sections.
         metadata: strategy-specific keys merged into the chunk's metadata.
+        prefix: text the chunk's ``context`` repeats before its own text (a table's header
+            rows); the strategy has counted it within the size limit.
+        strategy: the strategy that made the span, when it is not the one the user named
+            (``auto`` records its choice here).
     """
 
     start: int
     end: int
     headings: tuple[str, ...] | None = None
     metadata: Metadata = field(default_factory=_no_metadata)
+    prefix: str = ""
+    strategy: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

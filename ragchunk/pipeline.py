@@ -10,20 +10,25 @@ import hashlib
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragchunk import parsers, strategies
-from ragchunk.chunks import assemble
-from ragchunk.errors import InputError, RagchunkError
+from ragchunk.chunks import assemble, heading_lookup
+from ragchunk.errors import InputError, OptionError, RagchunkError
 from ragchunk.measure import DEFAULT_TOKENIZER, load_tokenizer, measure_for
 from ragchunk.options import Budget, build_options
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.strategies._spec import Context
+from ragchunk.text.breadcrumb import PrefixedSizer, format_breadcrumb
+from ragchunk.text.merge import heading_scopes, merge_small
 
 if TYPE_CHECKING:
-    from ragchunk.model import Chunk, Document
+    from collections.abc import Callable
+
+    from ragchunk.measure import Measure, Sizer
+    from ragchunk.model import Chunk, Document, Span
     from ragchunk.options import Unit
     from ragchunk.strategies._spec import Strategy
 
@@ -51,6 +56,11 @@ class Plan:
         format: a format forced with ``--format``, or None to detect it per file.
         password: the PDF password from ``--password``.
         debug: let unexpected exceptions propagate with their traceback.
+        contextualize: give every chunk a ``context`` (heading breadcrumb + text) and count
+            the breadcrumb within the size limit.
+        min_size: merge chunks smaller than this (in the budget's unit) into a neighbour under
+            the same heading; 0 turns merging off.
+        size_given: whether ``--size`` was given (strategies unbounded by design use it).
     """
 
     strategy: Strategy
@@ -60,10 +70,17 @@ class Plan:
     format: str | None = None
     password: str | None = None
     debug: bool = False
+    contextualize: bool = False
+    min_size: int = 0
+    size_given: bool = True
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
         key = f"{self.strategy.name}\0{self.options!r}\0{self.tokenizer}"
+        if self.contextualize:
+            key += "\0contextualize"
+        if self.min_size:
+            key += f"\0min_size={self.min_size}"
         digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "fingerprint", digest)
 
@@ -92,6 +109,8 @@ def make_plan(
     format: str | None = None,
     password: str | None = None,
     debug: bool = False,
+    contextualize: bool = False,
+    min_size: int | None = None,
 ) -> Plan:
     """Validate every option and return the plan; loads the tokenizer when one is needed.
 
@@ -102,6 +121,7 @@ def make_plan(
     default_budget: Budget = chosen.options().budget
     budget = default_budget.with_flags(size=size, overlap=overlap, unit=unit)
     built = build_options(chosen.options, budget, dict(options or {}), strategy=chosen.name)
+    _check_min_size(min_size, budget, size_given=size is not None or chosen.bounded)
     if format is not None:
         parsers.check_name(format)
     if budget.unit == "tokens" or count_tokens or chosen.name == "token":
@@ -114,7 +134,19 @@ def make_plan(
         format=format,
         password=password,
         debug=debug,
+        contextualize=contextualize,
+        min_size=min_size or 0,
+        size_given=size is not None,
     )
+
+
+def _check_min_size(min_size: int | None, budget: Budget, *, size_given: bool) -> None:
+    if min_size is None:
+        return
+    if min_size < 1:
+        raise OptionError("--min-size", f"must be at least 1 (got {min_size})")
+    if size_given and min_size > budget.size:
+        raise OptionError("--min-size", f"must not exceed --size (got {min_size} > {budget.size})")
 
 
 def chunk_document(
@@ -129,15 +161,86 @@ def chunk_document(
     def warn(code: str, message: str) -> None:
         sink.append(Diagnostic(doc.source, code, message))
 
-    ctx = Context(measure=measure, sizer=sizer, tokenizer=plan.tokenizer, warn=warn)
+    ctx = Context(
+        measure=measure,
+        sizer=sizer,
+        tokenizer=plan.tokenizer,
+        warn=warn,
+        size_given=plan.size_given,
+    )
+    if plan.contextualize:
+        ctx = _contextualized(doc, ctx, plan)
     spans = plan.strategy.split(doc, plan.options, ctx)
+    if plan.min_size:
+        spans = _merge_small(doc, spans, ctx, sizer, plan)
     tokens = None
     if plan.count_tokens or budget.unit == "tokens":
         tokens = (
             sizer if budget.unit == "tokens" else load_tokenizer(plan.tokenizer).prepare(doc.text)
         )
     return assemble(
-        doc, spans, strategy=plan.strategy.name, fingerprint=plan.fingerprint, tokens=tokens
+        doc,
+        spans,
+        strategy=plan.strategy.name,
+        fingerprint=plan.fingerprint,
+        tokens=tokens,
+        contextualize=plan.contextualize,
+    )
+
+
+def _limit(plan: Plan) -> int | None:
+    """Return the hard size limit, or None for a strategy unbounded by design without --size."""
+    return plan.options.budget.size if plan.strategy.bounded or plan.size_given else None
+
+
+def _contextualized(doc: Document, ctx: Context, plan: Plan) -> Context:
+    """Return ``ctx`` whose sizer counts each chunk's heading breadcrumb (``--contextualize``).
+
+    Raises:
+        InputError: a breadcrumb alone leaves no room for text within the size limit.
+    """
+    headings_at = heading_lookup(doc)
+
+    def breadcrumb(start: int) -> str:
+        return format_breadcrumb(headings_at(start))
+
+    limit = _limit(plan)
+    if limit is not None:
+        _check_breadcrumbs(doc, ctx.measure, limit, plan.options.budget.unit)
+    sizer = PrefixedSizer(
+        doc.text,
+        ctx.sizer,
+        count=ctx.measure.count,
+        prefix_at=breadcrumb,
+        additive=plan.options.budget.unit == "chars",
+    )
+    return replace(ctx, sizer=sizer, breadcrumb=breadcrumb)
+
+
+def _check_breadcrumbs(doc: Document, measure: Measure, limit: int, unit: str) -> None:
+    for path in dict.fromkeys(section.headings for section in doc.sections):
+        cost = measure.count(format_breadcrumb(path))
+        if cost >= limit:
+            raise InputError(
+                f"{doc.source}: the heading breadcrumb {' > '.join(path)!r} takes {cost} {unit}, "
+                f"leaving no room for text within --size {limit}; raise --size or drop "
+                "--contextualize"
+            )
+
+
+def _merge_small(
+    doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, plan: Plan
+) -> list[Span]:
+    """Merge chunks smaller than ``--min-size`` into a neighbour under the same heading."""
+    size_as_chunk: Callable[[int, int], int] = ctx.sizer.size
+    return merge_small(
+        spans,
+        min_size=plan.min_size,
+        max_size=_limit(plan),
+        size_alone=sizer.size,
+        size_as_chunk=size_as_chunk,
+        scope=heading_scopes(doc.sections),
+        headings_at=heading_lookup(doc),
     )
 
 

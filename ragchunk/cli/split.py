@@ -77,7 +77,8 @@ def split_command(
     size: Annotated[
         Optional[int],  # noqa: UP045 - Typer needs Optional on Python 3.11
         typer.Option(
-            help="Hard maximum chunk size, overlap included [default: per strategy].",
+            help="Hard maximum chunk size, overlap included [default: per strategy; "
+            "hierarchical and sentence-count mode are unbounded unless it is given].",
             show_default=False,
         ),
     ] = None,
@@ -133,6 +134,23 @@ def split_command(
     debug: Annotated[
         bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")
     ] = False,
+    contextualize: Annotated[
+        bool,
+        typer.Option(
+            "--contextualize",
+            help="Add a context field (heading breadcrumb + text) to every chunk; --size then "
+            "counts the breadcrumb.",
+        ),
+    ] = False,
+    min_size: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--min-size",
+            help="Merge chunks smaller than this (unit of --size) into a neighbour under the "
+            "same heading, within --size.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk import pipeline
@@ -151,6 +169,8 @@ def split_command(
             format=input_format,
             password=password,
             debug=debug,
+            contextualize=contextualize,
+            min_size=min_size,
         )
     results = pipeline.run(paths, plan)
     failures = _render(results, output=output, table=table, stats=stats)

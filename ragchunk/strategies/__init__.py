@@ -16,6 +16,8 @@ STRATEGIES: Final = {
     "fixed": "ragchunk.strategies.fixed",
     "recursive": "ragchunk.strategies.recursive",
     "token": "ragchunk.strategies.token",
+    "sentence": "ragchunk.strategies.sentence",
+    "paragraph": "ragchunk.strategies.paragraph",
 }
 
 DEFAULT_STRATEGY: Final = "recursive"

@@ -15,22 +15,35 @@ if TYPE_CHECKING:
     from ragchunk.text.pack import Window
 
 
+def _no_breadcrumb(_start: int) -> str:
+    """Return no breadcrumb (``--contextualize`` is off)."""
+    return ""
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """Everything a strategy may use besides the document and its options.
 
     Attributes:
         measure: the unit of the budget (characters or a tokenizer).
-        sizer: ``measure`` prepared for this document's text.
+        sizer: ``measure`` prepared for this document's text. With ``--contextualize`` a
+            span's size includes the heading breadcrumb of the chunk starting there, so the
+            hard limit holds for the ``context`` that will be embedded.
         tokenizer: the tokenizer name, for strategies that cut at token boundaries whatever
             the unit of their budget.
         warn: a sink for warnings, ``warn(code, message)``; they reach the user as diagnostics.
+        size_given: whether the user gave ``--size``: strategies unbounded by design (and
+            sentence-count mode) are bounded only then.
+        breadcrumb: ``breadcrumb(start)`` is the text ``context`` puts before a chunk starting
+            at ``start``; empty when ``--contextualize`` is off.
     """
 
     measure: Measure
     sizer: Sizer
     tokenizer: str
     warn: Callable[[str, str], None]
+    size_given: bool = True
+    breadcrumb: Callable[[int], str] = _no_breadcrumb
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,75 @@
+"""The heading breadcrumb that ``--contextualize`` puts before a chunk, and sizes that count it.
+
+A chunk's ``context`` is its breadcrumb (``Guide > Install > Linux`` and a blank line), then any
+prefix its strategy repeats (a table's header rows), then its text. The hard size limit holds
+for that whole string, so ``PrefixedSizer`` measures a span as the context it would become.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from ragchunk.measure import Sizer
+
+BREADCRUMB_SEPARATOR: Final = " > "
+BREADCRUMB_END: Final = "\n\n"
+
+
+@functools.lru_cache(maxsize=4096)
+def format_breadcrumb(headings: tuple[str, ...]) -> str:
+    """Return the breadcrumb of a heading path (``A > B`` and a blank line), or ``""``."""
+    if not headings:
+        return ""
+    return BREADCRUMB_SEPARATOR.join(h.strip() for h in headings) + BREADCRUMB_END
+
+
+class PrefixedSizer:
+    """A sizer whose spans are measured with the prefix of a chunk starting there.
+
+    ``size(start, end)`` is the size of ``prefix_at(start) + text[start:end]`` measured alone;
+    unit boundaries (``total``, ``offset``, ``index``) are the inner sizer's.
+    """
+
+    __slots__ = ("_additive", "_count", "_inner", "_prefix_at", "_text")
+
+    def __init__(
+        self,
+        text: str,
+        inner: Sizer,
+        *,
+        count: Callable[[str], int],
+        prefix_at: Callable[[int], str],
+        additive: bool,
+    ) -> None:
+        """Wrap ``inner``; ``additive`` says sizes add up across a join (true of characters)."""
+        self._text = text
+        self._inner = inner
+        self._count = count
+        self._prefix_at = prefix_at
+        self._additive = additive
+
+    @property
+    def total(self) -> int:
+        """The number of units in the whole text."""
+        return self._inner.total
+
+    def offset(self, index: int) -> int:
+        """Return the character offset of unit boundary ``index``."""
+        return self._inner.offset(index)
+
+    def index(self, offset: int) -> int:
+        """Return the index of the unit that contains character ``offset``."""
+        return self._inner.index(offset)
+
+    def size(self, start: int, end: int) -> int:
+        """Return the size of the prefix of ``start`` plus ``text[start:end]``, measured alone."""
+        prefix = self._prefix_at(start) if end > start else ""
+        if not prefix:
+            return self._inner.size(start, end)
+        if self._additive:
+            return self._count(prefix) + self._inner.size(start, end)
+        # Tokens do not add up across a join: encode the context as the model will see it.
+        return self._count(prefix + self._text[start:end])
