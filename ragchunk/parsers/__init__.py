@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "text": ("ragchunk.parsers.text", (".txt", ".text", ".log", ".rst", ".csv", ".tsv")),
+    "markdown": ("ragchunk.parsers.markdown", (".md", ".markdown")),
+    "pdf": ("ragchunk.parsers.pdf", (".pdf",)),
+    "docx": ("ragchunk.parsers.docx", (".docx",)),
 }
 
 

@@ -15,7 +15,15 @@ from ragchunk.writers.jsonl import lines
 from tests.conftest import FIXTURES, ROOT
 
 GOLDEN = ROOT / "tests" / "data" / "golden"
-DOCUMENTS = [FIXTURES / "text" / "field-notes.txt"]
+DOCUMENTS = [
+    FIXTURES / "text" / "field-notes.txt",
+    FIXTURES / "markdown" / "station-guide.md",
+    FIXTURES / "markdown" / "git-readme.md",
+    FIXTURES / "docx" / "report.docx",
+    FIXTURES / "docx" / "memo.docx",
+    FIXTURES / "pdf" / "report-outline.pdf",
+    FIXTURES / "pdf" / "report-plain.pdf",
+]
 BUDGETS = [(300, 30, "chars"), (64, 8, "tokens")]
 
 

@@ -1,0 +1,132 @@
+"""Safety checks on zip-based inputs (DOCX) before any XML parser or library sees them.
+
+Caps: member count, the declared uncompressed total against ``ParseRequest.max_bytes``, and the
+compression ratio of large members (zip bombs). XML parts may not declare a DOCTYPE or entities
+(billion-laughs bombs, external entities). Reading is bounded by the declared sizes, which
+``zipfile`` enforces while decompressing.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+import zlib
+from typing import TYPE_CHECKING, Final
+
+from ragchunk.errors import CorruptDocumentError, LimitExceededError
+
+if TYPE_CHECKING:
+    from ragchunk.parsers._spec import ParseRequest
+
+MAX_MEMBERS: Final = 10_000
+"""More zip members than this is refused (a real DOCX has a few dozen)."""
+MAX_RATIO: Final = 200
+"""A member larger than ``RATIO_FLOOR`` may expand at most this many times."""
+RATIO_FLOOR: Final = 1024 * 1024
+_BLOCK: Final = 1024 * 1024
+_OLE_MAGIC: Final = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_MARKERS: Final = tuple(
+    marker.encode(encoding)
+    for marker in ("<!DOCTYPE", "<!ENTITY")
+    for encoding in ("utf-8", "utf-16-le", "utf-16-be")
+)
+_XML_SUFFIXES: Final = (".xml", ".rels", ".vml")
+
+
+def open_zip(data: bytes, request: ParseRequest, *, kind: str) -> zipfile.ZipFile:
+    """Open ``data`` as a zip after checking its size caps; the caller closes it.
+
+    Args:
+        data: the whole file.
+        request: names the file in errors and holds ``max_bytes``.
+        kind: the format's name for messages (``DOCX``).
+
+    Raises:
+        CorruptDocumentError: empty, not a zip, an OLE container, or a damaged archive.
+        LimitExceededError: too many members, too large once expanded, or a bomb-like ratio.
+    """
+    source = request.source
+    if not data:
+        raise CorruptDocumentError(f"{source}: empty file, not a {kind}")
+    if data.startswith(_OLE_MAGIC):
+        raise CorruptDocumentError(
+            f"{source}: encrypted or legacy Word file (OLE container), not a {kind}"
+        )
+    if not data.startswith(b"PK"):
+        raise CorruptDocumentError(f"{source}: not a {kind} (zip) file")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
+        raise CorruptDocumentError(
+            f"{source}: corrupt {kind}: truncated or damaged zip archive ({exc})"
+        ) from exc
+    try:
+        _check_members(archive, request)
+    except BaseException:
+        archive.close()
+        raise
+    return archive
+
+
+def _check_members(archive: zipfile.ZipFile, request: ParseRequest) -> None:
+    source = request.source
+    members = archive.infolist()
+    if len(members) > MAX_MEMBERS:
+        raise LimitExceededError(
+            f"{source}: refused: the zip holds {len(members)} members (limit {MAX_MEMBERS})"
+        )
+    total = sum(member.file_size for member in members)
+    if total > request.max_bytes:
+        raise LimitExceededError(
+            f"{source}: refused: the zip would expand to {total} bytes (limit {request.max_bytes})"
+        )
+    for member in members:
+        ratio = member.file_size / max(member.compress_size, 1)
+        if member.file_size > RATIO_FLOOR and ratio > MAX_RATIO:
+            raise LimitExceededError(
+                f"{source}: refused: {member.filename} expands {ratio:.0f} times "
+                f"(limit {MAX_RATIO}; a zip bomb?)"
+            )
+
+
+def refuse_doctypes(archive: zipfile.ZipFile, request: ParseRequest) -> None:
+    """Raise unless no XML part declares a DOCTYPE or an entity.
+
+    Raises:
+        LimitExceededError: a part declares one (an XML entity bomb or external entity).
+        CorruptDocumentError: a part cannot be decompressed.
+    """
+    for member in archive.infolist():
+        if member.filename.lower().endswith(_XML_SUFFIXES) and _declares_doctype(
+            archive, member, request
+        ):
+            raise LimitExceededError(
+                f"{request.source}: refused: {member.filename} declares a DOCTYPE or entities "
+                "(XML entity bomb?)"
+            )
+
+
+def _declares_doctype(
+    archive: zipfile.ZipFile, member: zipfile.ZipInfo, request: ParseRequest
+) -> bool:
+    """Stream one part in blocks; a marker may straddle two blocks, so keep a tail."""
+    tail = b""
+    try:
+        with archive.open(member) as part:
+            while block := part.read(_BLOCK):
+                window = tail + block
+                if any(marker in window for marker in _MARKERS):
+                    return True
+                tail = window[-32:]
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        OSError,
+        EOFError,
+        RuntimeError,
+        NotImplementedError,
+    ) as exc:
+        raise CorruptDocumentError(
+            f"{request.source}: corrupt zip member {member.filename} ({exc})"
+        ) from exc
+    return False
