@@ -12,6 +12,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.text.boundaries import has_space, is_grapheme_boundary
+from ragchunk.text.breadcrumb import format_breadcrumb
 from ragchunk.text.sentences import split_sentences
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ class Limits:
         sentences: the most sentences a chunk may hold (sentence-count mode), or None.
         overlap_sentences: when set, the overlap is counted in whole sentences (sentence-count
             mode) instead of in ``measure``.
+        contextualize: every chunk has a ``context`` that starts with its heading breadcrumb,
+            and breadcrumb + text fit the size limit.
     """
 
     size: int | None
@@ -43,6 +46,7 @@ class Limits:
     word_aligned: bool = True
     sentences: int | None = None
     overlap_sentences: int | None = None
+    contextualize: bool = False
 
 
 def find_violations(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> list[str]:
@@ -50,6 +54,7 @@ def find_violations(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> l
     problems: list[str] = []
     problems += _check_records(doc, chunks)
     problems += _check_sizes(chunks, limits)
+    problems += _check_contexts(chunks, limits)
     problems += _check_sentence_counts(doc, chunks, limits)
     problems += _check_coverage(doc, chunks)
     problems += _check_overlaps(doc, chunks, limits)
@@ -81,22 +86,44 @@ def _check_records(doc: Document, chunks: Sequence[Chunk]) -> list[str]:
 
 
 def _check_sizes(chunks: Sequence[Chunk], limits: Limits) -> list[str]:
-    """SPEC §3.3: the text, and the context that will be embedded, fit the size limit."""
+    """SPEC §3.3: the text fits the size limit, and so does the context that will be embedded.
+
+    A context may exceed it only when the chunk says so (``metadata.context_oversize``: a
+    repeated table header or label too large to count); its breadcrumb + text still fit.
+    """
     if limits.size is None:
         return []
     problems = []
     for chunk in chunks:
         if chunk.metadata.get("oversize") and chunk.end - chunk.start == 1:
             continue  # one code point is indivisible; flagged for the user
-        for name, text in (("text", chunk.text), ("context", chunk.context)):
-            if text is None:
-                continue
+        measured = [("text", chunk.text)]
+        if chunk.context is not None and not chunk.metadata.get("context_oversize"):
+            measured.append(("context", chunk.context))
+        elif limits.contextualize:
+            measured.append(("breadcrumb + text", format_breadcrumb(chunk.headings) + chunk.text))
+        for name, text in measured:
             size = limits.measure.count(text)
             if size > limits.size:
                 problems.append(
                     f"chunk {chunk.index} [{chunk.start}:{chunk.end}]: its {name} has {size} "
                     f"{limits.measure.name}, over the size limit {limits.size}"
                 )
+    return problems
+
+
+def _check_contexts(chunks: Sequence[Chunk], limits: Limits) -> list[str]:
+    """A context is the breadcrumb (with ``--contextualize``), a prefix, then the text."""
+    problems = []
+    for chunk in chunks:
+        name = f"chunk {chunk.index} [{chunk.start}:{chunk.end}]"
+        if chunk.context is None:
+            if limits.contextualize:
+                problems.append(f"{name}: has no context")
+            continue
+        lead = format_breadcrumb(chunk.headings) if limits.contextualize else ""
+        if not chunk.context.startswith(lead) or not chunk.context.endswith(chunk.text):
+            problems.append(f"{name}: its context is not breadcrumb + prefix + text")
     return problems
 
 

@@ -75,8 +75,8 @@ def assemble(
         page_start, page_end = pages.range(start, end)
         headings = span.headings if span.headings is not None else headings_at(start)
         context = None
-        if contextualize or span.prefix:
-            lead = (format_breadcrumb(headings) if contextualize else "") + span.prefix
+        if contextualize or span.prefix is not None:
+            lead = (format_breadcrumb(headings) if contextualize else "") + (span.prefix or "")
             context_chars += len(lead) + end - start
             if context_chars > budget:  # checked before the repeated text is built
                 raise LimitExceededError(_over_budget(doc, budget))

@@ -92,7 +92,8 @@ class Span:
         headings: the heading path, or None to derive it from the document's sections.
         metadata: strategy-specific keys merged into the chunk's metadata.
         prefix: text the chunk's ``context`` repeats before its own text (a table's header
-            rows); the strategy has counted it within the size limit.
+            rows, a bold label); ``""`` asks for a context that is just the text, None for no
+            context of its own (``--contextualize`` still gives every chunk one).
         strategy: the strategy that made the span, when it is not the one the user named
             (``auto`` records its choice here).
     """
@@ -101,7 +102,7 @@ class Span:
     end: int
     headings: tuple[str, ...] | None = None
     metadata: Metadata = field(default_factory=_no_metadata)
-    prefix: str = ""
+    prefix: str | None = None
     strategy: str | None = None
 
 

@@ -24,6 +24,7 @@ def limits_for(plan: Plan) -> Limits:
         word_aligned=plan.strategy.name != "token",
         sentences=sentences,
         overlap_sentences=None if sentences is None else plan.options.overlap_sentences,
+        contextualize=plan.contextualize,
     )
 
 

@@ -18,6 +18,9 @@ STRATEGIES: Final = {
     "token": "ragchunk.strategies.token",
     "sentence": "ragchunk.strategies.sentence",
     "paragraph": "ragchunk.strategies.paragraph",
+    "markdown": "ragchunk.strategies.markdown",
+    "hierarchical": "ragchunk.strategies.hierarchical",
+    "auto": "ragchunk.strategies.auto",
 }
 
 DEFAULT_STRATEGY: Final = "recursive"

@@ -73,3 +73,31 @@ class PrefixedSizer:
             return self._count(prefix) + self._inner.size(start, end)
         # Tokens do not add up across a join: encode the context as the model will see it.
         return self._count(prefix + self._text[start:end])
+
+    def extended(self, prefix_at: Callable[[int], str]) -> PrefixedSizer:
+        """Return a sizer that counts ``prefix_at(start)`` after this sizer's own prefix."""
+        own = self._prefix_at
+        return PrefixedSizer(
+            self._text,
+            self._inner,
+            count=self._count,
+            prefix_at=lambda start: own(start) + prefix_at(start),
+            additive=self._additive,
+        )
+
+
+def with_prefix(
+    sizer: Sizer,
+    text: str,
+    *,
+    count: Callable[[str], int],
+    prefix_at: Callable[[int], str],
+    additive: bool,
+) -> PrefixedSizer:
+    """Return ``sizer`` also counting ``prefix_at(start)``, after any breadcrumb it counts.
+
+    A chunk's ``context`` is breadcrumb, then prefix, then text: the order sizes follow here.
+    """
+    if isinstance(sizer, PrefixedSizer):
+        return sizer.extended(prefix_at)
+    return PrefixedSizer(text, sizer, count=count, prefix_at=prefix_at, additive=additive)

@@ -1,10 +1,10 @@
 """``--min-size``: merge chunks smaller than a minimum into a neighbour under the same heading.
 
-One pass, left to right: a span joins the one before it when either is small, both sit in the
-same heading scope with the same heading path, the same context prefix, strategy and metadata,
-and the joined span still fits the hard limit. A merge never crosses a heading (it only joins
-spans that start in the same scope) and never breaks the size limit; a small span that fits
-nowhere stays as it is.
+One pass, left to right: a span joins the one before it when either is small, both start in the
+same heading scope with the same heading path, strategy and metadata, and the joined span still
+fits the hard limit. So a merge never crosses a heading and never breaks the size limit; a small
+span that fits nowhere stays as it is. Spans with a context prefix of their own (table pieces,
+labelled text) never merge: their strategy sized them with that prefix.
 """
 
 from __future__ import annotations
@@ -76,13 +76,8 @@ def _can_merge(
 ) -> bool:
     if size_alone(a.start, a.end) >= min_size and size_alone(b.start, b.end) >= min_size:
         return False
-    if scope(a.start) != scope(b.start):
+    if a.prefix is not None or b.prefix is not None or scope(a.start) != scope(b.start):
         return False
     a_headings = a.headings if a.headings is not None else headings_at(a.start)
     b_headings = b.headings if b.headings is not None else headings_at(b.start)
-    return (
-        a_headings == b_headings
-        and a.prefix == b.prefix
-        and a.strategy == b.strategy
-        and a.metadata == b.metadata
-    )
+    return a_headings == b_headings and a.strategy == b.strategy and a.metadata == b.metadata
