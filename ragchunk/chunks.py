@@ -57,7 +57,7 @@ def assemble(
     text = doc.text
     headings_at = _HeadingLookup(doc.sections)
     budget = output_budget(text)
-    context_chars = 0
+    repeated = 0  # characters of breadcrumbs and prefixes put into contexts so far
     pages = _PageLookup(doc.pages)
     chunks: list[Chunk] = []
     line, line_at = 1, 0
@@ -77,8 +77,8 @@ def assemble(
         context = None
         if contextualize or span.prefix is not None:
             lead = (format_breadcrumb(headings) if contextualize else "") + (span.prefix or "")
-            context_chars += len(lead) + end - start
-            if context_chars > budget:  # checked before the repeated text is built
+            repeated += len(lead)
+            if repeated > budget:  # checked before the repeated text is built
                 raise LimitExceededError(_over_budget(doc, budget))
             context = lead + text[start:end]
         name = span.strategy or strategy
@@ -107,7 +107,7 @@ def assemble(
 
 
 def output_budget(text: str) -> int:
-    """Return the most characters the contexts of one document may total.
+    """Return the most characters of repeated text the contexts of one document may hold.
 
     Repeated breadcrumbs, table headers and labels must never turn a small document into an
     unbounded amount of text to embed: 32 times the document, and at least 64 Ki characters.
@@ -117,8 +117,9 @@ def output_budget(text: str) -> int:
 
 def _over_budget(doc: Document, budget: int) -> str:
     return (
-        f"{doc.source}: the chunks' contexts (repeated breadcrumbs and table headers) would "
-        f"exceed {budget} characters, 32 times the document; raise --size or drop --contextualize"
+        f"{doc.source}: the breadcrumbs, table headers and labels repeated in the chunks' "
+        f"contexts would exceed {budget} characters (32 times the document); raise --size or "
+        "drop --contextualize"
     )
 
 

@@ -21,13 +21,13 @@ from ragchunk.measure import DEFAULT_TOKENIZER, load_tokenizer, measure_for
 from ragchunk.options import Budget, build_options
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.strategies._spec import Context
-from ragchunk.text.breadcrumb import PrefixedSizer, format_breadcrumb
+from ragchunk.text.breadcrumb import PrefixedSizer, check_breadcrumbs, format_breadcrumb
 from ragchunk.text.merge import heading_scopes, merge_small
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ragchunk.measure import Measure, Sizer
+    from ragchunk.measure import Sizer
     from ragchunk.model import Chunk, Document, Span
     from ragchunk.options import Unit
     from ragchunk.strategies._spec import Strategy
@@ -206,7 +206,8 @@ def _contextualized(doc: Document, ctx: Context, plan: Plan) -> Context:
 
     limit = _limit(plan)
     if limit is not None:
-        _check_breadcrumbs(doc, ctx.measure, limit, plan.options.budget.unit)
+        paths = (section.headings for section in doc.sections)
+        check_breadcrumbs(doc.source, paths, ctx.measure, limit)
     sizer = PrefixedSizer(
         doc.text,
         ctx.sizer,
@@ -214,18 +215,7 @@ def _contextualized(doc: Document, ctx: Context, plan: Plan) -> Context:
         prefix_at=breadcrumb,
         additive=plan.options.budget.unit == "chars",
     )
-    return replace(ctx, sizer=sizer, breadcrumb=breadcrumb)
-
-
-def _check_breadcrumbs(doc: Document, measure: Measure, limit: int, unit: str) -> None:
-    for path in dict.fromkeys(section.headings for section in doc.sections):
-        cost = measure.count(format_breadcrumb(path))
-        if cost >= limit:
-            raise InputError(
-                f"{doc.source}: the heading breadcrumb {' > '.join(path)!r} takes {cost} {unit}, "
-                f"leaving no room for text within --size {limit}; raise --size or drop "
-                "--contextualize"
-            )
+    return replace(ctx, sizer=sizer, breadcrumb=breadcrumb, contextualize=True)
 
 
 def _merge_small(

@@ -77,7 +77,8 @@ def split_command(
     size: Annotated[
         Optional[int],  # noqa: UP045 - Typer needs Optional on Python 3.11
         typer.Option(
-            help="Hard maximum chunk size, overlap included [default: per strategy; "
+            # \[ keeps rich markup from swallowing the bracketed default.
+            help="Hard maximum chunk size, overlap included \\[default: per strategy; "
             "hierarchical and sentence-count mode are unbounded unless it is given].",
             show_default=False,
         ),

@@ -36,6 +36,8 @@ class Context:
             sentence-count mode) are bounded only then.
         breadcrumb: ``breadcrumb(start)`` is the text ``context`` puts before a chunk starting
             at ``start``; empty when ``--contextualize`` is off.
+        contextualize: whether ``--contextualize`` is on (a strategy that finds headings of
+            its own must then count their breadcrumbs itself).
     """
 
     measure: Measure
@@ -44,6 +46,7 @@ class Context:
     warn: Callable[[str, str], None]
     size_given: bool = True
     breadcrumb: Callable[[int], str] = _no_breadcrumb
+    contextualize: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from ragchunk.errors import OptionError
 from ragchunk.model import Span
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
-from ragchunk.strategies.markdown import document_sections, scopes
+from ragchunk.strategies.markdown import scopes, structure
 from ragchunk.strategies.recursive import split_range
 from ragchunk.text.boundaries import is_blank
 from ragchunk.text.sentences import strip_span
@@ -61,19 +61,23 @@ def split_subtrees(
     Spans are absolute, half-open and in document order; together they cover the document.
     """
     text = doc.text
+    found = structure(doc, ctx, limit=options.budget.size if bounded else None)
+    sizer = found.ctx.sizer
     spans: list[Span] = []
-    for run in scopes(document_sections(doc), options.max_depth):
+    for run in scopes(found.sections, options.max_depth):
         span = strip_span(text, run[0].start, run[-1].end)
         if span is None:
             continue
         start, end = span
-        if not bounded or ctx.sizer.size(start, end) <= options.budget.size:
-            spans.append(Span(start, end))
+        if not bounded or sizer.size(start, end) <= options.budget.size:
+            spans.append(Span(start, end, found.headings_at(start)))
             continue
-        for window in split_range(text, start, end, sizer=ctx.sizer, budget=options.budget):
+        for window in split_range(text, start, end, sizer=sizer, budget=options.budget):
             if not is_blank(text, window.start, window.end):
                 metadata = _ONE_CODE_POINT if window.oversize else _SPLIT
-                spans.append(Span(window.start, window.end, metadata=metadata))
+                spans.append(
+                    Span(window.start, window.end, found.headings_at(window.start), metadata)
+                )
     return spans
 
 

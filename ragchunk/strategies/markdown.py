@@ -15,9 +15,10 @@ the chunk's ``context`` may exceed the size and says so with ``metadata.context_
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final
 
+from ragchunk.chunks import heading_lookup
 from ragchunk.errors import OptionError
 from ragchunk.model import Span
 from ragchunk.options import Budget
@@ -25,7 +26,7 @@ from ragchunk.strategies._spec import Context, Strategy
 from ragchunk.strategies.paragraph import refine_by_sentences
 from ragchunk.strategies.recursive import split_range
 from ragchunk.text.boundaries import is_blank
-from ragchunk.text.breadcrumb import with_prefix
+from ragchunk.text.breadcrumb import check_breadcrumbs, format_breadcrumb, with_prefix
 from ragchunk.text.pack import Window
 from ragchunk.text.units import pack_units
 
@@ -66,25 +67,67 @@ class _Block:
     """A section with what a chunk starting inside it repeats in ``context``.
 
     ``prefix_at(start)`` is that repeated text (a label or table header), ``""`` for a context
-    that is just the text, None for none; ``label`` is the label in force, if any.
+    that is just the text, None for none; ``label`` is the label in force, if any, and
+    ``opens_label`` marks the paragraph that opens it (it starts a chunk, like a heading).
     """
 
     section: Section
     prefix_at: Callable[[int], str | None]
     label: str | None = None
+    opens_label: bool = False
 
 
 def _no_prefix(_start: int) -> str | None:
     return None
 
 
-def document_sections(doc: Document) -> Sequence[Section]:
-    """Return the document's sections; a document parsed without any is read as Markdown."""
+@dataclass(frozen=True, slots=True)
+class Structure:
+    """The sections a structure-aware strategy works on, and the context sized for them.
+
+    Attributes:
+        sections: the document's sections, or its text read as Markdown when it has none.
+        headings_at: the heading path of the section at an offset.
+        ctx: the strategy's context; its sizer counts the breadcrumbs of these headings.
+    """
+
+    sections: Sequence[Section]
+    headings_at: Callable[[int], tuple[str, ...]]
+    ctx: Context
+
+
+def structure(doc: Document, ctx: Context, *, limit: int | None) -> Structure:
+    """Return the sections of ``doc``; a document parsed without any is read as Markdown.
+
+    Headings found here are not the document's, so with ``--contextualize`` their breadcrumbs
+    are added to the sizes (and checked against ``limit``) here.
+
+    Raises:
+        InputError: a breadcrumb alone takes the whole size.
+    """
     if doc.sections:
-        return doc.sections
+        return Structure(doc.sections, heading_lookup(doc), ctx)
     from ragchunk.parsers.markdown import find_sections
 
-    return find_sections(doc.text)
+    parsed = replace(doc, sections=tuple(find_sections(doc.text)))
+    headings_at = heading_lookup(parsed)
+    if not ctx.contextualize:
+        return Structure(parsed.sections, headings_at, ctx)
+    if limit is not None:
+        paths = (section.headings for section in parsed.sections)
+        check_breadcrumbs(doc.source, paths, ctx.measure, limit)
+
+    def breadcrumb(start: int) -> str:
+        return format_breadcrumb(headings_at(start))
+
+    sizer = with_prefix(
+        ctx.sizer,
+        doc.text,
+        count=ctx.measure.count,
+        prefix_at=breadcrumb,
+        additive=ctx.measure.name == "chars",
+    )
+    return Structure(parsed.sections, headings_at, replace(ctx, sizer=sizer, breadcrumb=breadcrumb))
 
 
 def scopes(sections: Sequence[Section], level: int) -> Iterator[list[Section]]:
@@ -101,9 +144,10 @@ def scopes(sections: Sequence[Section], level: int) -> Iterator[list[Section]]:
 
 def split(doc: Document, options: MarkdownOptions, ctx: Context) -> list[Span]:
     """Return spans of whole blocks, heading section by section, each within the budget."""
-    packer = _Packer(doc.text, options.budget, ctx)
+    found = structure(doc, ctx, limit=options.budget.size)
+    packer = _Packer(doc.text, options.budget, found.ctx, found.headings_at)
     spans: list[Span] = []
-    for run in scopes(document_sections(doc), options.min_level):
+    for run in scopes(found.sections, options.min_level):
         spans += packer.pack(_blocks(doc.text, run))
     return spans
 
@@ -117,7 +161,7 @@ def _blocks(text: str, sections: Sequence[Section]) -> list[_Block]:
         found = _label(text, section)
         if found is not None:
             label, line = found
-            blocks.append(_Block(section, _after(section.start, line), label))
+            blocks.append(_Block(section, _after(section.start, line), label, opens_label=True))
             continue
         if section.kind in _ENDS_LABEL:
             label = None
@@ -170,10 +214,17 @@ def _pair(value: JSONValue) -> tuple[int, int] | None:
 class _Packer:
     """Packs the blocks of one heading section into spans."""
 
-    def __init__(self, text: str, budget: Budget, ctx: Context) -> None:
+    def __init__(
+        self,
+        text: str,
+        budget: Budget,
+        ctx: Context,
+        headings_at: Callable[[int], tuple[str, ...]],
+    ) -> None:
         self.text = text
         self.budget = budget
         self.ctx = ctx
+        self.headings_at = headings_at
         self._sizers: dict[int, Sizer] = {}  # by block identity: a block's sizer is fixed
 
     def pack(self, blocks: Sequence[_Block]) -> list[Span]:
@@ -182,7 +233,8 @@ class _Packer:
         spans: list[Span] = []
         run: list[_Block] = []
         for block in blocks:
-            if run and self._fits(run[0], run[0].section.start, block.section.end):
+            joins = run and not block.opens_label
+            if joins and self._fits(run[0], run[0].section.start, block.section.end):
                 run.append(block)
                 continue
             spans += self._flush(run)
@@ -247,7 +299,7 @@ class _Packer:
             context = self.ctx.breadcrumb(start) + prefix + self.text[start:end]
             if self.ctx.measure.count(context) > self.budget.size:
                 metadata = {**metadata, "context_oversize": True}
-        return Span(start, end, metadata=metadata, prefix=prefix)
+        return Span(start, end, self.headings_at(start), metadata, prefix)
 
     def _split_block(self, block: _Block) -> list[Span]:
         """Split one block larger than the size at the finest boundaries its kind allows."""

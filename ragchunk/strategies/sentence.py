@@ -12,13 +12,13 @@ is given.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from ragchunk.errors import OptionError
 from ragchunk.model import EMPTY_METADATA, Span
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
-from ragchunk.strategies.recursive import split_range
+from ragchunk.strategies.recursive import DEFAULT_LEVELS, split_range
 from ragchunk.text.boundaries import is_blank
 from ragchunk.text.sentences import split_sentences
 from ragchunk.text.units import pack_units
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from ragchunk.text.pack import Window
     from ragchunk.text.units import Piece, Refine
 
+# Inside one sentence its full stops are not boundaries (Dr., a.m.): lines, clauses, words.
+_INSIDE_SENTENCE: Final = (DEFAULT_LEVELS[1], DEFAULT_LEVELS[3], DEFAULT_LEVELS[4])
 _SPLIT: Metadata = {"oversize_split": True}
 _ONE_CODE_POINT: Metadata = {"oversize_split": True, "oversize": True}
 
@@ -70,10 +72,10 @@ class SentenceOptions:
 
 
 def refine_by_words(sizer: Sizer, budget: Budget, text: str) -> Refine:
-    """Return a ``refine`` that splits one oversize unit by the recursive separators."""
+    """Return a ``refine`` that splits one oversize sentence at lines, clauses, then words."""
 
     def refine(start: int, end: int) -> Sequence[Window]:
-        return split_range(text, start, end, sizer=sizer, budget=budget)
+        return split_range(text, start, end, sizer=sizer, budget=budget, levels=_INSIDE_SENTENCE)
 
     return refine
 

@@ -8,11 +8,13 @@ for that whole string, so ``PrefixedSizer`` measures a span as the context it wo
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final
 
+from ragchunk.errors import InputError
+
 if TYPE_CHECKING:
-    from ragchunk.measure import Sizer
+    from ragchunk.measure import Measure, Sizer
 
 BREADCRUMB_SEPARATOR: Final = " > "
 BREADCRUMB_END: Final = "\n\n"
@@ -24,6 +26,25 @@ def format_breadcrumb(headings: tuple[str, ...]) -> str:
     if not headings:
         return ""
     return BREADCRUMB_SEPARATOR.join(h.strip() for h in headings) + BREADCRUMB_END
+
+
+def check_breadcrumbs(
+    source: str, paths: Iterable[tuple[str, ...]], measure: Measure, limit: int
+) -> None:
+    """Check that every heading path's breadcrumb leaves room for text within the size.
+
+    Raises:
+        InputError: a breadcrumb alone takes the whole size.
+    """
+    for path in dict.fromkeys(paths):
+        cost = measure.count(format_breadcrumb(path))
+        if cost >= limit:
+            unit = "chars" if measure.name == "chars" else "tokens"
+            raise InputError(
+                f"{source}: the heading breadcrumb {' > '.join(path)!r} takes {cost} {unit}, "
+                f"leaving no room for text within --size {limit}; raise --size or drop "
+                "--contextualize"
+            )
 
 
 class PrefixedSizer:

@@ -1,0 +1,42 @@
+"""The breadcrumb format and PrefixedSizer: exact sizes of breadcrumb + text."""
+
+from __future__ import annotations
+
+from ragchunk.measure import CHARS, load_tokenizer
+from ragchunk.text.breadcrumb import PrefixedSizer, format_breadcrumb, with_prefix
+
+TEXT = "Intro text here. Body of the first section, with more words. Tail."
+
+
+def test_breadcrumb_joins_the_path_and_ends_with_a_blank_line() -> None:
+    assert format_breadcrumb(()) == ""
+    assert format_breadcrumb(("Guide", " Install ", "Linux")) == "Guide > Install > Linux\n\n"
+
+
+def _prefix(start: int) -> str:
+    return "" if start < 17 else "Guide > Body\n\n"
+
+
+def test_chars_add_up() -> None:
+    sizer = PrefixedSizer(TEXT, CHARS.prepare(TEXT), count=len, prefix_at=_prefix, additive=True)
+    assert sizer.size(0, 16) == 16
+    assert sizer.size(17, 60) == 43 + len("Guide > Body\n\n")
+    assert sizer.size(20, 20) == 0
+    assert (sizer.total, sizer.offset(5), sizer.index(5)) == (len(TEXT), 5, 5)
+
+
+def test_tokens_are_counted_on_the_joined_text() -> None:
+    measure = load_tokenizer("cl100k_base")
+    sizer = PrefixedSizer(
+        TEXT, measure.prepare(TEXT), count=measure.count, prefix_at=_prefix, additive=False
+    )
+    for start, end in [(0, 16), (17, 60), (17, len(TEXT)), (30, 31)]:
+        assert sizer.size(start, end) == measure.count(_prefix(start) + TEXT[start:end])
+
+
+def test_a_further_prefix_comes_after_the_breadcrumb() -> None:
+    sizer = PrefixedSizer(TEXT, CHARS.prepare(TEXT), count=len, prefix_at=_prefix, additive=True)
+    header = with_prefix(sizer, TEXT, count=len, prefix_at=lambda _s: "| h |\n", additive=True)
+    assert header.size(17, 60) == len("Guide > Body\n\n| h |\n") + 43
+    plain = with_prefix(CHARS.prepare(TEXT), TEXT, count=len, prefix_at=_prefix, additive=True)
+    assert plain.size(17, 60) == sizer.size(17, 60)
