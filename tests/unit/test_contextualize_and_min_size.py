@@ -123,3 +123,14 @@ def test_min_size_never_crosses_a_heading() -> None:
 def test_min_size_is_validated_before_any_file_is_read(min_size: int, message: str) -> None:
     with pytest.raises(OptionError, match=message):
         make_plan("recursive", size=512, min_size=min_size)
+
+
+def test_cli_reports_a_breadcrumb_too_large_as_a_failed_input() -> None:
+    result = CliRunner().invoke(app, ["split", str(GUIDE), "--size", "30", "--contextualize"])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: {GUIDE}: the heading breadcrumb 'Tide Gauge Station Guide > Before you leave' "
+        "takes 45 chars, leaving no room for text within --size 30; raise --size or drop "
+        "--contextualize\n"
+    )
