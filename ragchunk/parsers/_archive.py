@@ -84,8 +84,8 @@ def _check_members(archive: zipfile.ZipFile, request: ParseRequest) -> None:
         ratio = member.file_size / max(member.compress_size, 1)
         if member.file_size > RATIO_FLOOR and ratio > MAX_RATIO:
             raise LimitExceededError(
-                f"{source}: refused: {member.filename} expands {ratio:.0f} times "
-                f"(limit {MAX_RATIO}; a zip bomb?)"
+                f"{source}: refused: {member.filename} expands more than {MAX_RATIO} times "
+                f"({member.file_size} bytes; a zip bomb?)"
             )
 
 

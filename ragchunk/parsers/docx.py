@@ -13,6 +13,7 @@ python-docx opens the file, zip and XML bomb checks run (``_archive``). Core pro
 from __future__ import annotations
 
 import datetime as dt
+import io
 import re
 import zipfile
 import zlib
@@ -141,8 +142,6 @@ def parse(data: bytes, request: ParseRequest) -> Document:
 
 def _open(data: bytes, request: ParseRequest) -> Any:
     """Open the checked bytes with python-docx, wrapping its errors at the boundary."""
-    import io
-
     try:
         return docx.Document(io.BytesIO(data))
     except (

@@ -16,12 +16,13 @@ import io
 import logging
 import math
 import re
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import pypdf
-from pypdf.errors import DependencyError, LimitReachedError, PyPdfError
+from pypdf.errors import DependencyError, LimitReachedError, PdfReadWarning, PyPdfError
 
 from ragchunk.errors import CorruptDocumentError, LimitExceededError
 from ragchunk.model import PAGE_SEPARATOR, Document, Page, Section
@@ -94,13 +95,19 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     logger.addHandler(collector)
     propagate, logger.propagate = logger.propagate, False
     try:
-        doc = _parse(data, request)
+        with warnings.catch_warnings(record=True) as caught:
+            # pypdf reports some repairs as Python warnings rather than log records.
+            warnings.simplefilter("always", PdfReadWarning)
+            doc = _parse(data, request)
+        collector.messages += [str(warning.message) for warning in caught]
     except LimitReachedError as exc:
         raise LimitExceededError(f"{request.source}: refused: {_reason(exc)}") from exc
     except DependencyError as exc:
         raise CorruptDocumentError(f"{request.source}: cannot decrypt: {_reason(exc)}") from exc
     except _PYPDF_FAILURES as exc:
-        raise CorruptDocumentError(f"{request.source}: corrupt PDF: {_reason(exc)}") from exc
+        raise CorruptDocumentError(
+            f"{request.source}: corrupt or truncated PDF: {_reason(exc)}"
+        ) from exc
     finally:
         logger.removeHandler(collector)
         logger.propagate = propagate
@@ -226,7 +233,10 @@ def _warn_empty_pages(texts: Sequence[str], request: ParseRequest) -> None:
 
 def _outline_headings(reader: Any, text: str, pages: Sequence[Page]) -> list[_Heading] | None:
     """Return the outline's headings placed in the text, or None when there is no outline."""
-    entries = list(_outline_entries(reader))
+    try:
+        entries = list(_outline_entries(reader))
+    except _PYPDF_FAILURES:
+        return None  # a broken outline is no reason to lose the text: use font sizes
     if not entries:
         return None
     headings: list[_Heading] = []
@@ -266,10 +276,17 @@ def _outline_entries(reader: Any) -> Iterator[tuple[str, int, tuple[str, ...]]]:
 
 
 def _find_title(text: str, title: str, start: int, end: int) -> tuple[int, int] | None:
-    """Return the span of ``title`` in ``text[start:end]``, spaces matching any whitespace."""
-    pattern = r"\s+".join(re.escape(word) for word in title.split())
-    match = re.compile(pattern, re.IGNORECASE).search(text, start, end)
-    return (match.start(), match.end()) if match else None
+    """Return the span of ``title`` in ``text[start:end]``, spaces matching any whitespace.
+
+    A match filling a whole line wins over one inside running text (a body sentence above
+    the heading may use the same words); a match must not cut a word either way.
+    """
+    words = r"\s+".join(re.escape(word) for word in title.split())
+    for pattern in (rf"^[ \t]*({words})[ \t]*$", rf"(?<!\w)({words})(?!\w)"):
+        match = re.compile(pattern, re.IGNORECASE | re.MULTILINE).search(text, start, end)
+        if match:
+            return match.start(1), match.end(1)
+    return None
 
 
 def _font_headings(

@@ -342,3 +342,13 @@ def test_sections_never_start_mid_line() -> None:
     text = GUIDE.read_text(encoding="utf-8")
     for section in find_sections(text):
         assert section.start == 0 or re.match(r"[\r\n]", text[section.start - 1])
+
+
+def test_large_table_and_list_are_parsed_in_bounded_time() -> None:
+    rows = 20_000
+    text = "| a | b |\n|---|---|\n" + "| 1 | 2 |\n" * rows + "\n" + "- item\n" * rows
+    began = time.perf_counter()
+    table, listing = find_sections(text)
+    assert time.perf_counter() - began < 20
+    assert len(table.metadata["rows"]) == rows  # type: ignore[arg-type]
+    assert len(listing.metadata["items"]) == rows  # type: ignore[arg-type]
