@@ -7,13 +7,13 @@ is the heading breadcrumb with ``--contextualize``, then the span's prefix, then
 
 from __future__ import annotations
 
-import hashlib
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from hashlib import blake2b
 from typing import TYPE_CHECKING
 
 from ragchunk.errors import LimitExceededError
-from ragchunk.model import Chunk, Document, Page, Section, Span
+from ragchunk.model import TOP_LEVEL_SYMBOL, Chunk, Document, Page, Section, Span
 from ragchunk.text.breadcrumb import format_breadcrumb
 from ragchunk.text.lines import line_range
 
@@ -26,8 +26,8 @@ def chunk_id(doc_id: str, strategy: str, fingerprint: str, start: int, end: int,
 
     ``n`` tells apart chunks that share a span (proposition rewrites of one passage).
     """
-    key = f"{doc_id}\0{strategy}\0{fingerprint}\0{start}\0{end}\0{n}".encode()
-    return hashlib.blake2b(key, digest_size=8).hexdigest()
+    key = f"{doc_id}\0{strategy}\0{fingerprint}\0{start}\0{end}\0{n}"
+    return blake2b(key.encode(), digest_size=8).hexdigest()
 
 
 def assemble(
@@ -56,23 +56,30 @@ def assemble(
     """
     text = doc.text
     headings_at = _HeadingLookup(doc.sections)
+    symbols = _SymbolLookup(doc.sections) if doc.format == "code" else None
     budget = output_budget(text)
     repeated = 0  # characters of breadcrumbs and prefixes put into contexts so far
     pages = _PageLookup(doc.pages)
     chunks: list[Chunk] = []
     line, line_at = 1, 0
-    seen: dict[tuple[int, int], int] = {}
+    n, previous = 0, (-1, -1)
+    page_start = page_end = None
     for index, span in enumerate(spans):
         start, end = span.start, span.end
-        n = seen.get((start, end), 0)
-        seen[start, end] = n + 1
+        # Chunks sharing a span (rewrites of one passage) come together; number them.
+        n = n + 1 if (start, end) == previous else 0
+        previous = (start, end)
         line_start = line_end = None
         if doc.has_lines:
             if start < line_at:  # spans out of order: count from the top again
                 line, line_at = 1, 0
             line_start, line_end = line_range(text, start, end, line, line_at)
             line, line_at = line_start, start
-        page_start, page_end = pages.range(start, end)
+        if doc.pages:
+            page_start, page_end = pages.range(start, end)
+        metadata = {**doc.metadata, **span.metadata} if doc.metadata else span.metadata
+        if symbols is not None and "symbol" not in metadata:
+            metadata = {**metadata, "symbol": symbols(start, end)}
         headings = span.headings if span.headings is not None else headings_at(start)
         context = None
         if contextualize or span.prefix is not None:
@@ -99,7 +106,7 @@ def assemble(
                 line_start=line_start,
                 line_end=line_end,
                 tokens=None if tokens is None else tokens.size(start, end),
-                metadata={**doc.metadata, **span.metadata} if doc.metadata else span.metadata,
+                metadata=metadata,
                 context=context,
             )
         )
@@ -140,6 +147,30 @@ class _HeadingLookup:
     def __call__(self, offset: int) -> tuple[str, ...]:
         k = bisect_right(self._starts, offset) - 1
         return self._sections[k].headings if k >= 0 else ()
+
+
+class _SymbolLookup:
+    """The symbols of the code definitions a span overlaps, for strategies that know none.
+
+    SPEC §2: like headings, a code chunk's ``symbol`` is derived from offsets, so every
+    strategy gets one; ``<top-level>`` when the span lies outside every definition.
+    """
+
+    __slots__ = ("_sections", "_starts")
+
+    def __init__(self, sections: Sequence[Section]) -> None:
+        self._sections = [s for s in sections if "symbol" in s.metadata]
+        self._starts = [s.start for s in self._sections]
+
+    def __call__(self, start: int, end: int) -> str:
+        k = max(bisect_right(self._starts, start) - 1, 0)
+        names: dict[str, None] = {}
+        for section in self._sections[k:]:
+            if section.start >= end:
+                break
+            if section.end > start:
+                names[str(section.metadata["symbol"])] = None
+        return ", ".join(names) or TOP_LEVEL_SYMBOL
 
 
 class _PageLookup:

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
+import os
 import re
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate
@@ -36,6 +39,11 @@ class Sizer(Protocol):
     Unit boundaries are numbered ``0..total``; boundary ``i`` sits at character ``offset(i)``.
     For characters every code point boundary is a unit boundary.
     """
+
+    @property
+    def unit(self) -> str:
+        """``chars`` or ``tokens``."""
+        ...
 
     @property
     def total(self) -> int:
@@ -76,6 +84,7 @@ class CharSizer:
     """Sizes in code points: every size is ``end - start``."""
 
     __slots__ = ("total",)
+    unit: Final = "chars"
 
     def __init__(self, text: str) -> None:
         self.total = len(text)
@@ -112,48 +121,52 @@ CHARS: Final = CharMeasure()
 
 # --- byte <-> character offsets ------------------------------------------------------------------
 
-# Runs of non-ASCII code points of one UTF-8 width, so an offset inside a run is one division.
-_WIDE_RUN: Final = re.compile(r"[\x80-\u07ff]+|[\u0800-\uffff]+|[\U00010000-\U0010ffff]+")
+_BLOCK: Final = 512
 
 
 class _ByteMap:
-    """Maps UTF-8 byte offsets of a text to code point offsets and back, in O(log runs)."""
+    """Maps code point offsets of a text to UTF-8 byte offsets and back.
 
-    __slots__ = ("byte_ends", "byte_starts", "char_ends", "char_starts", "widths")
+    Checkpoints every ``_BLOCK`` code points hold the byte offset there; a lookup encodes (or
+    decodes) at most one block, and all-ASCII blocks need no coding at all.
+    """
+
+    __slots__ = ("_ascii", "_byte_starts", "_bytes", "_text")
 
     def __init__(self, text: str) -> None:
-        self.char_starts: list[int] = []
-        self.char_ends: list[int] = []
-        self.byte_starts: list[int] = []
-        self.byte_ends: list[int] = []
-        self.widths: list[int] = []
-        extra = 0
-        for match in _WIDE_RUN.finditer(text):
-            start, end = match.span()
-            width = len(text[start].encode("utf-8"))
-            self.char_starts.append(start)
-            self.char_ends.append(end)
-            self.byte_starts.append(start + extra)
-            extra += (width - 1) * (end - start)
-            self.byte_ends.append(end + extra)
-            self.widths.append(width)
+        self._text = text
+        self._bytes = text.encode("utf-8", "surrogatepass")
+        self._byte_starts: list[int] = []
+        self._ascii: list[bool] = []
+        position = 0
+        for start in range(0, len(text), _BLOCK):
+            block = text[start : start + _BLOCK]
+            is_ascii = block.isascii()
+            self._byte_starts.append(position)
+            self._ascii.append(is_ascii)
+            position += len(block) if is_ascii else len(block.encode("utf-8", "surrogatepass"))
+        self._byte_starts.append(position)
 
     def byte_of(self, char: int) -> int:
-        k = bisect_right(self.char_starts, char) - 1
-        if k < 0:
-            return char
-        if char < self.char_ends[k]:
-            return self.byte_starts[k] + (char - self.char_starts[k]) * self.widths[k]
-        return self.byte_ends[k] + (char - self.char_ends[k])
+        """Return the byte offset where code point ``char`` starts."""
+        k, within = divmod(char, _BLOCK)
+        if k >= len(self._ascii):
+            return self._byte_starts[-1]
+        if self._ascii[k] or within == 0:
+            return self._byte_starts[k] + within
+        start = char - within
+        return self._byte_starts[k] + len(self._text[start:char].encode("utf-8", "surrogatepass"))
 
     def char_of(self, byte: int) -> int:
         """Return the code point containing ``byte`` (its start, for a byte inside a character)."""
-        k = bisect_right(self.byte_starts, byte) - 1
-        if k < 0:
-            return byte
-        if byte < self.byte_ends[k]:
-            return self.char_starts[k] + (byte - self.byte_starts[k]) // self.widths[k]
-        return self.char_ends[k] + (byte - self.byte_ends[k])
+        k = bisect_right(self._byte_starts, byte) - 1
+        if k >= len(self._ascii):
+            return len(self._text)
+        base = self._byte_starts[k]
+        if self._ascii[k]:
+            return k * _BLOCK + (byte - base)
+        # A partial character at the end is dropped by "ignore": the offset floors to its start.
+        return k * _BLOCK + len(self._bytes[base:byte].decode("utf-8", errors="ignore"))
 
 
 # --- tiktoken ------------------------------------------------------------------------------------
@@ -179,17 +192,22 @@ _MAX_BACKWARD_PROBES: Final = 64
 class TiktokenSizer:
     """Exact token sizes for spans of one text, from a single encoding of the whole text."""
 
-    __slots__ = ("_bytemap", "_cum", "_encode", "_stable", "_text", "total")
+    __slots__ = ("_bytemap", "_cum", "_encode", "_forced", "_stable", "_text", "total")
+    unit: Final = "tokens"
 
     def __init__(self, encoding: object, text: str, *, stable: bool) -> None:
         self._text = text
         self._encode = encoding.encode_ordinary  # type: ignore[attr-defined]
-        tokens = self._encode(text)
-        lengths = _token_byte_lengths(encoding)
-        self._cum: list[int] = list(accumulate(map(lengths.__getitem__, tokens), initial=0))
+        self._forced: list[int] = []
+        lengths = _token_byte_lengths(encoding).__getitem__
+        # Byte offset of every token boundary, 8 bytes each: token lists are dropped per batch.
+        self._cum = array("q", [0])
+        for tokens in _encode_segments(encoding, text, self._forced):
+            running = accumulate(map(lengths, tokens), initial=self._cum[-1])
+            self._cum.extend(itertools.islice(running, 1, None))
         self._bytemap = None if text.isascii() else _ByteMap(text)
         self._stable = stable
-        self.total = len(tokens)
+        self.total = len(self._cum) - 1
 
     def offset(self, index: int) -> int:
         """Return the character offset where token ``index`` starts (floored to a code point)."""
@@ -217,6 +235,8 @@ class TiktokenSizer:
             return len(self._encode(text[start:end]))
         a = first.start()
         b = self._last_stable_point(a, end)
+        if self._forced and bisect_right(self._forced, a) != bisect_right(self._forced, b):
+            return len(self._encode(text[start:end]))  # the middle crosses an inexact cut
         middle = self.index(b) - self.index(a)
         head = len(self._encode(text[start:a])) if a > start else 0
         tail = len(self._encode(text[b:end])) if b < end else 0
@@ -232,6 +252,41 @@ class TiktokenSizer:
                 return p
             p = text.rfind(" ", lo, p)
         return lo
+
+
+_SEGMENT: Final = 1 << 16  # characters encoded in one call at most (BPE is superlinear)
+_PARALLEL_FROM: Final = 1 << 20  # characters; below this, threads cost more than they save
+
+
+def _encode_segments(encoding: object, text: str, forced: list[int]) -> Iterator[list[int]]:
+    """Yield the tokens of ``text`` segment by segment; append forced cuts to ``forced``.
+
+    Segments end at piece-stable points (``text[p-1]`` not whitespace, ``text[p] == " "``),
+    where cutting changes no token, so their encodings concatenate to the single encoding. A
+    run with no such point for a whole segment (a minified line, a long unspaced script) is cut
+    where it must be: BPE on one huge piece is superlinear in time and memory. Those forced
+    cuts are recorded so that sizes never read token counts across them. Large texts are
+    encoded on all cores by tiktoken's batch call, which runs without the GIL, a batch at a
+    time so that memory stays bounded.
+    """
+    cuts = [0]
+    while len(text) - cuts[-1] > _SEGMENT:
+        target = cuts[-1] + _SEGMENT
+        point = _STABLE_POINT.search(text, target - _SEGMENT // 2, target)
+        if point is None:
+            forced.append(target)
+        cuts.append(target if point is None else point.start())
+    cuts.append(len(text))
+    threads = os.cpu_count() or 1
+    if len(text) < _PARALLEL_FROM or threads < 2:
+        for a, b in itertools.pairwise(cuts):
+            yield encoding.encode_ordinary(text[a:b])  # type: ignore[attr-defined]
+        return
+    batch = threads * 4
+    for first in range(0, len(cuts) - 1, batch):
+        bounds = cuts[first : first + batch + 1]
+        segments = [text[a:b] for a, b in itertools.pairwise(bounds)]
+        yield from encoding.encode_ordinary_batch(segments, num_threads=threads)  # type: ignore[attr-defined]
 
 
 @functools.cache
@@ -274,6 +329,7 @@ class HuggingFaceSizer:
     """Token sizes from a Hugging Face tokenizer; each span is re-encoded alone."""
 
     __slots__ = ("_measure", "_starts", "_text", "total")
+    unit: Final = "tokens"
 
     def __init__(self, measure: HuggingFaceMeasure, text: str) -> None:
         self._measure = measure

@@ -17,6 +17,9 @@ Metadata: TypeAlias = Mapping[str, JSONValue]
 PAGE_SEPARATOR: Final = "\n\n"
 """Joins the text of consecutive pages of a paged format (PDF) in ``Document.text``."""
 
+TOP_LEVEL_SYMBOL: Final = "<top-level>"
+"""The symbol of a code chunk that holds no definition and lies in none (imports, scripts)."""
+
 EMPTY_METADATA: Final[Metadata] = MappingProxyType({})
 """The shared, read-only metadata of a record that has none."""
 
@@ -106,9 +109,12 @@ class Span:
     strategy: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, unlike the other model types: a frozen dataclass sets each of these 19 fields
+# through object.__setattr__, which made building a chunk six times slower, and assemble() builds
+# one per chunk on the hot path. Treat chunks as read-only all the same.
+@dataclass(slots=True)
 class Chunk:
-    """One output record (SPEC §2). Build it with ``ragchunk.chunks.assemble``."""
+    """One output record (SPEC §2). Build it with ``ragchunk.chunks.assemble``; do not mutate it."""
 
     id: str
     doc_id: str

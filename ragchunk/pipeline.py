@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragchunk import parsers, strategies
 from ragchunk.chunks import assemble, heading_lookup
+from ragchunk.code.languages import check_language
 from ragchunk.errors import InputError, OptionError, RagchunkError
 from ragchunk.measure import DEFAULT_TOKENIZER, load_tokenizer, measure_for
 from ragchunk.options import Budget, build_options
@@ -54,6 +55,7 @@ class Plan:
         tokenizer: the tokenizer name for token units and ``count_tokens``.
         count_tokens: give every chunk a ``tokens`` count even when the unit is chars.
         format: a format forced with ``--format``, or None to detect it per file.
+        language: a code language forced with ``--language`` (implies the ``code`` format).
         password: the PDF password from ``--password``.
         debug: let unexpected exceptions propagate with their traceback.
         contextualize: give every chunk a ``context`` (heading breadcrumb + text) and count
@@ -68,6 +70,7 @@ class Plan:
     tokenizer: str = DEFAULT_TOKENIZER
     count_tokens: bool = False
     format: str | None = None
+    language: str | None = None
     password: str | None = None
     debug: bool = False
     contextualize: bool = False
@@ -107,6 +110,7 @@ def make_plan(
     options: Mapping[str, object] | None = None,
     count_tokens: bool = False,
     format: str | None = None,
+    language: str | None = None,
     password: str | None = None,
     debug: bool = False,
     contextualize: bool = False,
@@ -115,7 +119,7 @@ def make_plan(
     """Validate every option and return the plan; loads the tokenizer when one is needed.
 
     Raises:
-        UsageError: an unknown strategy, format or tokenizer, or a bad option value.
+        UsageError: an unknown strategy, format, language or tokenizer, or a bad option value.
     """
     chosen = strategies.get(strategy)
     default_budget: Budget = chosen.options().budget
@@ -124,6 +128,8 @@ def make_plan(
     _check_min_size(min_size, budget, size_given=size is not None or chosen.bounded)
     if format is not None:
         parsers.check_name(format)
+    if language is not None:
+        check_language(language)
     if budget.unit == "tokens" or count_tokens or chosen.name == "token":
         load_tokenizer(tokenizer)
     return Plan(
@@ -132,6 +138,7 @@ def make_plan(
         tokenizer=tokenizer,
         count_tokens=count_tokens,
         format=format,
+        language=language,
         password=password,
         debug=debug,
         contextualize=contextualize,
@@ -246,8 +253,10 @@ def parse_bytes(
     def warn(code: str, message: str) -> None:
         diagnostics.append(Diagnostic(source, code, message))
 
-    name = plan.format or parsers.detect(source, data[:8], data)
-    request = ParseRequest(source=source, doc_id=doc_id, password=plan.password, warn=warn)
+    name = plan.format or ("code" if plan.language else parsers.detect(source, data[:8], data))
+    request = ParseRequest(
+        source=source, doc_id=doc_id, password=plan.password, language=plan.language, warn=warn
+    )
     return parsers.get(name).parse(data, request)
 
 

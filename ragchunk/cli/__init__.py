@@ -37,8 +37,8 @@ def _root(
 ) -> None:
     """Turn documents into chunks for retrieval-augmented generation, with exact offsets.
 
-    Start with [bold]ragchunk split FILE --table[/bold]; [bold]ragchunk strategies[/bold] lists
-    the strategies and their options.
+    Start with `ragchunk split FILE --table`; `ragchunk strategies` lists the strategies and
+    their options.
     """
 
 

@@ -28,23 +28,18 @@ if TYPE_CHECKING:
 
 SPLIT_HELP = """Split documents into chunks and print them as JSONL (one record per line).
 
-PATH is a file, a directory (walked) or [bold]-[/bold] for standard input.
+PATH is a file, a directory (walked) or - for standard input. Every record satisfies
+text == document[start:end]; `ragchunk strategies` lists the strategies and their options.
 
-[bold]Examples[/bold]
+Examples:
 
-  ragchunk split notes.txt                      [dim]# recursive, 512 chars, overlap 50[/dim]
-
-  ragchunk split report.txt --table             [dim]# preview the chunks in a table[/dim]
-
+\b
+  ragchunk split notes.txt                 recursive, 512 chars, overlap 50
+  ragchunk split report.txt --table        preview the chunks in a table
   cat notes.txt | ragchunk split - --size 200 --overlap 20
-
   ragchunk split book.txt -s token --size 256 --overlap 32 --tokenizer cl100k_base
-
-  ragchunk split docs/ -o chunks.jsonl --stats  [dim]# one JSONL for all, summary on stdout[/dim]
-
-  ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'  [dim]# a strategy option[/dim]
-
-Every record satisfies text == document[start:end]; see [bold]ragchunk strategies[/bold].
+  ragchunk split docs/ -o chunks.jsonl --stats
+  ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'
 """
 
 
@@ -66,7 +61,11 @@ def _parse_assignments(assignments: Iterable[str]) -> dict[str, str]:
 def split_command(
     paths: Annotated[
         list[str],
-        typer.Argument(help="Files, directories, or - for standard input.", show_default=False),
+        typer.Argument(
+            help="Files, directories, or - for standard input.",
+            show_default=False,
+            metavar="PATH",
+        ),
     ],
     strategy: Annotated[
         str,
@@ -77,8 +76,7 @@ def split_command(
     size: Annotated[
         Optional[int],  # noqa: UP045 - Typer needs Optional on Python 3.11
         typer.Option(
-            # \[ keeps rich markup from swallowing the bracketed default.
-            help="Hard maximum chunk size, overlap included \\[default: per strategy; "
+            help="Hard maximum chunk size, overlap included [default: per strategy; "
             "hierarchical and sentence-count mode are unbounded unless it is given].",
             show_default=False,
         ),
@@ -132,6 +130,13 @@ def split_command(
         Optional[str],  # noqa: UP045
         typer.Option(help="Password for encrypted PDFs.", show_default=False),
     ] = None,
+    language: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            help="Force the programming language of code inputs (implies --format code).",
+            show_default=False,
+        ),
+    ] = None,
     debug: Annotated[
         bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")
     ] = False,
@@ -168,6 +173,7 @@ def split_command(
             options=_parse_assignments(option or ()),
             count_tokens=count_tokens,
             format=input_format,
+            language=language,
             password=password,
             debug=debug,
             contextualize=contextualize,

@@ -19,7 +19,7 @@ def strategies_command(
 ) -> None:
     """List the strategies, their options and defaults.
 
-    Options other than size, overlap and unit are set with [bold]-O key=value[/bold].
+    Options other than size, overlap and unit are set with -O key=value.
     """
     from rich.table import Table
     from rich.text import Text

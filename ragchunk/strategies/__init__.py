@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ragchunk.strategies._spec import Strategy
 
 STRATEGIES: Final = {
+    "code": "ragchunk.strategies.code",
     "fixed": "ragchunk.strategies.fixed",
     "recursive": "ragchunk.strategies.recursive",
     "token": "ragchunk.strategies.token",

@@ -142,11 +142,7 @@ def last_separator_cut(text: str, lo: int, limit: int, levels: tuple[tuple[str, 
     gives the text back. With no separator in range, cut at the last grapheme boundary.
     """
     for level in levels:
-        best = -1
-        for separator in level:
-            p = text.rfind(separator, lo, limit)
-            if p >= 0:
-                best = max(best, p + len(separator))
+        best = last_separator_end(text, lo, limit, level)
         if best > lo:
             return best
     return grapheme_floor(text, limit, lo)
@@ -154,14 +150,22 @@ def last_separator_cut(text: str, lo: int, limit: int, levels: tuple[tuple[str, 
 
 def first_separator_end(text: str, lo: int, hi: int, separators: tuple[str, ...]) -> int:
     """Return the end of the first separator lying wholly in ``[lo, hi)``, or -1."""
-    ends = [p + len(s) for s in separators if (p := text.find(s, lo, hi)) >= 0]
-    return min(ends, default=-1)
+    best = -1
+    for separator in separators:
+        p = text.find(separator, lo, hi)
+        if p >= 0 and (best < 0 or p + len(separator) < best):
+            best = p + len(separator)
+    return best
 
 
 def last_separator_end(text: str, lo: int, hi: int, separators: tuple[str, ...]) -> int:
     """Return the end of the last separator lying wholly in ``[lo, hi)``, or -1."""
-    ends = [p + len(s) for s in separators if (p := text.rfind(s, lo, hi)) >= 0]
-    return max(ends, default=-1)
+    best = -1
+    for separator in separators:
+        p = text.rfind(separator, lo, hi)
+        if p >= 0 and p + len(separator) > best:
+            best = p + len(separator)
+    return best
 
 
 _NON_SPACE: Final = re.compile(r"\S")

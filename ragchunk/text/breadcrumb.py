@@ -73,6 +73,15 @@ class PrefixedSizer:
         self._additive = additive
 
     @property
+    def unit(self) -> str:
+        """The inner unit, marked as prefixed: never plain ``chars``.
+
+        A prefix makes a span's size differ from its length, so packing must measure it (the
+        code-point fast path of ``text.pack`` would not count the prefix).
+        """
+        return f"{self._inner.unit} with a prefix"
+
+    @property
     def total(self) -> int:
         """The number of units in the whole text."""
         return self._inner.total

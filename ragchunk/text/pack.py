@@ -48,6 +48,8 @@ def pack(
         Windows in order; their union covers ``[start, end)`` and consecutive windows share at
         most ``overlap`` units, the shared part beginning where ``align_start`` allows.
     """
+    if getattr(sizer, "unit", None) == "chars":
+        return _pack_chars(text, start, end, size, overlap, find_cut, align_start)
     windows: list[Window] = []
     s = start
     done = start  # everything before `done` is already covered
@@ -63,6 +65,31 @@ def pack(
             s = _overlap_start(text, s, done, sizer, overlap, align_start)
         else:
             s = done
+    return windows
+
+
+def _pack_chars(
+    text: str,
+    start: int,
+    end: int,
+    size: int,
+    overlap: int,
+    find_cut: FindCut,
+    align_start: AlignStart,
+) -> list[Window]:
+    """``pack`` when sizes are code points: a span's size is its length, so nothing is measured.
+
+    Every window ``[s, cut)`` has ``cut <= s + size``; the next starts at or after
+    ``cut - overlap``, and ``done - s <= overlap < size`` keeps each window making progress.
+    """
+    windows: list[Window] = []
+    s = done = start
+    while done < end:
+        limit = s + size
+        cut = end if limit >= end else find_cut(text, done, limit)
+        windows.append(Window(s, cut))
+        done = cut
+        s = align_start(text, max(cut - overlap, s + 1), cut) if overlap and cut < end else cut
     return windows
 
 

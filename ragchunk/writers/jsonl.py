@@ -7,6 +7,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -14,11 +15,43 @@ if TYPE_CHECKING:
     from ragchunk.model import Chunk
 
 _dumps = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+_quote = encode_basestring  # the C string encoder behind ensure_ascii=False
+
+
+def record_line(chunk: Chunk) -> str:
+    """Return ``json.dumps(chunk.to_record(), ensure_ascii=False)`` plus a newline, faster.
+
+    The record's shape is fixed, so only strings and metadata go through the JSON encoder; a
+    property test holds this byte-identical to the generic path.
+    """
+    parts = [
+        f'{{"id": "{chunk.id}", "doc_id": {_quote(chunk.doc_id)}, '
+        f'"source": {_quote(chunk.source)}, '
+        f'"index": {chunk.index}, "text": {_quote(chunk.text)}, '
+        f'"start": {chunk.start}, "end": {chunk.end}'
+    ]
+    if chunk.page_start is not None:
+        parts.append(f', "page_start": {chunk.page_start}, "page_end": {chunk.page_end}')
+    if chunk.line_start is not None:
+        parts.append(f', "line_start": {chunk.line_start}, "line_end": {chunk.line_end}')
+    headings = ", ".join(map(_quote, chunk.headings))
+    parts.append(
+        f', "headings": [{headings}], "strategy": {_quote(chunk.strategy)}, "chars": {chunk.chars}'
+    )
+    if chunk.tokens is not None:
+        parts.append(f', "tokens": {chunk.tokens}')
+    parts.append(f', "metadata": {_dumps(dict(chunk.metadata)) if chunk.metadata else "{}"}')
+    for name in ("context", "doc_hash", "hash"):
+        value = getattr(chunk, name)
+        if value is not None:
+            parts.append(f', "{name}": {_quote(value)}')
+    parts.append("}\n")
+    return "".join(parts)
 
 
 def lines(chunks: Iterable[Chunk]) -> str:
     """Return the JSONL text of ``chunks``: one object per line, each line ending in a newline."""
-    return "".join(_dumps(chunk.to_record()) + "\n" for chunk in chunks)
+    return "".join(map(record_line, chunks))
 
 
 @contextlib.contextmanager

@@ -91,3 +91,41 @@ def test_uncached_tiktoken_encoding_fails_without_downloading(tmp_path, monkeypa
 def test_missing_tokenizer_json_is_a_usage_error(tmp_path) -> None:
     with pytest.raises(UsageError, match=r"no such tokenizer\.json"):
         load_tokenizer(str(tmp_path / "missing.json"))
+
+
+def test_token_offsets_are_exact_across_long_mixed_scripts() -> None:
+    text = "Grüße aus Köln, 日本語のテキスト 😀👍🏽 and plain ASCII words. " * 120
+    measure = load_tokenizer("cl100k_base")
+    sizer = measure.prepare(text)
+    encoding = measure._encoding  # type: ignore[attr-defined]
+    _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(text))
+    assert [sizer.offset(i) for i in range(sizer.total)] == starts
+    for c in range(0, len(text), 7):
+        assert sizer.offset(sizer.index(c)) <= c
+
+
+def test_parallel_encoding_of_a_large_text_equals_the_single_encoding(monkeypatch) -> None:
+    import ragchunk.measure as measure_module
+
+    text = "Some words, then more words.  Spaces\tand\ttabs.\n\nGrüße 日本 😀 end " * 50
+    measure = load_tokenizer("cl100k_base")
+    monkeypatch.setattr(measure_module, "_PARALLEL_FROM", 100)
+    monkeypatch.setattr(measure_module, "_SEGMENT", 300)
+    monkeypatch.setattr(measure_module.os, "cpu_count", lambda: 4)
+    sizer = measure.prepare(text)
+    encoding = measure._encoding  # type: ignore[attr-defined]
+    _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(text))
+    assert sizer.total == len(starts)
+    assert [sizer.offset(i) for i in range(sizer.total)] == starts
+
+
+def test_sizes_stay_exact_across_forced_cuts_in_unspaced_runs(monkeypatch) -> None:
+    import ragchunk.measure as measure_module
+
+    monkeypatch.setattr(measure_module, "_SEGMENT", 64)
+    text = "short words here " + "x" * 500 + " and then words again, " * 20
+    measure = load_tokenizer("cl100k_base")
+    sizer = measure.prepare(text)
+    for start in range(0, len(text), 37):
+        for end in range(start, len(text), 53):
+            assert sizer.size(start, end) == measure.count(text[start:end])

@@ -40,3 +40,8 @@ def test_a_further_prefix_comes_after_the_breadcrumb() -> None:
     assert header.size(17, 60) == len("Guide > Body\n\n| h |\n") + 43
     plain = with_prefix(CHARS.prepare(TEXT), TEXT, count=len, prefix_at=_prefix, additive=True)
     assert plain.size(17, 60) == sizer.size(17, 60)
+
+
+def test_a_prefixed_sizer_never_takes_the_code_point_fast_path() -> None:
+    sizer = PrefixedSizer(TEXT, CHARS.prepare(TEXT), count=len, prefix_at=_prefix, additive=True)
+    assert sizer.unit != "chars"
