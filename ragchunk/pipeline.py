@@ -22,7 +22,13 @@ from ragchunk.measure import DEFAULT_TOKENIZER, load_tokenizer, measure_for
 from ragchunk.options import Budget, build_options
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.strategies._spec import Context
-from ragchunk.text.breadcrumb import PrefixedSizer, check_breadcrumbs, format_breadcrumb
+from ragchunk.strategies.recursive import split_range
+from ragchunk.text.breadcrumb import (
+    PrefixedSizer,
+    check_breadcrumbs,
+    fit_contexts,
+    format_breadcrumb,
+)
 from ragchunk.text.merge import heading_scopes, merge_small
 
 if TYPE_CHECKING:
@@ -32,6 +38,7 @@ if TYPE_CHECKING:
     from ragchunk.model import Chunk, Document, Span
     from ragchunk.options import Unit
     from ragchunk.strategies._spec import Strategy
+    from ragchunk.text.pack import Window
 
 STDIN = "-"
 
@@ -180,6 +187,8 @@ def chunk_document(
     spans = plan.strategy.split(doc, plan.options, ctx)
     if plan.min_size:
         spans = _merge_small(doc, spans, ctx, sizer, plan)
+    if plan.contextualize and _limit(plan) is not None:
+        spans = _fit_contexts(doc, spans, ctx, sizer, plan)
     tokens = None
     if plan.count_tokens or budget.unit == "tokens":
         tokens = (
@@ -223,6 +232,29 @@ def _contextualized(doc: Document, ctx: Context, plan: Plan) -> Context:
         additive=plan.options.budget.unit == "chars",
     )
     return replace(ctx, sizer=sizer, breadcrumb=breadcrumb, contextualize=True)
+
+
+def _fit_contexts(
+    doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, plan: Plan
+) -> list[Span]:
+    """SPEC §3.3 with --contextualize: split any span whose context the strategy undercounted."""
+    budget: Budget = plan.options.budget
+    limit = budget.size
+    no_overlap = replace(budget, overlap=0)
+
+    def refine(start: int, end: int, lead_sizer: Sizer) -> list[Window]:
+        return split_range(doc.text, start, end, sizer=lead_sizer, budget=no_overlap)
+
+    return fit_contexts(
+        doc.text,
+        spans,
+        sizer=sizer,
+        count=ctx.measure.count,
+        additive=budget.unit == "chars",
+        limit=limit,
+        headings_at=heading_lookup(doc),
+        refine=refine,
+    )
 
 
 def _merge_small(

@@ -8,16 +8,21 @@ for that whole string, so ``PrefixedSizer`` measures a span as the context it wo
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.errors import InputError
 
 if TYPE_CHECKING:
     from ragchunk.measure import Measure, Sizer
+    from ragchunk.model import Span
+    from ragchunk.text.pack import Window
 
 BREADCRUMB_SEPARATOR: Final = " > "
 BREADCRUMB_END: Final = "\n\n"
+_NON_SPACE: Final = re.compile(r"\S")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -131,3 +136,57 @@ def with_prefix(
     if isinstance(sizer, PrefixedSizer):
         return sizer.extended(prefix_at)
     return PrefixedSizer(text, sizer, count=count, prefix_at=prefix_at, additive=additive)
+
+
+def fit_contexts(
+    text: str,
+    spans: Sequence[Span],
+    *,
+    sizer: Sizer,
+    count: Callable[[str], int],
+    additive: bool,
+    limit: int,
+    headings_at: Callable[[int], tuple[str, ...]],
+    refine: Callable[[int, int, Sizer], Sequence[Window]],
+) -> list[Span]:
+    """Split every span whose context would exceed ``limit``; return the spans in order.
+
+    A strategy sizes chunks with the breadcrumb of the heading path at their start; one that
+    names other headings for a span (a method's class) may have counted the wrong breadcrumb.
+    So the context each span will get (breadcrumb, then its prefix unless it is flagged
+    ``context_oversize``, then its text) is measured alone, and a span too large is covered by
+    ``refine(start, end, sizer)`` with that exact lead counted; its pieces keep its headings
+    and metadata and are flagged ``oversize_split``. The first and last piece keep the span's
+    ends, so overlaps with the neighbours do not change.
+    """
+    fitted: list[Span] = []
+    for span in spans:
+        headings = span.headings if span.headings is not None else headings_at(span.start)
+        lead = format_breadcrumb(headings)
+        if span.prefix and not span.metadata.get("context_oversize"):
+            lead += span.prefix
+        if count(lead + text[span.start : span.end]) <= limit:
+            fitted.append(span)
+            continue
+        lead_sizer = PrefixedSizer(
+            text, sizer, count=count, prefix_at=_constant(lead), additive=additive
+        )
+        for window in refine(span.start, span.end, lead_sizer):
+            if _NON_SPACE.search(text, window.start, window.end) is None:
+                continue
+            metadata = {**span.metadata, "oversize_split": True}
+            if window.oversize:
+                metadata["oversize"] = True
+            fitted.append(
+                replace(
+                    span, start=window.start, end=window.end, headings=headings, metadata=metadata
+                )
+            )
+    return fitted
+
+
+def _constant(prefix: str) -> Callable[[int], str]:
+    def prefix_at(_start: int) -> str:
+        return prefix
+
+    return prefix_at

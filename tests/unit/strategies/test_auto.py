@@ -24,6 +24,7 @@ from tests.invariants import assert_invariants
         (FIXTURES / "pdf" / "report-outline.pdf", "hierarchical"),
         (FIXTURES / "pdf" / "report-plain.pdf", "hierarchical"),
         (FIXTURES / "text" / "field-notes.txt", "recursive"),
+        (FIXTURES / "code" / "inventory.py", "code"),
     ],
     ids=lambda value: value.name if isinstance(value, Path) else value,
 )

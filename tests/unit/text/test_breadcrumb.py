@@ -45,3 +45,34 @@ def test_a_further_prefix_comes_after_the_breadcrumb() -> None:
 def test_a_prefixed_sizer_never_takes_the_code_point_fast_path() -> None:
     sizer = PrefixedSizer(TEXT, CHARS.prepare(TEXT), count=len, prefix_at=_prefix, additive=True)
     assert sizer.unit != "chars"
+
+
+def test_spans_whose_context_was_undercounted_are_split_with_their_own_breadcrumb() -> None:
+    from ragchunk.model import Span
+    from ragchunk.options import Budget
+    from ragchunk.strategies.recursive import split_range
+    from ragchunk.text.breadcrumb import fit_contexts
+
+    text = "alpha beta gamma delta epsilon zeta"
+    sizer = CHARS.prepare(text)
+    budget = Budget(size=30, overlap=0)
+    spans = [
+        Span(0, 16),  # "alpha beta gamma": no headings at all, fits
+        Span(17, 35, headings=("Deep", "Heading")),  # 18 chars + 16 of breadcrumb > 30
+    ]
+    fitted = fit_contexts(
+        text,
+        spans,
+        sizer=sizer,
+        count=len,
+        additive=True,
+        limit=30,
+        headings_at=lambda _offset: (),
+        refine=lambda s, e, lead_sizer: split_range(text, s, e, sizer=lead_sizer, budget=budget),
+    )
+    assert fitted[0] == spans[0]
+    assert [text[s.start : s.end] for s in fitted[1:]] == ["delta epsilon ", "zeta"]
+    for span in fitted[1:]:
+        assert span.headings == ("Deep", "Heading")
+        assert span.metadata == {"oversize_split": True}
+        assert len("Deep > Heading\n\n") + span.end - span.start <= 30
