@@ -1,23 +1,28 @@
 """Files → parse → strategy → chunks. A failed file never stops the others; nothing is printed.
 
 ``make_plan`` validates every option and loads the tokenizer before the first file is read
-(SPEC §4); ``run`` then yields one ``FileResult`` per input, in input order.
+(SPEC §4); ``make_plans`` does so for a configuration file's every scope. ``run_jobs`` then yields
+one ``FileResult`` per input, in input order, from this process or from a pool of worker
+processes (``--jobs``): the only concurrency in ragchunk lives here (STYLE §2.9).
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk import parsers, strategies
 from ragchunk.chunks import assemble, heading_lookup
 from ragchunk.code.languages import check_language
-from ragchunk.errors import InputError, OptionError, RagchunkError
+from ragchunk.errors import InputError, OptionError, RagchunkError, UsageError
+from ragchunk.inputs import STDIN, find_inputs
 from ragchunk.measure import DEFAULT_TOKENIZER, load_tokenizer, measure_for
 from ragchunk.options import Budget, build_options
 from ragchunk.parsers._spec import ParseRequest
@@ -32,15 +37,19 @@ from ragchunk.text.breadcrumb import (
 from ragchunk.text.merge import heading_scopes, merge_small
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from multiprocessing.connection import Connection
+    from types import MappingProxyType
 
+    from ragchunk.config import Config, Settings
+    from ragchunk.inputs import Glob, Input
     from ragchunk.measure import Sizer
     from ragchunk.model import Chunk, Document, Span
     from ragchunk.options import Unit
     from ragchunk.strategies._spec import Strategy
     from ragchunk.text.pack import Window
 
-STDIN = "-"
+_IN_FLIGHT_PER_WORKER: Final = 4
+"""Results a worker may have ready ahead of the reader: bounds memory, keeps workers busy."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +74,8 @@ class Plan:
         language: a code language forced with ``--language`` (implies the ``code`` format).
         password: the PDF password from ``--password``.
         debug: let unexpected exceptions propagate with their traceback.
+        hashes: give every chunk ``doc_hash`` (SHA-256 of the input's bytes) and ``hash``
+            (SHA-256 of its UTF-8 text).
         contextualize: give every chunk a ``context`` (heading breadcrumb + text) and count
             the breadcrumb within the size limit.
         min_size: merge chunks smaller than this (in the budget's unit) into a neighbour under
@@ -80,6 +91,7 @@ class Plan:
     language: str | None = None
     password: str | None = None
     debug: bool = False
+    hashes: bool = False
     contextualize: bool = False
     min_size: int = 0
     size_given: bool = True
@@ -87,6 +99,8 @@ class Plan:
 
     def __post_init__(self) -> None:
         key = f"{self.strategy.name}\0{self.options!r}\0{self.tokenizer}"
+        if self.format or self.language:  # forcing a parse changes the chunks, so their ids
+            key += f"\0{self.format}\0{self.language}"
         if self.contextualize:
             key += "\0contextualize"
         if self.min_size:
@@ -97,7 +111,13 @@ class Plan:
 
 @dataclass(frozen=True, slots=True)
 class FileResult:
-    """The outcome for one input: its chunks, or the error that stopped it, plus warnings."""
+    """The outcome for one input: its chunks, or the error that stopped it, plus warnings.
+
+    ``content_hash`` is the SHA-256 of the input's bytes once they were read; ``unchanged``
+    says the input was skipped because that hash equals the one a manifest recorded. When the
+    job had a renderer, ``rendered`` holds its output and ``chunks`` is empty; ``chunk_count``
+    counts the chunks either way.
+    """
 
     source: str
     doc_id: str
@@ -105,6 +125,55 @@ class FileResult:
     diagnostics: tuple[Diagnostic, ...] = ()
     error: str | None = None
     document: Document | None = None
+    content_hash: str | None = None
+    unchanged: bool = False
+    rendered: str | None = None
+    chunk_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One input and the plan it is chunked with.
+
+    Attributes:
+        source: the path to read (``-`` for standard input).
+        doc_id: the document's id in the output.
+        plan: the validated plan for this input.
+        known_hash: skip the input (``FileResult.unchanged``) when its content hash is this.
+        render: turns the chunks into output text where they are made (in the worker
+            process), so that only text crosses between processes; a module-level function.
+    """
+
+    source: str
+    doc_id: str
+    plan: Plan
+    known_hash: str | None = None
+    render: Callable[[Sequence[Chunk]], str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Plans:
+    """The plan of every scope of a configuration file, flags applied; see ``make_plans``.
+
+    Attributes:
+        default: the plan for inputs no rule matches.
+        rules: ``(glob, plan)`` per ``[files."GLOB"]`` section, in file order; first match wins.
+        config: the configuration they come from (for matching paths relative to it).
+    """
+
+    default: Plan
+    rules: tuple[tuple[Glob, Plan], ...] = ()
+    config: Config | None = None
+
+    def for_input(self, source: str, doc_id: str) -> Plan:
+        """Return the plan of the first rule whose glob matches the input, else the default."""
+        if not self.rules or self.config is None:
+            return self.default
+        parts = self.config.match_parts(source, doc_id)
+        for glob, plan in self.rules:
+            if glob.matches(parts):
+                return plan
+        return self.default
 
 
 def make_plan(
@@ -120,6 +189,7 @@ def make_plan(
     language: str | None = None,
     password: str | None = None,
     debug: bool = False,
+    hashes: bool = False,
     contextualize: bool = False,
     min_size: int | None = None,
 ) -> Plan:
@@ -148,9 +218,64 @@ def make_plan(
         language=language,
         password=password,
         debug=debug,
+        hashes=hashes,
         contextualize=contextualize,
         min_size=min_size or 0,
         size_given=size is not None,
+    )
+
+
+def make_plans(
+    config: Config, flags: Settings, *, password: str | None = None, debug: bool = False
+) -> Plans:
+    """Return the plans of every scope of ``config`` with ``flags`` on top (flags win).
+
+    Every scope of the file is first validated on its own, so a mistake in the file is reported
+    with the file's name even when a flag overrides it; no input has been read yet.
+
+    Raises:
+        UsageError: a bad value in the file (named with the file and section) or in the flags.
+    """
+    for where, scope in config.scopes():
+        try:
+            plan_from_settings(scope)
+        except UsageError as exc:
+            raise UsageError(f"{where}: {exc}") from None
+    default = plan_from_settings(flags.over(config.defaults), password=password, debug=debug)
+    rules = []
+    for rule in config.rules:
+        settings = flags.over(rule.settings.over(config.defaults))
+        try:
+            plan = plan_from_settings(settings, password=password, debug=debug)
+        except UsageError as exc:  # the flags do not fit this section (an -O of another strategy)
+            raise UsageError(f"{exc} (for the inputs of {rule.where})") from None
+        rules.append((rule.glob, plan))
+    return Plans(default, tuple(rules), config)
+
+
+def plan_from_settings(
+    settings: Settings, *, password: str | None = None, debug: bool = False
+) -> Plan:
+    """Return the validated plan for merged settings (unset ones take their defaults).
+
+    Raises:
+        UsageError: an unknown strategy, format or tokenizer, or a bad option value.
+    """
+    return make_plan(
+        settings.strategy or strategies.DEFAULT_STRATEGY,
+        size=settings.size,
+        overlap=settings.overlap,
+        unit=settings.unit,
+        tokenizer=settings.tokenizer or DEFAULT_TOKENIZER,
+        options=settings.options,
+        count_tokens=bool(settings.count_tokens),
+        format=settings.format,
+        language=settings.language,
+        password=password,
+        debug=debug,
+        hashes=bool(settings.hashes),
+        contextualize=bool(settings.contextualize),
+        min_size=settings.min_size,
     )
 
 
@@ -308,11 +433,27 @@ def read_input(source: str) -> bytes:
         raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
 
 
-def process(source: str, doc_id: str, plan: Plan, *, keep_document: bool = False) -> FileResult:
-    """Read, parse and chunk one input; an error becomes the result's ``error``."""
+def process(
+    source: str,
+    doc_id: str,
+    plan: Plan,
+    *,
+    keep_document: bool = False,
+    known_hash: str | None = None,
+) -> FileResult:
+    """Read, parse and chunk one input; an error becomes the result's ``error``.
+
+    When the SHA-256 of the input's bytes equals ``known_hash``, nothing is parsed and the
+    result says ``unchanged``.
+    """
     diagnostics: list[Diagnostic] = []
+    content_hash = None
     try:
-        doc = parse_bytes(read_input(source), source, doc_id, plan, diagnostics)
+        data = read_input(source)
+        content_hash = hashlib.sha256(data).hexdigest()
+        if content_hash == known_hash:
+            return FileResult(source, doc_id, content_hash=content_hash, unchanged=True)
+        doc = parse_bytes(data, source, doc_id, plan, diagnostics)
         chunks = chunk_document(doc, plan, diagnostics)
     except RagchunkError as exc:
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=str(exc))
@@ -321,40 +462,239 @@ def process(source: str, doc_id: str, plan: Plan, *, keep_document: bool = False
             raise
         message = f"{source}: internal error: {type(exc).__name__}: {exc}; rerun with --debug"
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=message)
+    if plan.hashes:
+        chunks = [_with_hashes(chunk, content_hash) for chunk in chunks]
     return FileResult(
         source,
         doc_id,
         tuple(chunks),
         tuple(diagnostics),
         document=doc if keep_document else None,
+        content_hash=content_hash,
+        chunk_count=len(chunks),
     )
+
+
+def _with_hashes(chunk: Chunk, doc_hash: str) -> Chunk:
+    # surrogatepass: a PDF's text may hold lone surrogates; the hash must still be defined.
+    text_hash = hashlib.sha256(chunk.text.encode("utf-8", "surrogatepass")).hexdigest()
+    return dataclasses.replace(chunk, doc_hash=doc_hash, hash=text_hash)
 
 
 def expand(paths: Sequence[str]) -> list[tuple[str, str]]:
     """Return ``(source, doc_id)`` for every input: files as given, directories walked.
 
-    A directory yields its non-hidden files in sorted order, each with its path relative to the
-    directory as ``doc_id``.
+    The walk uses the defaults of ``ragchunk.inputs.find_inputs`` (hidden, ignored and binary
+    files skipped); ``doc_id`` is the path relative to the walked directory.
     """
-    inputs: list[tuple[str, str]] = []
-    for path in paths:
-        if path != STDIN and Path(path).is_dir():
-            inputs.extend(_walk(Path(path)))
-        else:
-            inputs.append((path, path if path == STDIN else Path(path).as_posix()))
-    return inputs
-
-
-def _walk(root: Path) -> Iterator[tuple[str, str]]:
-    for directory, subdirs, files in os.walk(root):
-        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
-        for name in sorted(files):
-            if not name.startswith("."):
-                path = Path(directory, name)
-                yield str(path), path.relative_to(root).as_posix()
+    return [(item.source, item.doc_id) for item in find_inputs(paths).inputs]
 
 
 def run(paths: Sequence[str], plan: Plan) -> Iterator[FileResult]:
-    """Yield one result per input, in input order."""
-    for source, doc_id in expand(paths):
-        yield process(source, doc_id, plan)
+    """Yield one result per input, in input order, in this process."""
+    return run_jobs([Job(source, doc_id, plan) for source, doc_id in expand(paths)])
+
+
+def make_jobs(inputs: Iterable[Input], plans: Plans) -> list[Job]:
+    """Return one job per input, each with the plan its configuration scope gives it."""
+    return [Job(i.source, i.doc_id, plans.for_input(i.source, i.doc_id)) for i in inputs]
+
+
+def default_jobs() -> int:
+    """Return the number of CPU cores this process may use (the default of ``--jobs``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_workers(workers: int) -> None:
+    """Raise ``UsageError`` unless ``workers`` (``--jobs``) is at least 1."""
+    if workers < 1:
+        raise UsageError(f"--jobs must be at least 1 (got {workers})")
+
+
+def run_jobs(jobs: Sequence[Job], *, workers: int = 1) -> Generator[FileResult, None, None]:
+    """Yield one result per job, in job order, as soon as each is ready.
+
+    With ``workers`` > 1 and more than one job, jobs run in worker processes; at most a few
+    results per worker wait in memory, so memory does not grow with the number of files, and
+    the output is the same as with one worker. A worker that dies (killed, out of memory) fails
+    only the input it was working on. Closing the iterator early (``--fail-fast``, a closed
+    pipe, Ctrl-C) stops the workers at once. With ``debug`` plans everything runs in this
+    process, so that an unexpected exception arrives with its traceback.
+
+    Raises:
+        UsageError: ``workers`` is below 1.
+    """
+    check_workers(workers)
+    count = min(workers, len(jobs))
+    if count <= 1 or any(job.plan.debug for job in jobs):
+        return (_work(job) for job in jobs)
+    return _run_pool(jobs, count)
+
+
+def _work(job: Job) -> FileResult:
+    result = process(job.source, job.doc_id, job.plan, known_hash=job.known_hash)
+    if job.render is None or not result.chunks:
+        return result
+    return dataclasses.replace(result, chunks=(), rendered=job.render(result.chunks))
+
+
+def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, None]:
+    """Feed jobs to worker processes, one at a time each, and yield results in job order."""
+    from multiprocessing.connection import wait
+
+    pool = [_Worker() for _ in range(workers)]
+    window = workers * _IN_FLIGHT_PER_WORKER
+    ready: dict[int, FileResult] = {}
+    submitted = yielded = 0
+    finished = False
+    try:
+        while yielded < len(jobs):
+            for worker in pool:
+                if worker.index is None and submitted < len(jobs) and submitted < yielded + window:
+                    worker.give(submitted, jobs[submitted])
+                    submitted += 1
+            if yielded in ready:
+                yield ready.pop(yielded)
+                yielded += 1
+                continue
+            busy = [worker for worker in pool if worker.index is not None]
+            answered = wait([worker.connection for worker in busy])
+            for worker in busy:
+                if worker.connection in answered:
+                    index, result = worker.take()
+                    ready[index] = result
+        finished = True
+    finally:
+        for worker in pool:
+            worker.stop(gracefully=finished)
+
+
+class _Worker:
+    """One worker process and the pipe to it; it chunks one job at a time.
+
+    Each worker has a pipe of its own, read only by this process, so a worker that is killed
+    (by us on Ctrl-C, or by the system) can never leave a shared queue half-written.
+    """
+
+    def __init__(self) -> None:
+        self.index: int | None = None
+        self.job: Job | None = None
+        self._start()
+
+    def _start(self) -> None:
+        import multiprocessing
+
+        ours, theirs = multiprocessing.Pipe()
+        self.process = multiprocessing.Process(target=_serve, args=(theirs,), daemon=True)
+        with _stop_signals_blocked():  # until the worker has set its own handlers
+            self.process.start()
+        theirs.close()
+        self.connection = ours
+
+    def give(self, index: int, job: Job) -> None:
+        """Send a job; a worker found dead on the way is replaced first."""
+        self.index, self.job = index, job
+        try:
+            self.connection.send(job)
+        except OSError:
+            self._restart()
+            self.connection.send(job)
+
+    def take(self) -> tuple[int, FileResult]:
+        """Return the index and result of the job given; a dead worker fails it and restarts."""
+        index, job = self.index, self.job
+        self.index = self.job = None
+        if index is None or job is None:
+            raise RuntimeError("take() without a job given")  # a bug in _run_pool, not input
+        try:
+            result: FileResult = self.connection.recv()
+        except (EOFError, OSError):
+            message = f"{job.source}: the worker process chunking it died ({self._death()})"
+            result = FileResult(job.source, job.doc_id, error=message)
+            self._restart()
+        return index, result
+
+    def stop(self, *, gracefully: bool) -> None:
+        """End the worker: asked to, once all is done; terminated, when cut short."""
+        if gracefully:
+            with contextlib.suppress(OSError):
+                self.connection.send(None)
+            self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join()
+        self.connection.close()
+
+    def _restart(self) -> None:
+        self.stop(gracefully=False)
+        self._start()
+
+    def _death(self) -> str:
+        import signal
+
+        self.process.join(timeout=5)
+        code = self.process.exitcode
+        if code is not None and code < 0:
+            name = signal.Signals(-code).name
+            return f"killed by {name}, perhaps out of memory" if name == "SIGKILL" else f"{name}"
+        return f"exit code {code}"
+
+
+def _serve(connection: Connection) -> None:
+    """Run in a worker process: chunk each job received until told to stop (``None``)."""
+    _init_worker()
+    with contextlib.suppress(EOFError):  # the parent went away
+        while (job := connection.recv()) is not None:
+            connection.send(_work(job))
+
+
+_STOP_SIGNALS: Final = ("SIGINT", "SIGTERM")
+
+
+@contextlib.contextmanager
+def _stop_signals_blocked() -> Iterator[None]:
+    """Hold back SIGINT and SIGTERM: a worker must not get them before it set its handlers."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # not POSIX: nothing to hold back
+        yield
+        return
+    stops = {getattr(signal, name) for name in _STOP_SIGNALS}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _init_worker() -> None:
+    """Prepare a worker process: Ctrl-C is the parent's to handle, results must pickle."""
+    import copyreg
+    import signal
+    import types
+
+    # The terminal sends SIGINT to the whole process group; the parent stops the workers, with
+    # SIGTERM, whose default action is wanted even if the parent handled it otherwise. Both
+    # were blocked across the fork (see _Worker._start); pending ones arrive on unblocking.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        stops = {getattr(signal, name) for name in _STOP_SIGNALS}
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+    copyreg.pickle(types.MappingProxyType, _reduce_mapping)
+
+
+def _reduce_mapping(mapping: MappingProxyType[str, Any]) -> tuple[Any, tuple[Any, ...]]:
+    # Chunk metadata is a read-only mapping proxy, which pickle cannot handle by itself.
+    return _restore_mapping, (dict(mapping),)
+
+
+def _restore_mapping(values: dict[str, Any]) -> Mapping[str, Any]:
+    from types import MappingProxyType
+
+    from ragchunk.model import EMPTY_METADATA
+
+    return MappingProxyType(values) if values else EMPTY_METADATA

@@ -14,6 +14,7 @@ import typer
 
 from ragchunk.cli import inspect as _inspect  # noqa: F401 - registers the command
 from ragchunk.cli import split as _split  # noqa: F401 - registers the command
+from ragchunk.cli import stats as _stats  # noqa: F401 - registers the command
 from ragchunk.cli import strategies as _strategies  # noqa: F401 - registers the command
 from ragchunk.cli._app import EXIT_OK, app
 

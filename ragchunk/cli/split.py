@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from ragchunk import strategies
-from ragchunk.cli._app import (
-    EXIT_FAILED_INPUTS,
-    app,
-    stderr_console,
-    stdout_console,
-    usage_errors,
-)
+from ragchunk.cli._app import EXIT_OK, app, usage_errors
 from ragchunk.errors import UsageError
 from ragchunk.measure import DEFAULT_TOKENIZER
 from ragchunk.options import UNITS
@@ -23,8 +15,6 @@ from ragchunk.options import UNITS
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from ragchunk.model import Chunk
-    from ragchunk.pipeline import FileResult
 
 SPLIT_HELP = """Split documents into chunks and print them as JSONL (one record per line).
 
@@ -39,6 +29,7 @@ Examples:
   cat notes.txt | ragchunk split - --size 200 --overlap 20
   ragchunk split book.txt -s token --size 256 --overlap 32 --tokenizer cl100k_base
   ragchunk split docs/ -o chunks.jsonl --stats
+  ragchunk split docs/ -o out/ --jobs 4    one JSONL per input under out/, as in docs/
   ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'
 """
 
@@ -59,6 +50,7 @@ def _parse_assignments(assignments: Iterable[str]) -> dict[str, str]:
 
 @app.command("split", help=SPLIT_HELP)
 def split_command(
+    ctx: typer.Context,
     paths: Annotated[
         list[str],
         typer.Argument(
@@ -106,13 +98,14 @@ def split_command(
         ),
     ] = None,
     output: Annotated[
-        Optional[Path],  # noqa: UP045
+        Optional[str],  # noqa: UP045
         typer.Option(
             "--output",
             "-o",
-            help="Write JSONL to this file (atomically).",
+            help="Write JSONL to this file, or to DIR/ one file per input mirroring the tree "
+            "(a trailing slash or an existing directory); always atomically.",
+            metavar="FILE|DIR/",
             show_default=False,
-            dir_okay=False,
         ),
     ] = None,
     table: Annotated[bool, typer.Option("--table", help="Show a table instead of JSONL.")] = False,
@@ -140,6 +133,69 @@ def split_command(
     debug: Annotated[
         bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")
     ] = False,
+    # Batch runs (issue 6).
+    include: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--include",
+            help="In directories, chunk only files matching GLOB (repeatable).",
+            metavar="GLOB",
+            show_default=False,
+        ),
+    ] = None,
+    exclude: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--exclude",
+            help="In directories, skip files and directories matching GLOB (repeatable).",
+            metavar="GLOB",
+            show_default=False,
+        ),
+    ] = None,
+    no_gitignore: Annotated[
+        bool, typer.Option("--no-gitignore", help="Also chunk files that .gitignore ignores.")
+    ] = False,
+    jobs: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Worker processes (default: the number of CPU cores).",
+            show_default=False,
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress, warnings or notes on stderr.")
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="A line per input and a summary on stderr.")
+    ] = False,
+    fail_fast: Annotated[
+        bool, typer.Option("--fail-fast", help="Stop at the first input that fails.")
+    ] = False,
+    manifest: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--manifest",
+            help="Record inputs here; reruns skip unchanged ones and remove the "
+            "outputs of deleted ones.",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ] = None,
+    hashes: Annotated[
+        bool, typer.Option("--hashes", help="Add doc_hash and hash (SHA-256) to every chunk.")
+    ] = False,
+    config: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--config",
+            help="Read settings from this file instead of the ragchunk.toml or "
+            "pyproject.toml found from here up.",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ] = None,
     contextualize: Annotated[
         bool,
         typer.Option(
@@ -160,94 +216,45 @@ def split_command(
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk import pipeline
+    from ragchunk.cli import _batch
+    from ragchunk.config import RunSettings, Settings, load_config
 
+    given = _given(ctx)
     with usage_errors():
         if unit is not None and unit not in UNITS:
             raise UsageError(f"--unit must be one of chars, tokens (got {unit!r})")
-        plan = pipeline.make_plan(
-            strategy,
+        flags = Settings(
+            strategy=strategy if "strategy" in given else None,
             size=size,
             overlap=overlap,
             unit=unit,  # type: ignore[arg-type]  # checked against UNITS above
-            tokenizer=tokenizer,
-            options=_parse_assignments(option or ()),
-            count_tokens=count_tokens,
+            tokenizer=tokenizer if "tokenizer" in given else None,
+            count_tokens=count_tokens or None,
             format=input_format,
             language=language,
-            password=password,
-            debug=debug,
-            contextualize=contextualize,
+            hashes=hashes or None,
+            contextualize=contextualize or None,
             min_size=min_size,
+            options=_parse_assignments(option or ()),
         )
-    results = pipeline.run(paths, plan)
-    failures = _render(results, output=output, table=table, stats=stats)
-    if failures:
-        _report_failures(failures)
-        raise typer.Exit(EXIT_FAILED_INPUTS)
+        run = RunSettings(
+            include=tuple(include) if include else None,
+            exclude=tuple(exclude) if exclude else None,
+            gitignore=False if no_gitignore else None,
+            jobs=jobs,
+            fail_fast=fail_fast or None,
+            manifest=manifest,
+        )
+        configuration = load_config(config)
+        plans = pipeline.make_plans(configuration, flags, password=password, debug=debug)
+        batch = _batch.prepare(paths, plans, run.over(configuration.run), output=output)
+    display = _batch.Display(table=table, stats=stats, quiet=quiet, verbose=verbose)
+    code = _batch.execute(batch, display)
+    if code != EXIT_OK:
+        raise typer.Exit(code)
 
 
-def _render(
-    results: Iterable[FileResult], *, output: Path | None, table: bool, stats: bool
-) -> list[FileResult]:
-    """Write each result as it arrives; return the failed ones."""
-    from ragchunk.writers import jsonl
-
-    failures: list[FileResult] = []
-    collected: list[Chunk] = []
-    console = stdout_console() if table else None
-
-    def consume(write: IO[str] | None) -> None:
-        for result in results:
-            for diagnostic in result.diagnostics:
-                sys.stderr.write(f"warning: {diagnostic.message}\n")
-            if result.error is not None:
-                failures.append(result)
-                continue
-            if stats:
-                collected.extend(result.chunks)
-            if console is not None:
-                from ragchunk.writers.table import build
-
-                title = f"{result.doc_id} · {len(result.chunks)} chunks"
-                console.print(build(result.chunks, title))
-            elif write is not None:
-                write.write(jsonl.lines(result.chunks))
-
-    if output is not None:
-        with jsonl.atomic_writer(output) as handle:
-            consume(handle)
-    else:
-        consume(None if table or stats else sys.stdout)
-    if stats:
-        _print_stats(collected)
-    return failures
-
-
-def _print_stats(chunks: list[Chunk]) -> None:
-    from ragchunk.writers.stats import SizeSummary, build
-
-    rows = [("chars", SizeSummary.of([c.chars for c in chunks]))]
-    token_counts = [c.tokens for c in chunks if c.tokens is not None]
-    if token_counts:
-        rows.append(("tokens", SizeSummary.of(token_counts)))
-    documents = len({c.doc_id for c in chunks})
-    strategies_used = sorted({c.strategy for c in chunks})
-    used = ", ".join(strategies_used) or "–"
-    title = f"{len(chunks)} chunks from {documents} document(s) · strategy {used}"
-    stdout_console().print(build(rows, title))
-
-
-def _report_failures(failures: list[FileResult]) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    console = stderr_console()
-    for failure in failures:
-        console.print(Text(f"error: {failure.error}"))
-    if len(failures) > 1:
-        summary = Table(title=Text(f"{len(failures)} inputs failed"), title_justify="left")
-        summary.add_column("input")
-        summary.add_column("cause")
-        for failure in failures:
-            summary.add_row(Text(failure.source), Text(failure.error or ""))
-        console.print(summary)
+def _given(ctx: typer.Context) -> set[str]:
+    """Return the parameters the user set (a flag wins over a configuration file)."""
+    sources = {name: ctx.get_parameter_source(name) for name in ctx.params}
+    return {name for name, source in sources.items() if source and source.name != "DEFAULT"}

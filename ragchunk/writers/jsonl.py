@@ -65,7 +65,16 @@ def atomic_writer(path: Path) -> Iterator[IO[str]]:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             yield handle
+            # mkstemp makes the file private (0600); give it the mode open() would have.
+            os.fchmod(handle.fileno(), 0o666 & ~_umask())
         Path(temp).replace(path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """Return the process umask (reading it means setting it; it is restored at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

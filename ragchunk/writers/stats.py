@@ -1,13 +1,29 @@
-"""Summaries of chunk sizes: count, min/median/max and totals, per run."""
+"""Summaries of chunks: sizes (count, min/median/p95/max), a histogram, documents, structure.
+
+Used by ``split --stats`` (over ``Chunk`` objects) and ``ragchunk stats`` (over JSONL records).
+"""
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final, TypeVar
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+
+from ragchunk.errors import InputError
+
+if TYPE_CHECKING:
+    from ragchunk.model import Chunk
+
+_T = TypeVar("_T", int, str)
+_KINDS: Final = {int: "a whole number", str: "a string"}
+_BAR_WIDTH: Final = 40
+_OVER_SHOWN: Final = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,3 +69,277 @@ def build(rows: Iterable[tuple[str, SizeSummary | None]], title: str) -> Table:
             str(summary.total),
         )
     return table
+
+
+@dataclass(slots=True)
+class _Previous:
+    """The last chunk seen of the document being read, to measure overlaps."""
+
+    document: tuple[str, str]
+    end: int
+
+
+@dataclass(slots=True)
+class ChunkStats:
+    """Running totals over chunk records, read once in order; memory grows only by numbers.
+
+    Overlap is measured between consecutive records of the same document (as ``split`` writes
+    them): ``previous.end - next.start`` characters when positive.
+    """
+
+    chars: list[int] = field(default_factory=list)
+    tokens: list[int] = field(default_factory=list)
+    overlaps: list[int] = field(default_factory=list)
+    pairs: int = 0
+    documents: dict[str, list[int]] = field(default_factory=dict)
+    strategies: set[str] = field(default_factory=set)
+    paged: int = 0
+    multi_page: int = 0
+    last_page: int = 0
+    headed: int = 0
+    heading_paths: set[tuple[str, ...]] = field(default_factory=set)
+    deepest: int = 0
+    previous: _Previous | None = None
+    limit: int | None = None
+    unit: str = "chars"
+    over: list[tuple[str, int, int]] = field(default_factory=list)
+    over_count: int = 0
+
+    def add(self, chunk: ChunkFacts) -> None:
+        """Count one chunk."""
+        self.chars.append(chunk.chars)
+        if chunk.tokens is not None:
+            self.tokens.append(chunk.tokens)
+        self.strategies.add(chunk.strategy)
+        totals = self.documents.setdefault(chunk.doc_id, [0, 0])
+        totals[0] += 1
+        totals[1] += chunk.chars
+        if chunk.page_start is not None and chunk.page_end is not None:
+            self.paged += 1
+            self.multi_page += chunk.page_end > chunk.page_start
+            self.last_page = max(self.last_page, chunk.page_end)
+        if chunk.headings:
+            self.headed += 1
+            self.heading_paths.add(chunk.headings)
+            self.deepest = max(self.deepest, len(chunk.headings))
+        document = (chunk.source, chunk.doc_id)
+        if self.previous is not None and self.previous.document == document:
+            self.pairs += 1
+            if self.previous.end > chunk.start:
+                self.overlaps.append(self.previous.end - chunk.start)
+        self.previous = _Previous(document, chunk.end)
+        size = chunk.tokens if self.unit == "tokens" else chunk.chars
+        if self.limit is not None and size is not None and size > self.limit:
+            self.over_count += 1
+            if len(self.over) < _OVER_SHOWN:
+                self.over.append((chunk.doc_id, chunk.index, size))
+
+    @property
+    def count(self) -> int:
+        """Return the number of chunks counted."""
+        return len(self.chars)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChunkFacts:
+    """What the statistics need of one chunk, from a ``Chunk`` or a JSONL record."""
+
+    doc_id: str
+    source: str
+    strategy: str
+    index: int
+    start: int
+    end: int
+    chars: int
+    tokens: int | None = None
+    page_start: int | None = None
+    page_end: int | None = None
+    headings: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, chunk: Chunk) -> ChunkFacts:
+        """Return the facts of a chunk record object."""
+        return cls(
+            doc_id=chunk.doc_id,
+            source=chunk.source,
+            strategy=chunk.strategy,
+            index=chunk.index,
+            start=chunk.start,
+            end=chunk.end,
+            chars=chunk.chars,
+            tokens=chunk.tokens,
+            page_start=chunk.page_start,
+            page_end=chunk.page_end,
+            headings=tuple(chunk.headings),
+        )
+
+    @classmethod
+    def from_record(cls, record: object) -> ChunkFacts:
+        """Return the facts of a decoded JSONL record.
+
+        Raises:
+            ValueError: the record is not a chunk record (SPEC §2); the message says why.
+        """
+        if not isinstance(record, dict):
+            raise ValueError("not a JSON object")
+        headings = record.get("headings", [])
+        if not isinstance(headings, list) or not all(isinstance(h, str) for h in headings):
+            raise ValueError("headings is not a list of strings")
+        return cls(
+            doc_id=_field(record, "doc_id", str),
+            source=_optional(record, "source", str) or "",
+            strategy=_optional(record, "strategy", str) or "",
+            index=_optional(record, "index", int) or 0,
+            start=_field(record, "start", int),
+            end=_field(record, "end", int),
+            chars=_field(record, "chars", int),
+            tokens=_optional(record, "tokens", int),
+            page_start=_optional(record, "page_start", int),
+            page_end=_optional(record, "page_end", int),
+            headings=tuple(headings),
+        )
+
+
+def read_records(lines: Iterable[str], stats: ChunkStats, name: str) -> None:
+    """Count every chunk record of a JSONL stream into ``stats``.
+
+    Raises:
+        InputError: a line is not a chunk record (``name:line: reason``).
+    """
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            stats.add(ChunkFacts.from_record(json.loads(line)))
+        except ValueError as exc:  # json.JSONDecodeError is a ValueError
+            raise InputError(f"{name}:{number}: not a chunk record ({exc})") from None
+
+
+def _field(record: dict[str, object], name: str, tp: type[_T]) -> _T:
+    value = record.get(name)
+    if not isinstance(value, tp) or isinstance(value, bool):
+        raise ValueError(f"{name} is missing or not {_KINDS[tp]}")
+    return value
+
+
+def _optional(record: dict[str, object], name: str, tp: type[_T]) -> _T | None:
+    return None if record.get(name) is None else _field(record, name, tp)
+
+
+def histogram(sizes: Sequence[int], *, bins: int = 10) -> list[tuple[int, int, int]]:
+    """Return ``(low, high, count)`` rows covering ``sizes`` in bins of a round width.
+
+    Each bin holds the sizes ``low <= size <= high``; the width is 1, 2 or 5 times a power of
+    ten, the smallest that needs at most ``bins`` bins from the smallest size to the largest.
+    """
+    if not sizes:
+        return []
+    low, high = min(sizes), max(sizes)
+    width = _round_width(max(1, -(-(high - low + 1) // bins)))
+    first = low // width * width
+    counts = [0] * ((high - first) // width + 1)
+    for size in sizes:
+        counts[(size - first) // width] += 1
+    return [(first + k * width, first + (k + 1) * width - 1, n) for k, n in enumerate(counts)]
+
+
+def _round_width(minimum: int) -> int:
+    scale = 1
+    while True:
+        for step in (1, 2, 5):
+            if step * scale >= minimum:
+                return step * scale
+        scale *= 10
+
+
+def build_histogram(sizes: Sequence[int], unit: str, *, limit: int | None = None) -> Table:
+    """Return the histogram of ``sizes`` as a table with a bar per bin."""
+    rows = histogram(sizes)
+    table = Table(title=Text(f"size histogram ({unit})"), title_justify="left", box=None)
+    table.add_column(unit, justify="right", no_wrap=True)
+    table.add_column("chunks", justify="right", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    peak = max((n for _, _, n in rows), default=0)
+    for low, high, n in rows:
+        bar = "█" * (round(n / peak * _BAR_WIDTH) if peak else 0) or ("▏" if n else "")
+        over = limit is not None and high > limit
+        table.add_row(f"{low}–{high}", str(n), Text(bar, style="red" if over else "cyan"))
+    return table
+
+
+def build_documents(stats: ChunkStats, *, top: int) -> Group:
+    """Return the per-document table: the ``top`` documents with the most chunks."""
+    ranked = sorted(stats.documents.items(), key=lambda item: (-item[1][0], item[0]))
+    shown = ranked if top <= 0 else ranked[:top]
+    total = len(stats.documents)
+    per = SizeSummary.of([chunks for chunks, _ in stats.documents.values()])
+    title = f"{total} document(s)"
+    if per is not None:
+        title += (
+            f"; chunks per document: min {per.minimum}, median {per.median:g}, max {per.maximum}"
+        )
+    if len(shown) < total:
+        title += f"; the {len(shown)} with the most chunks"
+    table = Table()
+    table.add_column("doc_id")
+    table.add_column("chunks", justify="right")
+    table.add_column("chars", justify="right")
+    for doc_id, (chunks, chars) in shown:
+        table.add_row(Text(doc_id), str(chunks), str(chars))
+    return Group(Text(title), table)
+
+
+def describe_structure(stats: ChunkStats) -> list[str]:
+    """Return one line each on pages, headings and overlaps."""
+    count = stats.count
+    if stats.paged:
+        pages = (
+            f"pages: {stats.paged} of {count} chunks carry pages, "
+            f"{stats.multi_page} span more than one; last page {stats.last_page}"
+        )
+    else:
+        pages = "pages: none (no paged inputs)"
+    if stats.headed:
+        headings = (
+            f"headings: {stats.headed} of {count} chunks sit under a heading; "
+            f"{len(stats.heading_paths)} distinct path(s), deepest {stats.deepest}"
+        )
+    else:
+        headings = "headings: none"
+    overlap = SizeSummary.of(stats.overlaps)
+    if overlap is None:
+        overlaps = f"overlap: none between {stats.pairs} consecutive pair(s)"
+    else:
+        spread = (
+            f"{overlap.minimum} chars"
+            if overlap.minimum == overlap.maximum
+            else f"{overlap.minimum}–{overlap.maximum} chars (median {overlap.median:g})"
+        )
+        overlaps = (
+            f"overlap: {overlap.count} of {stats.pairs} consecutive pairs overlap, by {spread}"
+        )
+    return [pages, headings, overlaps]
+
+
+def build_over(stats: ChunkStats) -> Group | Text:
+    """Return the table of chunks over ``stats.limit``: the first few, and how many in all."""
+    title = f"{stats.over_count} of {stats.count} chunks are over {stats.limit} {stats.unit}" + (
+        f"; the first {len(stats.over)}" if stats.over_count > len(stats.over) else ""
+    )
+    table = Table()
+    table.add_column("doc_id")
+    table.add_column("index", justify="right")
+    table.add_column(stats.unit, justify="right")
+    for doc_id, index, size in stats.over:
+        table.add_row(Text(doc_id), str(index), str(size))
+    return Group(Text(title), table) if stats.over else Text(title)
+
+
+def build_sizes(stats: ChunkStats) -> Table:
+    """Return the size summary: one row per unit, titled with the chunk and document counts."""
+    rows = [("chars", SizeSummary.of(stats.chars))]
+    if stats.tokens:
+        rows.append(("tokens", SizeSummary.of(stats.tokens)))
+    used = ", ".join(sorted(stats.strategies)) or "–"
+    title = f"{stats.count} chunks from {len(stats.documents)} document(s) · strategy {used}"
+    return build(rows, title)

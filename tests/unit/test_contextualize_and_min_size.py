@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -134,3 +135,32 @@ def test_cli_reports_a_breadcrumb_too_large_as_a_failed_input() -> None:
         "takes 45 chars, leaving no room for text within --size 30; raise --size or drop "
         "--contextualize\n"
     )
+
+
+def test_a_config_file_sets_both_per_glob_and_flags_win(tmp_path: Path) -> None:
+    from ragchunk.config import Settings, load_config
+    from ragchunk.pipeline import make_plans
+
+    config = tmp_path / "ragchunk.toml"
+    config.write_text(
+        'size = 300\n[files."*.md"]\nstrategy = "markdown"\ncontextualize = true\nmin-size = 50\n',
+        encoding="utf-8",
+    )
+    plans = make_plans(load_config(str(config)), Settings())
+    guide_plan = plans.for_input(str(tmp_path / "guide.md"), "guide.md")
+    assert (guide_plan.contextualize, guide_plan.min_size) == (True, 50)
+    assert (plans.default.contextualize, plans.default.min_size) == (False, 0)
+    flagged = make_plans(load_config(str(config)), Settings(min_size=20))
+    assert flagged.for_input(str(tmp_path / "guide.md"), "guide.md").min_size == 20
+
+
+def test_cli_jobs_keep_contexts_and_merges(tmp_path: Path) -> None:
+    out_one, out_two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    args = ["split", str(FIXTURES / "markdown"), "-s", "markdown", "--size", "300"]
+    args += ["--contextualize", "--min-size", "80"]
+    first = CliRunner().invoke(app, [*args, "--jobs", "1", "-o", str(out_one)])
+    second = CliRunner().invoke(app, [*args, "--jobs", "2", "-o", str(out_two)])
+    assert first.exit_code == second.exit_code == 0, first.stderr + second.stderr
+    assert out_one.read_text(encoding="utf-8") == out_two.read_text(encoding="utf-8")
+    records = [json.loads(line) for line in out_one.read_text(encoding="utf-8").splitlines()]
+    assert all("context" in r for r in records)

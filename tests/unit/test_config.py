@@ -1,0 +1,195 @@
+"""Configuration files: discovery, typed keys, per-glob sections, precedence, clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragchunk.config import (
+    _RUN_KEYS,
+    _SCOPE_KEYS,
+    Config,
+    RunSettings,
+    Settings,
+    find_config,
+    load_config,
+)
+from ragchunk.errors import UsageError
+from ragchunk.pipeline import make_plans
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# Keys other branches add (language, contextualize...) must not break these messages' tests.
+SECTION_KEYS = ", ".join(sorted([*_SCOPE_KEYS, "options"]))
+TOP_KEYS = ", ".join(sorted([*_SCOPE_KEYS, *_RUN_KEYS, "options", "files"]))
+
+CONFIG = """
+strategy = "recursive"
+size = 400
+overlap = 40
+include = ["*.txt", "*.md"]
+jobs = 3
+manifest = "state/manifest.json"
+
+[options]
+separators = ["\\n\\n", "\\n"]
+
+[files."data/*.txt"]
+size = 300
+overlap = 30
+
+[files."*.log"]
+strategy = "fixed"
+size = 100
+"""
+
+
+def test_discovery_prefers_ragchunk_toml_and_skips_foreign_pyprojects(tmp_path: Path) -> None:
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    assert find_config(deep) is None
+    write(tmp_path / "a" / "pyproject.toml", "[tool.ragchunk]\nsize = 100\n")
+    write(tmp_path / "a" / "b" / "pyproject.toml", '[project]\nname = "other"\n')
+    assert find_config(deep) == tmp_path / "a" / "pyproject.toml"
+    write(tmp_path / "a" / "ragchunk.toml", "size = 200\n")
+    assert find_config(deep) == tmp_path / "a" / "ragchunk.toml"
+    write(tmp_path / "a" / "b" / "c" / "pyproject.toml", "[tool.ragchunk]\nsize = 300\n")
+    assert load_config(cwd=deep).defaults.size == 300
+
+
+def test_values_are_typed_and_paths_relative_to_the_file(tmp_path: Path) -> None:
+    config = load_config(str(write(tmp_path / "ragchunk.toml", CONFIG)))
+    assert config.defaults == Settings(
+        strategy="recursive", size=400, overlap=40, options={"separators": ["\n\n", "\n"]}
+    )
+    assert config.run == RunSettings(
+        include=("*.txt", "*.md"), jobs=3, manifest=str(tmp_path / "state" / "manifest.json")
+    )
+    assert [rule.glob.text for rule in config.rules] == ["data/*.txt", "*.log"]
+    assert config.rules[1].where == f'{tmp_path / "ragchunk.toml"} [files."*.log"]'
+
+
+def test_rules_match_paths_relative_to_the_config_directory(tmp_path: Path) -> None:
+    config = load_config(str(write(tmp_path / "ragchunk.toml", CONFIG)))
+    plans = make_plans(config, Settings())
+    data = plans.for_input(str(tmp_path / "data" / "a.txt"), "a.txt")
+    other = plans.for_input(str(tmp_path / "notes" / "a.txt"), "a.txt")
+    log = plans.for_input(str(tmp_path / "x" / "y.log"), "y.log")
+    assert (data.options.budget.size, data.options.budget.overlap) == (300, 30)
+    assert data.options.separators == ("\n\n", "\n")  # the section inherits the top's options
+    assert (other.options.budget.size, other.options.budget.overlap) == (400, 40)
+    assert (log.strategy.name, log.options.budget.size) == ("fixed", 100)
+    assert plans.for_input("-", "-") is plans.default
+
+
+def test_flags_win_over_the_file_and_its_sections(tmp_path: Path) -> None:
+    config = load_config(str(write(tmp_path / "ragchunk.toml", CONFIG)))
+    plans = make_plans(config, Settings(size=250))
+    data = plans.for_input(str(tmp_path / "data" / "a.txt"), "a.txt")
+    assert (data.options.budget.size, data.options.budget.overlap) == (250, 30)
+    assert data.options.separators == ("\n\n", "\n")
+    log = plans.for_input(str(tmp_path / "a.log"), "a.log")
+    assert (log.strategy.name, log.options.budget.size) == ("fixed", 250)
+    forced = make_plans(config, Settings(strategy="token"))
+    token = forced.for_input(str(tmp_path / "a.log"), "a.log")
+    assert (token.strategy.name, token.options.budget.size) == ("token", 100)
+
+
+def test_flag_options_replace_the_file_s_and_must_fit_every_section(tmp_path: Path) -> None:
+    flags = Settings(options={"separators": '[" "]'})
+    config = load_config(str(write(tmp_path / "ragchunk.toml", CONFIG)))
+    with pytest.raises(UsageError) as caught:
+        make_plans(config, flags)
+    assert str(caught.value) == (
+        "separators is not an option of the fixed strategy (its options: none) "
+        f'(for the inputs of {tmp_path / "ragchunk.toml"} [files."*.log"])'
+    )
+    config = load_config(str(write(tmp_path / "other.toml", CONFIG.split("[files")[0])))
+    assert make_plans(config, flags).default.options.separators == (" ",)
+
+
+def test_options_belong_to_the_strategy_of_their_scope(tmp_path: Path) -> None:
+    path = write(tmp_path / "ragchunk.toml", CONFIG)
+    plans = make_plans(load_config(str(path)), Settings(strategy="fixed"))
+    assert plans.default.strategy.name == "fixed"  # recursive's separators are not applied
+
+
+def test_pyproject_tool_table(tmp_path: Path) -> None:
+    write(
+        tmp_path / "pyproject.toml",
+        '[tool.ragchunk]\nunit = "tokens"\n[tool.ragchunk.files."*.md"]\nsize = 64\n',
+    )
+    config = load_config(cwd=tmp_path)
+    assert config.defaults.unit == "tokens"
+    assert config.rules[0].where == 'pyproject.toml [tool.ragchunk.files."*.md"]'
+
+
+def test_no_file_is_an_empty_config(tmp_path: Path) -> None:
+    assert load_config(cwd=tmp_path) == Config()
+    assert list(Config().scopes()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("sise = 3\n", "ragchunk.toml: unknown key 'sise'; did you mean 'size'?"),
+        (
+            "zzz = 1\n",
+            f"ragchunk.toml: unknown key 'zzz' (known keys: {TOP_KEYS})",
+        ),
+        ('size = "big"\n', "ragchunk.toml: size must be a whole number (got 'big')"),
+        ("size = 1.5\n", "ragchunk.toml: size must be a whole number (got 1.5)"),
+        ('unit = "words"\n', "ragchunk.toml: unit must be one of chars, tokens (got 'words')"),
+        ("include = 3\n", "ragchunk.toml: include must be a list (got 3)"),
+        ("jobs = 0\n", "ragchunk.toml: jobs must be at least 1 (got 0)"),
+        ("size = \n", "ragchunk.toml: invalid TOML (Invalid value (at line 1, column 8))"),
+        (
+            '[files."*.md"]\ninclude = ["x"]\n',
+            f"ragchunk.toml [files.\"*.md\"]: unknown key 'include' (known keys: {SECTION_KEYS})",
+        ),
+        (
+            '[files."*.md"]\nsize = -1\n',
+            'ragchunk.toml [files."*.md"]: --size must be at least 1 (got -1)',
+        ),
+        (
+            "[options]\nseparator = []\n",
+            "ragchunk.toml: separator is not an option of the recursive strategy (its options: "
+            "separators); did you mean 'separators'?",
+        ),
+        (
+            "size = 10\noverlap = 20\n",
+            "ragchunk.toml: --overlap must be smaller than --size (got 20 >= 10)",
+        ),
+    ],
+)
+def test_bad_files_are_usage_errors_naming_the_key_and_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, message: str
+) -> None:
+    write(tmp_path / "ragchunk.toml", text)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError) as caught:
+        make_plans(load_config(), Settings())
+    assert str(caught.value) == message
+
+
+def test_a_missing_config_file_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match=r"^--config: cannot read .*nope.toml \(No such file"):
+        load_config(str(tmp_path / "nope.toml"))
+
+
+def test_an_unknown_strategy_in_a_section_names_the_section(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path / "ragchunk.toml", '[files."*.md"]\nstrategy = "recursve"\n')
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError) as caught:
+        make_plans(load_config(), Settings())
+    message = str(caught.value)
+    assert message.startswith("ragchunk.toml [files.\"*.md\"]: --strategy 'recursve' is unknown")
+    assert message.endswith("; did you mean 'recursive'?")

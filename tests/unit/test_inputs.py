@@ -1,0 +1,284 @@
+"""Directory walking: order, doc ids, globs, hidden files, .gitignore, binary files, symlinks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ragchunk.errors import UsageError
+from ragchunk.inputs import MAX_DEPTH, Glob, WalkOptions, find_inputs, is_binary, make_globs
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00"
+
+
+def make_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def doc_ids(root: Path, **options: object) -> list[str]:
+    found = find_inputs([str(root)], WalkOptions(**options))  # type: ignore[arg-type]
+    return [item.doc_id for item in found.inputs]
+
+
+def notes(root: Path, **options: object) -> list[tuple[str, str]]:
+    found = find_inputs([str(root)], WalkOptions(**options))  # type: ignore[arg-type]
+    return [(Path(note.path).relative_to(root).as_posix(), note.code) for note in found.notes]
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return make_tree(
+        tmp_path / "tree",
+        {
+            "b.txt": "b",
+            "a.md": "a",
+            "z/y.txt": "y",
+            "z/x/w.md": "w",
+            "docs/guide.md": "g",
+            "docs/drafts/wip.md": "wip",
+            ".env": "secret",
+            ".github/workflows/ci.md": "ci",
+            "Ä.txt": "umlaut",
+        },
+    )
+
+
+class TestGlob:
+    @pytest.mark.parametrize(
+        ("glob", "path", "expected"),
+        [
+            ("*.md", "a.md", True),
+            ("*.md", "deep/er/a.md", True),
+            ("*.md", "a.mdx", False),
+            ("docs/*.md", "docs/a.md", True),
+            ("docs/*.md", "docs/sub/a.md", False),
+            ("docs/*.md", "x/docs/a.md", False),
+            ("docs/**/*.md", "docs/a.md", True),
+            ("docs/**/*.md", "docs/sub/deeper/a.md", True),
+            ("/a.md", "a.md", True),
+            ("/a.md", "sub/a.md", False),
+            ("*", ".env", False),
+            ("*.md", ".github/a.md", False),
+            (".*", ".env", True),
+            (".github/**", ".github/workflows/ci.md", True),
+            ("**/*.md", ".github/workflows/ci.md", False),
+            ("a?.txt", "ab.txt", True),
+            ("[ab].txt", "c.txt", False),
+            ("data/*.TXT", "data/a.txt", False),
+        ],
+    )
+    def test_matches(self, glob: str, path: str, expected: bool) -> None:
+        assert Glob(glob).matches(path.split("/")) is expected
+
+    def test_trailing_slash_matches_directories_only(self) -> None:
+        assert Glob("build/").matches(["build"], is_dir=True)
+        assert not Glob("build/").matches(["build"], is_dir=False)
+
+    def test_covers_files_below_a_matching_directory_but_not_hidden_ones(self) -> None:
+        glob = Glob("docs")
+        assert glob.covers(["docs", "a", "b.md"])
+        assert not glob.covers(["docs", ".cache", "b.md"])
+        assert not glob.covers(["other", "b.md"])
+
+    def test_may_match_below(self) -> None:
+        assert Glob("docs/*.md").may_match_below(["docs"])
+        assert not Glob("docs/*.md").may_match_below(["src"])
+        assert Glob("*.md").may_match_below(["src"])
+        assert not Glob("*.md").may_match_below([".git"])
+
+    def test_empty_glob_is_a_usage_error(self) -> None:
+        with pytest.raises(UsageError, match=r"a glob must name something \(got '/'\)"):
+            make_globs(["/"])
+
+
+class TestWalk:
+    def test_order_is_sorted_depth_first_and_doc_ids_are_relative(self, tree: Path) -> None:
+        assert doc_ids(tree) == [
+            "a.md",
+            "b.txt",
+            "docs/drafts/wip.md",
+            "docs/guide.md",
+            "z/x/w.md",
+            "z/y.txt",
+            "Ä.txt",
+        ]
+
+    def test_sources_join_the_root_as_given(self, tree: Path) -> None:
+        found = find_inputs([str(tree) + "/"])
+        assert found.inputs[0].source == str(tree / "a.md")
+
+    def test_a_named_file_is_taken_as_given(self, tree: Path) -> None:
+        found = find_inputs([str(tree / ".env"), "-"], WalkOptions(exclude=make_globs(["*"])))
+        assert [(i.source, i.doc_id) for i in found.inputs] == [
+            (str(tree / ".env"), (tree / ".env").as_posix()),
+            ("-", "-"),
+        ]
+
+    def test_include_keeps_only_matching_files(self, tree: Path) -> None:
+        assert doc_ids(tree, include=make_globs(["*.md"])) == [
+            "a.md",
+            "docs/drafts/wip.md",
+            "docs/guide.md",
+            "z/x/w.md",
+        ]
+
+    def test_include_of_a_directory_takes_everything_below(self, tree: Path) -> None:
+        assert doc_ids(tree, include=make_globs(["z"])) == ["z/x/w.md", "z/y.txt"]
+
+    def test_exclude_prunes_files_and_directories(self, tree: Path) -> None:
+        excluded = make_globs(["drafts", "*.txt"])
+        assert doc_ids(tree, exclude=excluded) == ["a.md", "docs/guide.md", "z/x/w.md"]
+        assert doc_ids(tree, exclude=make_globs(["docs/**"])) == [
+            "a.md",
+            "b.txt",
+            "z/x/w.md",
+            "z/y.txt",
+            "Ä.txt",
+        ]
+
+    def test_hidden_entries_only_when_a_glob_names_them(self, tree: Path) -> None:
+        assert ".env" not in doc_ids(tree)
+        assert doc_ids(tree, include=make_globs([".*"])) == [".env", ".github/workflows/ci.md"]
+        assert doc_ids(tree, include=make_globs([".github/**"])) == [".github/workflows/ci.md"]
+        assert doc_ids(tree, include=make_globs(["*", ".*"])) == [
+            ".env",
+            ".github/workflows/ci.md",
+            *doc_ids(tree),
+        ]
+
+    def test_version_control_directories_are_never_walked(self, tree: Path) -> None:
+        make_tree(tree, {".git/HEAD": "ref", ".git/objects/ab": "x", ".hg/store": "s"})
+        assert doc_ids(tree, include=make_globs([".*", ".git/**"])) == [
+            ".env",
+            ".github/workflows/ci.md",
+        ]
+
+    def test_gitignore_rules_apply_with_negation_and_nesting(self, tmp_path: Path) -> None:
+        root = make_tree(
+            tmp_path / "repo",
+            {
+                ".gitignore": "*.log\nbuild/\n!keep.log\n",
+                "a.txt": "a",
+                "x.log": "x",
+                "keep.log": "k",
+                "build/out.txt": "o",
+                "sub/.gitignore": "local.txt\n/anchored.txt\n",
+                "sub/local.txt": "l",
+                "sub/anchored.txt": "n",
+                "sub/deeper/anchored.txt": "d",
+                "sub/deeper/local.txt": "l",
+            },
+        )
+        assert doc_ids(root) == ["a.txt", "keep.log", "sub/deeper/anchored.txt"]
+        assert len(doc_ids(root, gitignore=False)) == 8
+
+    def test_gitignore_above_the_root_counts_inside_a_repository(self, tmp_path: Path) -> None:
+        root = make_tree(
+            tmp_path / "repo",
+            {".gitignore": "docs/skip.txt\n", "docs/keep.txt": "k", "docs/skip.txt": "s"},
+        )
+        (root / ".git" / "info").mkdir(parents=True)
+        (root / ".git" / "info" / "exclude").write_text("*.tmp\n")
+        (root / "docs" / "x.tmp").write_text("t")
+        assert doc_ids(root / "docs") == ["keep.txt"]
+        outside = make_tree(tmp_path / "loose", {".gitignore": "x\n"})
+        make_tree(outside, {"docs/x": "x", "docs/y": "y"})
+        assert doc_ids(outside / "docs") == ["x", "y"]  # not a repository: no ancestors
+
+    def test_binary_files_are_skipped_with_a_note_unless_a_parser_claims_them(
+        self, tmp_path: Path
+    ) -> None:
+        root = make_tree(
+            tmp_path / "t",
+            {
+                "image.png": PNG,
+                "utf16.dat": "text in UTF-16".encode("utf-16"),
+                "notes": "no extension, plain text",
+                "claimed.txt": PNG,
+                "empty.bin": b"",
+            },
+        )
+        assert doc_ids(root) == ["claimed.txt", "empty.bin", "notes", "utf16.dat"]
+        assert notes(root) == [("image.png", "binary")]
+        message = find_inputs([str(root)]).notes[0].message
+        assert message == f"{root / 'image.png'}: skipped, binary data"
+
+    def test_is_binary_follows_the_text_decoder(self) -> None:
+        assert is_binary("x.bin", b"\x00\x01\x02") is True
+        assert is_binary("x.bin", b"plain") is False
+
+    def test_symlink_loops_and_repeated_directories_are_skipped(self, tmp_path: Path) -> None:
+        root = make_tree(tmp_path / "t", {"a/file.txt": "f", "b.txt": "b"})
+        (root / "a" / "loop").symlink_to(root)
+        (root / "alias").symlink_to(root / "a")
+        (root / "dangling").symlink_to(root / "missing")
+        (root / "link.txt").symlink_to(root / "b.txt")
+        assert doc_ids(root) == ["a/file.txt", "b.txt", "link.txt"]
+        assert notes(root) == [
+            ("a/loop", "symlink-loop"),
+            ("alias", "duplicate-directory"),
+            ("dangling", "broken-symlink"),
+        ]
+
+    @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+    def test_special_files_are_skipped(self, tmp_path: Path) -> None:
+        root = make_tree(tmp_path / "t", {"a.txt": "a"})
+        os.mkfifo(root / "pipe")
+        assert doc_ids(root) == ["a.txt"]
+        assert notes(root) == [("pipe", "special-file")]
+
+    def test_skip_leaves_out_the_run_s_own_output(self, tree: Path) -> None:
+        skip = frozenset({str(tree / "docs"), str(tree / "b.txt")})
+        assert doc_ids(tree, skip=skip) == ["a.md", "z/x/w.md", "z/y.txt", "Ä.txt"]
+
+    def test_git_repository_walks_agree_with_git(self, tmp_path: Path) -> None:
+        root = make_tree(
+            tmp_path / "g",
+            {
+                ".gitignore": "*.o\n/out\ndoc/**/gen/\n!important.o\n",
+                "a.c": "c",
+                "a.o": "o",
+                "important.o": "i",
+                "out/x.txt": "x",
+                "src/out/y.txt": "y",
+                "doc/gen/z.txt": "z",
+                "doc/api/gen/w.txt": "w",
+                "doc/api/v.txt": "v",
+            },
+        )
+        git = subprocess.run(["git", "--version"], capture_output=True, check=False)
+        if git.returncode != 0:
+            pytest.skip("git is not installed")
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        listed = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "--others", "--exclude-standard"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        expected = sorted(p for p in listed if not p.startswith("."))
+        assert doc_ids(root) == expected
+
+
+def test_very_deep_trees_are_cut_with_a_note(tmp_path: Path) -> None:
+    deep = tmp_path / "t"
+    path = deep
+    for _ in range(MAX_DEPTH + 5):
+        path = path / "d"
+    path.mkdir(parents=True)
+    (path / "bottom.txt").write_text("deep")
+    (deep / "top.txt").write_text("top")
+    found = find_inputs([str(deep)])
+    assert [i.doc_id for i in found.inputs] == ["top.txt"]
+    assert [n.code for n in found.notes] == ["too-deep"]
+    assert found.notes[0].path.count("/d") == MAX_DEPTH + 1
