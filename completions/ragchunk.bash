@@ -25,7 +25,7 @@ _ragchunk() {
         split) _ragchunk_split ;;
         stats) _ragchunk_stats ;;
         strategies) _ragchunk_strategies ;;
-        *) _ragchunk_words "--version --install-completion --show-completion -h --help inspect split stats strategies" ;;
+        *) _ragchunk_words "--version -h --help inspect split stats strategies" ;;
     esac
 }
 

@@ -3,8 +3,6 @@
 
 complete -c ragchunk -f
 complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -l version -d 'Show the version.'
-complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -l install-completion -d 'Install completion for the current shell.'
-complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -l show-completion -d 'Show completion for the current shell, to copy it or customize the installation.'
 complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -s h -l help -d 'Show the help and exit.'
 complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -a inspect -d 'Show how ragchunk reads a file: its sections (kind, headings, pages, span, lines).'
 complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -a split -d 'Split documents into chunks and print them as JSONL (one record per line).'

@@ -209,8 +209,10 @@ def find_config(start: Path) -> Path | None:
 
 def _has_tool_table(path: Path) -> bool:
     try:
+        if "ragchunk" not in path.read_text(encoding="utf-8", errors="replace"):
+            return False  # most pyproject.toml files: skip parsing TOML at start-up
         return _tool_table(_read_table(path, str(path))) is not None
-    except UsageError:
+    except (UsageError, OSError):
         return False  # a broken pyproject.toml of some other project is not ours to judge
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -61,6 +60,8 @@ def atomic_writer(path: Path) -> Iterator[IO[str]]:
     A failed or interrupted run leaves the old file (or none) and no partial file behind.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # only runs that write files pay for it
+
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
