@@ -330,8 +330,13 @@ def chunk_document(
 
 
 def _limit(plan: Plan) -> int | None:
-    """Return the hard size limit, or None for a strategy unbounded by design without --size."""
-    return plan.options.budget.size if plan.strategy.bounded or plan.size_given else None
+    """Return the hard size limit, or None when unbounded by design and no --size was given.
+
+    A strategy is unbounded by design (hierarchical), or its options say so for a mode
+    (sentence-count mode: ``options.bounded`` is False).
+    """
+    bounded = plan.strategy.bounded and getattr(plan.options, "bounded", True)
+    return plan.options.budget.size if bounded or plan.size_given else None
 
 
 def _contextualized(doc: Document, ctx: Context, plan: Plan) -> Context:

@@ -16,7 +16,8 @@ def limits_for(plan: Plan) -> Limits:
     """
     budget = plan.options.budget
     sentences = getattr(plan.options, "sentences", None)
-    bounded = plan.size_given or (plan.strategy.bounded and sentences is None)
+    by_design = plan.strategy.bounded and getattr(plan.options, "bounded", True)
+    bounded = plan.size_given or by_design
     return Limits(
         size=budget.size if bounded else None,
         overlap=budget.overlap,

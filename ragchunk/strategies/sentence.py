@@ -54,6 +54,11 @@ class SentenceOptions:
         metadata={"help": "In sentence-count mode, sentences a chunk repeats from the last one."},
     )
 
+    @property
+    def bounded(self) -> bool:
+        """Whether ``--size`` binds without being given: not in sentence-count mode."""
+        return self.sentences is None
+
     def __post_init__(self) -> None:
         if self.sentences is None:
             if self.overlap_sentences:
@@ -102,7 +107,7 @@ def split(doc: Document, options: SentenceOptions, ctx: Context) -> list[Span]:
     text = doc.text
     budget = options.budget
     counting = options.sentences is not None
-    size = None if counting and not ctx.size_given else budget.size
+    size = budget.size if options.bounded or ctx.size_given else None
     refine_budget = replace(budget, overlap=0) if counting else budget
     pieces = pack_units(
         split_sentences(text),

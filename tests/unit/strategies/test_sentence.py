@@ -6,6 +6,8 @@ import pytest
 
 from ragchunk.errors import OptionError
 from ragchunk.model import Document
+from ragchunk.parsers._spec import ParseRequest
+from ragchunk.parsers.markdown import parse
 from ragchunk.pipeline import chunk_document, make_plan
 from tests.invariants import assert_invariants
 
@@ -98,3 +100,12 @@ def test_tokens_unit_keeps_sentences_whole() -> None:
         Document(text=TEXT * 5), make_plan("sentence", size=24, overlap=6, unit="tokens")
     )
     assert all(c.text.rstrip().endswith((".", '."', "...")) for c in chunks)
+
+
+def test_sentence_count_mode_with_contextualize_stays_unbounded_without_a_size() -> None:
+    text = "# Notes\n\n" + " ".join(SENTENCES * 5) + "\n"  # 700 chars: over the default 512
+    doc = parse(text.encode(), ParseRequest(source="notes.md"))
+    plan = make_plan("sentence", options={"sentences": "40"}, contextualize=True)
+    chunks = assert_invariants(doc, plan)
+    assert [c.text for c in chunks] == [text.strip()]  # 31 sentences (the heading is one)
+    assert chunks[0].context == "Notes\n\n" + chunks[0].text
