@@ -209,7 +209,11 @@ def tables(results: dict[str, Any]) -> list[Table]:
     if "files" in results:
         files = results["files"]
         title = f"10 MB as 1,000 files (--jobs: {files['jobs']})"
-        out.append(process_table(title, files["rows"]))
+        note = (
+            "peak RSS: the process and its workers together, sampled every 50 ms (at least the "
+            "largest single process's ru_maxrss)."
+        )
+        out.append(process_table(title, files["rows"], note=note))
     if "linearity" in results:
         out.append(linearity_table(results["linearity"]))
     return out

@@ -15,6 +15,7 @@ import select
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from typing import IO, Any, Final
 
 REPO: Final = Path(__file__).resolve().parent.parent
 RUN_TIMEOUT: Final = 900.0
+PAGE_SIZE: Final = os.sysconf("SC_PAGE_SIZE")
 
 Progress = Callable[[str], None]
 
@@ -193,6 +195,43 @@ def measure_workers(
     return results
 
 
+def tree_rss(root: int) -> int:
+    """Return the resident memory (bytes) of process ``root`` and all its descendants now."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:  # the process ended meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # the command name may hold spaces
+        parents[int(entry.name)] = int(fields[1])
+        rss[int(entry.name)] = int(fields[21]) * PAGE_SIZE
+    family = {root}
+    grew = True
+    while grew:
+        new = {pid for pid, parent in parents.items() if parent in family} - family
+        family |= new
+        grew = bool(new)
+    return sum(rss.get(pid, 0) for pid in family)
+
+
+class _TreeSampler(threading.Thread):
+    """Samples the memory of a process tree every 50 ms; ``peak`` is the largest sum seen."""
+
+    def __init__(self, root: int) -> None:
+        super().__init__(daemon=True)
+        self.root = root
+        self.peak = 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.05):
+            self.peak = max(self.peak, tree_rss(self.root))
+
+
 @dataclass(frozen=True)
 class ProcessRun:
     """One whole-process run: wall and CPU seconds, the child's peak RSS (bytes), exit code."""
@@ -201,19 +240,39 @@ class ProcessRun:
     cpu_seconds: float
     peak_rss_bytes: int
     returncode: int
+    tree_peak_rss_bytes: int | None = None
 
 
-def run_process(argv: Sequence[str], stdout: Path | None, stderr: IO[str]) -> ProcessRun:
-    """Run ``argv`` with stdout sent to a file (or discarded); time it and read its rusage."""
+def user_env() -> dict[str, str]:
+    """This environment without PYTHONDONTWRITEBYTECODE (set in this sandbox), so a whole-process
+    run reads and writes .pyc caches as on a user's machine; the warm-up run fills them."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def run_process(
+    argv: Sequence[str], stdout: Path | None, stderr: IO[str], *, sample_tree: bool = False
+) -> ProcessRun:
+    """Run ``argv`` with stdout sent to a file (or discarded); time it and read its rusage.
+
+    With ``sample_tree``, also sample the memory of the process and its workers together
+    (``ru_maxrss`` is the peak of the largest single process, not of the sum).
+    """
     with (stdout or Path(os.devnull)).open("wb") as out:
         start = time.perf_counter()
-        process = subprocess.Popen(argv, stdout=out, stderr=stderr, cwd=REPO)
+        process = subprocess.Popen(argv, stdout=out, stderr=stderr, cwd=REPO, env=user_env())
+        sampler = _TreeSampler(process.pid) if sample_tree else None
+        if sampler:
+            sampler.start()
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - start
+        if sampler:
+            sampler.done.set()
+            sampler.join()
     process.returncode = os.waitstatus_to_exitcode(status)
-    # ru_maxrss is in KiB on Linux.
     cpu = usage.ru_utime + usage.ru_stime
-    return ProcessRun(seconds, cpu, usage.ru_maxrss * 1024, process.returncode)
+    peak = usage.ru_maxrss * 1024  # KiB on Linux
+    tree = None if sampler is None else max(sampler.peak, peak)
+    return ProcessRun(seconds, cpu, peak, process.returncode, tree)
 
 
 def measure_processes(
@@ -224,6 +283,7 @@ def measure_processes(
     warmup: int,
     log: IO[str],
     progress: Progress,
+    sample_tree: bool = False,
 ) -> dict[str, Measurement]:
     """Time every command round-robin after ``warmup`` untimed rounds; keep peak RSS too."""
     results = {name: Measurement(name) for name in commands}
@@ -234,13 +294,13 @@ def measure_processes(
         for name in rotate(names, r):
             if results[name].error:
                 continue
-            run = run_process(commands[name], outputs.get(name), log)
+            run = run_process(commands[name], outputs.get(name), log, sample_tree=sample_tree)
             if run.returncode != 0:
                 results[name].error = f"exit code {run.returncode} (see the worker log)"
             elif r >= warmup:
                 results[name].add({"seconds": run.seconds, "cpu_seconds": run.cpu_seconds})
-                peaks = results[name].findings.setdefault("peak_rss_bytes_runs", [])
-                peaks.append(run.peak_rss_bytes)
+                peak = run.tree_peak_rss_bytes or run.peak_rss_bytes
+                results[name].findings.setdefault("peak_rss_bytes_runs", []).append(peak)
     for result in results.values():
         peaks = result.findings.get("peak_rss_bytes_runs")
         if peaks:

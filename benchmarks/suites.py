@@ -25,6 +25,7 @@ from benchmarks.rounds import (
     measure_processes,
     measure_workers,
     rotate,
+    user_env,
 )
 
 FLOOR_CLI: Final = REPO / "benchmarks" / "floor_cli.py"
@@ -233,7 +234,7 @@ def _hyperfine(
             argv += ["--export-json", str(export), "--style", "basic"]
             for name in rotate(list(commands), r):
                 argv += ["--command-name", name, shlex.join(commands[name])]
-            subprocess.run(argv, stdout=log, stderr=log, check=True, cwd=REPO)
+            subprocess.run(argv, stdout=log, stderr=log, check=True, cwd=REPO, env=user_env())
             for result in json.loads(export.read_text())["results"]:
                 times[result["command"]] += result["times"]
                 cpu[result["command"]].append(result["user"] + result["system"])
@@ -269,6 +270,15 @@ def files(directory: Path, *, repeat: int, log: IO[str], progress: Progress) -> 
 
     Also splits the first 100 of those files, to show whether memory grows with file count.
     """
+    with tempfile.TemporaryDirectory(prefix="ragchunk-bench-") as tmp:
+        # A copy outside the repository: a walker that honours .gitignore files would otherwise
+        # skip the git-ignored corpus directory.
+        copy = Path(tmp, "files_1000")
+        shutil.copytree(directory, copy)
+        return _files(copy, repeat=repeat, log=log, progress=progress)
+
+
+def _files(directory: Path, *, repeat: int, log: IO[str], progress: Progress) -> dict[str, Any]:
     ragchunk = [*ragchunk_command(), "split"]
     paths = sorted(str(p) for p in directory.iterdir())
     jobs = supports_jobs()
@@ -291,7 +301,13 @@ def files(directory: Path, *, repeat: int, log: IO[str], progress: Progress) -> 
             name: Path(tmp, f"files-{i}.jsonl") for i, name in enumerate(commands)
         }
         results = measure_processes(
-            commands, outputs=outputs, repeat=repeat, warmup=1, log=log, progress=progress
+            commands,
+            outputs=outputs,
+            repeat=repeat,
+            warmup=1,
+            log=log,
+            progress=progress,
+            sample_tree=True,
         )
         checked = {
             name: {"output": verify_jsonl(out, None)}
