@@ -14,7 +14,7 @@ from benchmarks.checks import Piece, check_offsets, count_lost, count_over
 from benchmarks.contestants import Contestant
 from benchmarks.corpus import cut, split_files, split_parts
 from benchmarks.rounds import Measurement, repeats_for, rotate
-from benchmarks.suites import add_ratios
+from benchmarks.suites import add_ratios, drift
 from benchmarks.worker import verdict
 
 TEXT = "alpha beta gamma. alpha beta gamma. delta"
@@ -194,3 +194,9 @@ def test_corpus_cuts_end_at_a_blank_line_within_the_byte_budget() -> None:
     assert cut(text, 15) == "one two\n"
     assert cut(text, 100) == text
     assert split_files("a\n\nb\n\nc\n\nd", 2) == ["a\n\nb\n\nc\n", "d"]
+
+
+def test_drift_is_the_largest_change_from_the_smallest_size() -> None:
+    assert drift({"1mb": 0.10, "10mb": 0.12, "100mb": 0.07}) == pytest.approx(-0.3)
+    assert drift({"1mb": 0.10, "10mb": None, "100mb": 0.15}) == pytest.approx(0.5)
+    assert drift({"1mb": None, "10mb": 0.1}) is None
