@@ -243,12 +243,11 @@ def _chonkie(kind: str, unit: Unit) -> Contestant:
 
 def _semchunk(unit: Unit) -> Contestant:
     def prepare() -> Runner:
-        import semchunk
         import semchunk.semchunk as core
 
         # semchunk memoises token counters in a module-level dict: start every run cold.
         core._memoized_token_counters.clear()
-        chunker = semchunk.chunkerify(len if unit == "chars" else encoding(), SIZE)
+        chunker = core.chunkerify(len if unit == "chars" else encoding(), SIZE)
         return lambda text: chunker(text, offsets=True, overlap=OVERLAP)
 
     def pieces(output: Any) -> list[Piece]:

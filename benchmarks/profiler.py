@@ -165,7 +165,8 @@ def profile_cli(path: Path) -> str:
     out = RAW / "cli-out.jsonl"
     RAW.mkdir(parents=True, exist_ok=True)
     raw = record("cli", [ragchunk, "split", str(path)], stdout=out)
-    records = sum(1 for _ in out.open(encoding="utf-8"))
+    # py-spy prints its own messages to the same stdout: count the JSON lines only.
+    records = sum(line.startswith("{") for line in out.open(encoding="utf-8"))
     title = (
         f"ragchunk split {path.name} > out.jsonl (whole process, recursive 512/50; "
         f"{records:,} records); {_version()}"

@@ -254,7 +254,9 @@ def _compare(
     met: Callable[[float], bool],
 ) -> dict[str, Any]:
     """A ratio target: our MB/s over the fastest of ``theirs``, at the largest size both ran."""
-    label, rows, present = "", {}, []
+    label = ""
+    rows: dict[str, dict[str, Any]] = {}
+    present: list[dict[str, Any]] = []
     for label, rows in sizes:  # noqa: B007 - the match is used after the loop
         present = [rows[name] for name in theirs if name in rows]
         if ours in rows and present:
