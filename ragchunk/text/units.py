@@ -90,15 +90,59 @@ def _extend(
     last: int,
     max_units: int | None,
 ) -> int:
-    """Return the last unit of the piece starting at ``first`` that already holds ``last``."""
+    """Return the last unit of the piece starting at ``first`` that already holds ``last``.
+
+    The piece takes the most units that fit. Measuring a span alone re-encodes its edges, so
+    the whole text's unit boundaries first give a guess (cheap: no encoding), and exact
+    measurements then search outward from it: about two per piece when the guess is right.
+    Only a span that was measured and fits is ever returned.
+    """
+    limit = len(units) - 1 if max_units is None else min(len(units) - 1, first + max_units - 1)
+    if size is None:
+        return limit
+    if last >= limit:
+        return last
     start = units[first][0]
-    while last + 1 < len(units):
-        if max_units is not None and last + 2 - first > max_units:
-            break
-        if not _fits(sizer, size, start, units[last + 1][1]):
-            break
-        last += 1
-    return last
+
+    def fits(k: int) -> bool:
+        return sizer.size(start, units[k][1]) <= size
+
+    return _search(fits, last, limit + 1, _guess(units, sizer, size, start, last, limit))
+
+
+def _guess(
+    units: Sequence[tuple[int, int]], sizer: Sizer, size: int, start: int, last: int, limit: int
+) -> int:
+    """Return the last unit whose span from ``start`` the whole text's encoding says fits."""
+    base = sizer.index(start)
+    lo, hi = last, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if sizer.index(units[mid][1] - 1) - base + 1 <= size:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _search(fits: Callable[[int], bool], fit: int, miss: int, guess: int) -> int:
+    """Return the largest ``k`` in ``[fit, miss)`` with ``fits(k)``; ``fits(fit)`` holds.
+
+    Probes gallop away from ``guess`` (up while units fit, down while they do not), then
+    bisect; assumes sizes grow with the units, and never returns an unmeasured unit.
+    """
+    probe = min(max(guess, fit + 1), miss - 1)
+    step = 1
+    while fit + 1 < miss:
+        if fits(probe):
+            fit = probe
+            probe = min(fit + step, miss - 1) if probe + step < miss else fit + (miss - fit) // 2
+        else:
+            miss = probe
+            probe = max(miss - step, fit + (miss - fit) // 2, fit + 1)
+        step *= 2
+        probe = min(max(probe, fit + 1), miss - 1)
+    return fit
 
 
 def _overlap_start(
