@@ -85,7 +85,9 @@ class Document:
     metadata: Metadata = field(default_factory=_no_metadata)
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen (see Chunk below): strategies build one per chunk on the hot path. Read-only all
+# the same: nothing changes a span once a strategy has returned it.
+@dataclass(slots=True)
 class Span:
     """What a strategy returns: a half-open range of ``Document.text`` plus what it knows of it.
 

@@ -75,8 +75,10 @@ def spans_from_windows(text: str, windows: Iterable[Window]) -> list[Span]:
     """
     from ragchunk.model import Span
 
+    oversize = {"oversize": True}
     return [
-        Span(w.start, w.end, metadata={"oversize": True} if w.oversize else EMPTY_METADATA)
-        for w in windows
-        if not is_blank(text, w.start, w.end)
+        Span(start, end, None, oversize if flagged else EMPTY_METADATA)
+        for start, end, flagged in windows
+        # a window that starts on a non-space character is not blank: skip the search
+        if not text[start].isspace() or not is_blank(text, start, end)
     ]
