@@ -237,14 +237,29 @@ class _Packer:
             if joins and self._fits(run[0], run[0].section.start, block.section.end):
                 run.append(block)
                 continue
-            spans += self._flush(run)
-            run = []
             if self._fits(block, block.section.start, block.section.end):
+                spans += self._flush(run)
                 run = [block]
+                continue
+            pieces = self._split_block(block)
+            if pieces and self._heading_joins(run, pieces[0]):
+                # A heading never stands alone when the first piece of its content fits.
+                first = pieces[0]
+                pieces[0] = self._span(run[0], run[0].section.start, first.end, dict(first.metadata))
             else:
-                spans += self._split_block(block)
+                spans += self._flush(run)
+            run = []
+            spans += pieces
         spans += self._flush(run)
         return spans
+
+    def _heading_joins(self, run: Sequence[_Block], piece: Span) -> bool:
+        """Whether the headings in ``run`` can lead the first piece of a split block."""
+        if not run or piece.prefix is not None:
+            return False
+        if any(block.section.kind != "heading" for block in run):
+            return False
+        return self._fits(run[0], run[0].section.start, piece.end)
 
     def _counted(self, block: _Block, start: int) -> bool:
         """Whether the block's repeated prefix counts within the size: at most half of it."""
