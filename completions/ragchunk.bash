@@ -25,7 +25,7 @@ _ragchunk() {
         split) _ragchunk_split ;;
         stats) _ragchunk_stats ;;
         strategies) _ragchunk_strategies ;;
-        *) _ragchunk_words "--version --install-completion --show-completion -h --help inspect split stats strategies" ;;
+        *) _ragchunk_words "--version -h --help inspect split stats strategies" ;;
     esac
 }
 
@@ -40,12 +40,12 @@ _ragchunk_inspect() {
 
 _ragchunk_split() {
     case "$prev" in
-        -s|--strategy) _ragchunk_words "code fixed recursive token"; return ;;
+        -s|--strategy) _ragchunk_words "auto code fixed hierarchical markdown paragraph recursive sentence token"; return ;;
         --size) return ;;
         --overlap) return ;;
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
-        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "separators="; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "max_depth= min_level= overlap_sentences= sentences= separators="; return ;;
         -o|--output) _ragchunk_files; return ;;
         --format) _ragchunk_words "code docx markdown pdf text"; return ;;
         --password) return ;;
@@ -57,8 +57,9 @@ _ragchunk_split() {
         --timeout) return ;;
         --max-bytes) return ;;
         --config) _ragchunk_files; return ;;
+        --min-size) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --config -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --config --contextualize --min-size -h --help"; return; fi
     _ragchunk_files
 }
 
@@ -74,7 +75,7 @@ _ragchunk_stats() {
 
 _ragchunk_strategies() {
     if [[ "$cur" == -* ]]; then _ragchunk_words "-h --help"; return; fi
-    _ragchunk_words "code fixed recursive token"
+    _ragchunk_words "auto code fixed hierarchical markdown paragraph recursive sentence token"
 }
 
 complete -F _ragchunk ragchunk

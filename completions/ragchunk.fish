@@ -3,8 +3,6 @@
 
 complete -c ragchunk -f
 complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -l version -d 'Show the version.'
-complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -l install-completion -d 'Install completion for the current shell.'
-complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -l show-completion -d 'Show completion for the current shell, to copy it or customize the installation.'
 complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -s h -l help -d 'Show the help and exit.'
 complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -a inspect -d 'Show how ragchunk reads a file: its sections (kind, headings, pages, span, lines).'
 complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -a split -d 'Split documents into chunks and print them as JSONL (one record per line).'
@@ -15,12 +13,12 @@ complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l format -x -a 'c
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l password -x -d 'Password for encrypted PDFs.'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -s h -l help -d 'Show the help and exit.'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -F
-complete -c ragchunk -n '__fish_seen_subcommand_from split' -s s -l strategy -x -a 'code fixed recursive token' -d 'Chunking strategy.'
-complete -c ragchunk -n '__fish_seen_subcommand_from split' -l size -x -d 'Hard maximum chunk size, overlap included [default: per strategy].'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -s s -l strategy -x -a 'auto code fixed hierarchical markdown paragraph recursive sentence token' -d 'Chunking strategy.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l size -x -d 'Hard maximum chunk size, overlap included [default: per strategy; hierarchical and sentence-count mode are unbounded unless it is given].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l overlap -x -d 'Units a chunk may repeat from the previous one [default: per strategy].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l unit -x -a 'chars tokens' -d 'Unit of --size and --overlap: chars or tokens [default: per strategy].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l tokenizer -r -F -a 'cl100k_base' -d 'tiktoken encoding name or path to a tokenizer.json.'
-complete -c ragchunk -n '__fish_seen_subcommand_from split' -s O -l option -x -a 'separators=' -d 'Strategy option as key=value (repeatable).'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -s O -l option -x -a 'max_depth= min_level= overlap_sentences= sentences= separators=' -d 'Strategy option as key=value (repeatable).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -s o -l output -r -F -d 'Write JSONL to this file, or to DIR/ one file per input mirroring the tree (a trailing slash or an existing directory); always atomically.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l table -d 'Show a table instead of JSONL.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l stats -d 'Print a size summary.'
@@ -41,6 +39,8 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -l hashes -d 'Add do
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l timeout -x -d 'Fail an input that takes longer than this many seconds; the others go on.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l max-bytes -x -d 'Refuse an input larger than this, or whose compressed parts (DOCX members, PDF streams) expand past it.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l config -r -F -d 'Read settings from this file instead of the ragchunk.toml or pyproject.toml found from here up.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l contextualize -d 'Add a context field (heading breadcrumb + text) to every chunk; --size then counts the breadcrumb.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l min-size -x -d 'Merge chunks smaller than this (unit of --size) into a neighbour under the same heading, within --size.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -s h -l help -d 'Show the help and exit.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -F
 complete -c ragchunk -n '__fish_seen_subcommand_from stats' -l limit -x -d 'Count and list the chunks larger than this.'
@@ -49,4 +49,4 @@ complete -c ragchunk -n '__fish_seen_subcommand_from stats' -l top -x -d 'How ma
 complete -c ragchunk -n '__fish_seen_subcommand_from stats' -s h -l help -d 'Show the help and exit.'
 complete -c ragchunk -n '__fish_seen_subcommand_from stats' -F
 complete -c ragchunk -n '__fish_seen_subcommand_from strategies' -s h -l help -d 'Show the help and exit.'
-complete -c ragchunk -n '__fish_seen_subcommand_from strategies' -a 'code fixed recursive token'
+complete -c ragchunk -n '__fish_seen_subcommand_from strategies' -a 'auto code fixed hierarchical markdown paragraph recursive sentence token'

@@ -1,17 +1,20 @@
 """Spans → chunk records: the only place that slices text and derives ids, lines and pages.
 
 ``text == doc.text[start:end]`` holds by construction (SPEC §3.1). Headings, pages and lines
-are derived from offsets, so every strategy gets them for free.
+are derived from offsets, so every strategy gets them for free. ``context`` (the text to embed)
+is the heading breadcrumb with ``--contextualize``, then the span's prefix, then the text.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from hashlib import blake2b
 from typing import TYPE_CHECKING
 
+from ragchunk.errors import LimitExceededError
 from ragchunk.model import TOP_LEVEL_SYMBOL, Chunk, Document, Page, Section, Span
+from ragchunk.text.breadcrumb import format_breadcrumb
 from ragchunk.text.lines import line_range
 
 if TYPE_CHECKING:
@@ -35,61 +38,103 @@ def assemble(
     strategy: str,
     fingerprint: str,
     tokens: Sizer | None = None,
+    contextualize: bool = False,
 ) -> list[Chunk]:
     """Build the chunk records of ``doc`` from a strategy's spans.
 
     Args:
         doc: the document the spans index into.
         spans: absolute, half-open spans in document order.
-        strategy: the name recorded in each chunk's ``strategy`` field.
+        strategy: the name recorded in each chunk's ``strategy`` field (unless a span names
+            the strategy that made it).
         fingerprint: a digest of the options, part of every id.
         tokens: when given, each chunk's ``tokens`` is its size measured alone.
+        contextualize: give every chunk a ``context``: breadcrumb + prefix + text. Without
+            it, only spans with a prefix get one.
+
+    Raises:
+        LimitExceededError: the contexts would exceed the document's output budget.
     """
-    text = doc.text
+    text, doc_id, source = doc.text, doc.doc_id, doc.source
     headings_at = _HeadingLookup(doc.sections)
     symbols = _SymbolLookup(doc.sections) if doc.format == "code" else None
-    pages = _PageLookup(doc.pages)
+    pages = _PageLookup(doc.pages) if doc.pages else None
+    budget = output_budget(text)
+    repeated = 0  # characters of breadcrumbs and prefixes put into contexts so far
     chunks: list[Chunk] = []
-    line, line_at = 1, 0
+    line = line_start = line_end = page_start = page_end = None
+    line_at = 0
     n, previous = 0, (-1, -1)
-    page_start = page_end = None
     for index, span in enumerate(spans):
         start, end = span.start, span.end
         # Chunks sharing a span (rewrites of one passage) come together; number them.
         n = n + 1 if (start, end) == previous else 0
         previous = (start, end)
-        line_start = line_end = None
         if doc.has_lines:
-            if start < line_at:  # spans out of order: count from the top again
+            if line is None or start < line_at:  # first span, or out of order: from the top
                 line, line_at = 1, 0
             line_start, line_end = line_range(text, start, end, line, line_at)
             line, line_at = line_start, start
-        if doc.pages:
+        if pages is not None:
             page_start, page_end = pages.range(start, end)
         metadata = {**doc.metadata, **span.metadata} if doc.metadata else span.metadata
         if symbols is not None and "symbol" not in metadata:
             metadata = {**metadata, "symbol": symbols(start, end)}
+        headings = span.headings if span.headings is not None else headings_at(start)
+        piece = text[start:end]
+        context = None
+        if contextualize or span.prefix is not None:
+            lead = (format_breadcrumb(headings) if contextualize else "") + (span.prefix or "")
+            repeated += len(lead)
+            if repeated > budget:  # checked before the repeated text is built
+                raise LimitExceededError(_over_budget(doc, budget))
+            context = lead + piece
+        name = span.strategy or strategy
+        key = f"{doc_id}\0{name}\0{fingerprint}\0{start}\0{end}\0{n}"  # as chunk_id() does
         chunks.append(
-            Chunk(
-                id=chunk_id(doc.doc_id, strategy, fingerprint, start, end, n),
-                doc_id=doc.doc_id,
-                source=doc.source,
-                index=index,
-                text=text[start:end],
-                start=start,
-                end=end,
-                strategy=strategy,
-                chars=end - start,
-                headings=span.headings if span.headings is not None else headings_at(start),
-                page_start=page_start,
-                page_end=page_end,
-                line_start=line_start,
-                line_end=line_end,
-                tokens=None if tokens is None else tokens.size(start, end),
-                metadata=metadata,
+            Chunk(  # positional, in field order: keyword calls cost a third of this loop
+                blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest(),
+                doc_id,
+                source,
+                index,
+                piece,
+                start,
+                end,
+                name,
+                end - start,
+                headings,
+                page_start,
+                page_end,
+                line_start,
+                line_end,
+                None if tokens is None else tokens.size(start, end),
+                metadata,
+                context,
             )
         )
     return chunks
+
+
+def output_budget(text: str) -> int:
+    """Return the most characters of repeated text the contexts of one document may hold.
+
+    Repeated breadcrumbs, table headers and labels must never turn a small document into an
+    unbounded amount of text to embed: 32 times the document, and at least 64 Ki characters.
+    """
+    return max(65536, 32 * len(text))
+
+
+def _over_budget(doc: Document, budget: int) -> str:
+    return (
+        f"{doc.source}: the breadcrumbs, table headers and labels repeated in the chunks' "
+        f"contexts would exceed {budget} characters (32 times the document); raise --size or "
+        "drop --contextualize"
+    )
+
+
+def heading_lookup(doc: Document) -> Callable[[int], tuple[str, ...]]:
+    """Return ``headings_at(offset)``: the heading path ``assemble`` gives a chunk there."""
+    return _HeadingLookup(doc.sections)
 
 
 class _HeadingLookup:
@@ -102,6 +147,8 @@ class _HeadingLookup:
         self._starts = [s.start for s in sections]
 
     def __call__(self, offset: int) -> tuple[str, ...]:
+        if not self._starts:
+            return ()
         k = bisect_right(self._starts, offset) - 1
         return self._sections[k].headings if k >= 0 else ()
 
@@ -141,9 +188,7 @@ class _PageLookup:
         self._pages = pages
         self._ends = [p.end for p in pages]
 
-    def range(self, start: int, end: int) -> tuple[int | None, int | None]:
-        if not self._pages:
-            return None, None
+    def range(self, start: int, end: int) -> tuple[int, int]:
         last = len(self._pages) - 1
         # The first page ending after `start`, and the last page starting before `end`; text
         # between pages (the separator) belongs to neither, so the span's real text decides.

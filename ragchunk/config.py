@@ -55,6 +55,8 @@ _SCOPE_KEYS: Final[dict[str, tuple[str, Any]]] = {
     "hashes": ("hashes", bool),
     "timeout": ("timeout", float),
     "max-bytes": ("max_bytes", int),
+    "contextualize": ("contextualize", bool),
+    "min-size": ("min_size", int),
 }
 """Keys a scope (the top level or a ``[files."GLOB"]`` section) may set: key → (field, type)."""
 
@@ -93,6 +95,8 @@ class Settings:
     hashes: bool | None = None
     timeout: float | None = None
     max_bytes: int | None = None
+    contextualize: bool | None = None
+    min_size: int | None = None
     options: Mapping[str, object] = field(default_factory=dict)
 
     def over(self, lower: Settings) -> Settings:
@@ -209,8 +213,10 @@ def find_config(start: Path) -> Path | None:
 
 def _has_tool_table(path: Path) -> bool:
     try:
+        if "ragchunk" not in path.read_text(encoding="utf-8", errors="replace"):
+            return False  # most pyproject.toml files: skip parsing TOML at start-up
         return _tool_table(_read_table(path, str(path))) is not None
-    except UsageError:
+    except (UsageError, OSError):
         return False  # a broken pyproject.toml of some other project is not ours to judge
 
 

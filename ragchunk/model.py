@@ -85,7 +85,9 @@ class Document:
     metadata: Metadata = field(default_factory=_no_metadata)
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen (see Chunk below): strategies build one per chunk on the hot path. Read-only all
+# the same: nothing changes a span once a strategy has returned it.
+@dataclass(slots=True)
 class Span:
     """What a strategy returns: a half-open range of ``Document.text`` plus what it knows of it.
 
@@ -94,12 +96,19 @@ class Span:
         end: absolute end offset (exclusive).
         headings: the heading path, or None to derive it from the document's sections.
         metadata: strategy-specific keys merged into the chunk's metadata.
+        prefix: text the chunk's ``context`` repeats before its own text (a table's header
+            rows, a bold label); ``""`` asks for a context that is just the text, None for no
+            context of its own (``--contextualize`` still gives every chunk one).
+        strategy: the strategy that made the span, when it is not the one the user named
+            (``auto`` records its choice here).
     """
 
     start: int
     end: int
     headings: tuple[str, ...] | None = None
     metadata: Metadata = field(default_factory=_no_metadata)
+    prefix: str | None = None
+    strategy: str | None = None
 
 
 # Not frozen, unlike the other model types: a frozen dataclass sets each of these 19 fields

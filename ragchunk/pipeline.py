@@ -20,12 +20,12 @@ import hashlib
 import os
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from ragchunk import parsers, strategies
-from ragchunk.chunks import assemble
+from ragchunk.chunks import assemble, heading_lookup
 from ragchunk.code.languages import check_language
 from ragchunk.errors import InputError, LimitExceededError, OptionError, RagchunkError, UsageError
 from ragchunk.inputs import STDIN, find_inputs
@@ -33,6 +33,14 @@ from ragchunk.measure import DEFAULT_TOKENIZER, load_tokenizer, measure_for
 from ragchunk.options import Budget, build_options
 from ragchunk.parsers._spec import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, ParseRequest
 from ragchunk.strategies._spec import Context
+from ragchunk.strategies.recursive import split_range
+from ragchunk.text.breadcrumb import (
+    PrefixedSizer,
+    check_breadcrumbs,
+    fit_contexts,
+    format_breadcrumb,
+)
+from ragchunk.text.merge import heading_scopes, merge_small
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -40,9 +48,11 @@ if TYPE_CHECKING:
 
     from ragchunk.config import Config, Settings
     from ragchunk.inputs import Glob, Input
-    from ragchunk.model import Chunk, Document
+    from ragchunk.measure import Sizer
+    from ragchunk.model import Chunk, Document, Span
     from ragchunk.options import Unit
     from ragchunk.strategies._spec import Strategy
+    from ragchunk.text.pack import Window
 
 _IN_FLIGHT_PER_WORKER: Final = 4
 """Results a worker may have ready ahead of the reader: bounds memory, keeps workers busy."""
@@ -78,6 +88,11 @@ class Plan:
         timeout: the most seconds one input may take (``--timeout``), or None for no limit.
         max_bytes: the largest input, and the most any decompressed part of it may expand to
             (``--max-bytes``).
+        contextualize: give every chunk a ``context`` (heading breadcrumb + text) and count
+            the breadcrumb within the size limit.
+        min_size: merge chunks smaller than this (in the budget's unit) into a neighbour under
+            the same heading; 0 turns merging off.
+        size_given: whether ``--size`` was given (strategies unbounded by design use it).
     """
 
     strategy: Strategy
@@ -91,12 +106,19 @@ class Plan:
     hashes: bool = False
     timeout: float | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
+    contextualize: bool = False
+    min_size: int = 0
+    size_given: bool = True
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
         key = f"{self.strategy.name}\0{self.options!r}\0{self.tokenizer}"
         if self.format or self.language:  # forcing a parse changes the chunks, so their ids
             key += f"\0{self.format}\0{self.language}"
+        if self.contextualize:
+            key += "\0contextualize"
+        if self.min_size:
+            key += f"\0min_size={self.min_size}"
         digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "fingerprint", digest)
 
@@ -184,6 +206,8 @@ def make_plan(
     hashes: bool = False,
     timeout: float | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    contextualize: bool = False,
+    min_size: int | None = None,
 ) -> Plan:
     """Validate every option and return the plan; loads the tokenizer when one is needed.
 
@@ -198,6 +222,7 @@ def make_plan(
     default_budget: Budget = chosen.options().budget
     budget = default_budget.with_flags(size=size, overlap=overlap, unit=unit)
     built = build_options(chosen.options, budget, dict(options or {}), strategy=chosen.name)
+    _check_min_size(min_size, budget, size_given=size is not None or chosen.bounded)
     if format is not None:
         parsers.check_name(format)
     if language is not None:
@@ -216,6 +241,9 @@ def make_plan(
         hashes=hashes,
         timeout=timeout,
         max_bytes=max_bytes,
+        contextualize=contextualize,
+        min_size=min_size or 0,
+        size_given=size is not None,
     )
 
 
@@ -280,7 +308,18 @@ def plan_from_settings(
         hashes=bool(settings.hashes),
         timeout=DEFAULT_TIMEOUT if settings.timeout is None else settings.timeout,
         max_bytes=DEFAULT_MAX_BYTES if settings.max_bytes is None else settings.max_bytes,
+        contextualize=bool(settings.contextualize),
+        min_size=settings.min_size,
     )
+
+
+def _check_min_size(min_size: int | None, budget: Budget, *, size_given: bool) -> None:
+    if min_size is None:
+        return
+    if min_size < 1:
+        raise OptionError("--min-size", f"must be at least 1 (got {min_size})")
+    if size_given and min_size > budget.size:
+        raise OptionError("--min-size", f"must not exceed --size (got {min_size} > {budget.size})")
 
 
 def chunk_document(
@@ -295,15 +334,106 @@ def chunk_document(
     def warn(code: str, message: str) -> None:
         sink.append(Diagnostic(doc.source, code, message))
 
-    ctx = Context(measure=measure, sizer=sizer, tokenizer=plan.tokenizer, warn=warn)
+    ctx = Context(
+        measure=measure,
+        sizer=sizer,
+        tokenizer=plan.tokenizer,
+        warn=warn,
+        size_given=plan.size_given,
+    )
+    if plan.contextualize:
+        ctx = _contextualized(doc, ctx, plan)
     spans = plan.strategy.split(doc, plan.options, ctx)
+    if plan.min_size:
+        spans = _merge_small(doc, spans, ctx, sizer, plan)
+    if plan.contextualize and _limit(plan) is not None:
+        spans = _fit_contexts(doc, spans, ctx, sizer, plan)
     tokens = None
     if plan.count_tokens or budget.unit == "tokens":
         tokens = (
             sizer if budget.unit == "tokens" else load_tokenizer(plan.tokenizer).prepare(doc.text)
         )
     return assemble(
-        doc, spans, strategy=plan.strategy.name, fingerprint=plan.fingerprint, tokens=tokens
+        doc,
+        spans,
+        strategy=plan.strategy.name,
+        fingerprint=plan.fingerprint,
+        tokens=tokens,
+        contextualize=plan.contextualize,
+    )
+
+
+def _limit(plan: Plan) -> int | None:
+    """Return the hard size limit, or None when unbounded by design and no --size was given.
+
+    A strategy is unbounded by design (hierarchical), or its options say so for a mode
+    (sentence-count mode: ``options.bounded`` is False).
+    """
+    bounded = plan.strategy.bounded and getattr(plan.options, "bounded", True)
+    return plan.options.budget.size if bounded or plan.size_given else None
+
+
+def _contextualized(doc: Document, ctx: Context, plan: Plan) -> Context:
+    """Return ``ctx`` whose sizer counts each chunk's heading breadcrumb (``--contextualize``).
+
+    Raises:
+        InputError: a breadcrumb alone leaves no room for text within the size limit.
+    """
+    headings_at = heading_lookup(doc)
+
+    def breadcrumb(start: int) -> str:
+        return format_breadcrumb(headings_at(start))
+
+    limit = _limit(plan)
+    if limit is not None:
+        paths = (section.headings for section in doc.sections)
+        check_breadcrumbs(doc.source, paths, ctx.measure, limit)
+    sizer = PrefixedSizer(
+        doc.text,
+        ctx.sizer,
+        count=ctx.measure.count,
+        prefix_at=breadcrumb,
+        additive=plan.options.budget.unit == "chars",
+    )
+    return replace(ctx, sizer=sizer, breadcrumb=breadcrumb, contextualize=True)
+
+
+def _fit_contexts(
+    doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, plan: Plan
+) -> list[Span]:
+    """SPEC §3.3 with --contextualize: split any span whose context the strategy undercounted."""
+    budget: Budget = plan.options.budget
+    limit = budget.size
+    no_overlap = replace(budget, overlap=0)
+
+    def refine(start: int, end: int, lead_sizer: Sizer) -> list[Window]:
+        return split_range(doc.text, start, end, sizer=lead_sizer, budget=no_overlap)
+
+    return fit_contexts(
+        doc.text,
+        spans,
+        sizer=sizer,
+        count=ctx.measure.count,
+        additive=budget.unit == "chars",
+        limit=limit,
+        headings_at=heading_lookup(doc),
+        refine=refine,
+    )
+
+
+def _merge_small(
+    doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, plan: Plan
+) -> list[Span]:
+    """Merge chunks smaller than ``--min-size`` into a neighbour under the same heading."""
+    size_as_chunk: Callable[[int, int], int] = ctx.sizer.size
+    return merge_small(
+        spans,
+        min_size=plan.min_size,
+        max_size=_limit(plan),
+        size_alone=sizer.size,
+        size_as_chunk=size_as_chunk,
+        scope=heading_scopes(doc.sections),
+        headings_at=heading_lookup(doc),
     )
 
 

@@ -9,12 +9,23 @@ from ragchunk.pipeline import Plan, chunk_document
 
 
 def limits_for(plan: Plan) -> Limits:
+    """What the chunks of ``plan`` must respect.
+
+    Strategies unbounded by design (hierarchical) and sentence-count mode have no size limit
+    unless --size was given; sentence-count mode counts its overlap in whole sentences.
+    """
     budget = plan.options.budget
+    sentences = getattr(plan.options, "sentences", None)
+    by_design = plan.strategy.bounded and getattr(plan.options, "bounded", True)
+    bounded = plan.size_given or by_design
     return Limits(
-        size=budget.size if plan.strategy.bounded or budget.size else None,
+        size=budget.size if bounded else None,
         overlap=budget.overlap,
         measure=measure_for(budget.unit, plan.tokenizer),
         word_aligned=plan.strategy.name != "token",
+        sentences=sentences,
+        overlap_sentences=None if sentences is None else plan.options.overlap_sentences,
+        contextualize=plan.contextualize,
     )
 
 

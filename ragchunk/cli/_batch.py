@@ -230,7 +230,7 @@ class _Run:
         if self.display.table:
             from ragchunk.writers.table import build
 
-            title = f"{one_line(result.doc_id)} · {result.chunk_count} chunks"
+            title = f"{one_line(result.doc_id)} · {_count(result.chunk_count, 'chunk')}"
             stdout_console().print(build(result.chunks, title))
         if self.stats is not None:
             from ragchunk.writers.stats import ChunkFacts

@@ -69,7 +69,8 @@ def split_command(
     size: Annotated[
         Optional[int],  # noqa: UP045 - Typer needs Optional on Python 3.11
         typer.Option(
-            help="Hard maximum chunk size, overlap included [default: per strategy].",
+            help="Hard maximum chunk size, overlap included [default: per strategy; "
+            "hierarchical and sentence-count mode are unbounded unless it is given].",
             show_default=False,
         ),
     ] = None,
@@ -213,6 +214,23 @@ def split_command(
             show_default=False,
         ),
     ] = None,
+    contextualize: Annotated[
+        bool,
+        typer.Option(
+            "--contextualize",
+            help="Add a context field (heading breadcrumb + text) to every chunk; --size then "
+            "counts the breadcrumb.",
+        ),
+    ] = False,
+    min_size: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--min-size",
+            help="Merge chunks smaller than this (unit of --size) into a neighbour under the "
+            "same heading, within --size.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk import pipeline
@@ -235,6 +253,8 @@ def split_command(
             hashes=hashes or None,
             timeout=timeout if "timeout" in given else None,
             max_bytes=max_bytes if "max_bytes" in given else None,
+            contextualize=contextualize or None,
+            min_size=min_size,
             options=_parse_assignments(option or ()),
         )
         run = RunSettings(

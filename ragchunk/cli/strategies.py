@@ -35,11 +35,13 @@ def strategies_command(
     table.add_column("options (-O key=value)", ratio=3)
     for strategy in chosen:
         budget = strategy.options().budget
-        default = f"{budget.size} {budget.unit}\noverlap {budget.overlap}"
+        if strategy.bounded:
+            size = f"{budget.size} {budget.unit}"
+        else:
+            size = f"unbounded unless\n--size is given\n(in {budget.unit})"
+        default = f"{size}\noverlap {budget.overlap}"
         if strategy.name == strategies.DEFAULT_STRATEGY:
             default += "\n(default strategy)"
-        if not strategy.bounded:
-            default += "\nunbounded unless\n--size is given"
         lines = Text()
         for field in option_fields(strategy.options):
             if lines:

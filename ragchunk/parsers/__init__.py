@@ -7,8 +7,6 @@ a zip holding ``word/document.xml``, else text). Each module exposes ``FORMAT`` 
 
 from __future__ import annotations
 
-import io
-import zipfile
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Final
 
@@ -97,6 +95,9 @@ def detect(source: str, head: bytes, data: bytes | None = None) -> str:
 
 
 def _is_docx(data: bytes) -> bool:
+    import io
+    import zipfile
+
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             return "word/document.xml" in archive.namelist()

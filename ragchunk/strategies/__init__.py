@@ -17,6 +17,11 @@ STRATEGIES: Final = {
     "fixed": "ragchunk.strategies.fixed",
     "recursive": "ragchunk.strategies.recursive",
     "token": "ragchunk.strategies.token",
+    "sentence": "ragchunk.strategies.sentence",
+    "paragraph": "ragchunk.strategies.paragraph",
+    "markdown": "ragchunk.strategies.markdown",
+    "hierarchical": "ragchunk.strategies.hierarchical",
+    "auto": "ragchunk.strategies.auto",
 }
 
 DEFAULT_STRATEGY: Final = "recursive"

@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -41,29 +40,32 @@ def record_line(chunk: Chunk) -> str:
     The record's shape is fixed, so only strings and metadata go through the JSON encoder; a
     property test holds this byte-identical to the generic path.
     """
-    parts = [
-        f'{{"id": "{chunk.id}", "doc_id": {_quote_name(chunk.doc_id)}, '
-        f'"source": {_quote_name(chunk.source)}, '
-        f'"index": {chunk.index}, "text": {_quote(chunk.text)}, '
-        f'"start": {chunk.start}, "end": {chunk.end}'
-    ]
+    pages = lines = tokens = extra = ""
     if chunk.page_start is not None:
-        parts.append(f', "page_start": {chunk.page_start}, "page_end": {chunk.page_end}')
+        pages = f', "page_start": {chunk.page_start}, "page_end": {chunk.page_end}'
     if chunk.line_start is not None:
-        parts.append(f', "line_start": {chunk.line_start}, "line_end": {chunk.line_end}')
-    headings = ", ".join(map(_quote, chunk.headings))
-    parts.append(
-        f', "headings": [{headings}], "strategy": {_quote(chunk.strategy)}, "chars": {chunk.chars}'
-    )
+        lines = f', "line_start": {chunk.line_start}, "line_end": {chunk.line_end}'
     if chunk.tokens is not None:
-        parts.append(f', "tokens": {chunk.tokens}')
-    parts.append(f', "metadata": {_dumps(dict(chunk.metadata)) if chunk.metadata else "{}"}')
-    for name in ("context", "doc_hash", "hash"):
-        value = getattr(chunk, name)
-        if value is not None:
-            parts.append(f', "{name}": {_quote(value)}')
-    parts.append("}\n")
-    return "".join(parts)
+        tokens = f', "tokens": {chunk.tokens}'
+    if chunk.context is not None or chunk.doc_hash is not None or chunk.hash is not None:
+        extra = "".join(
+            f', "{name}": {_quote(value)}'
+            for name, value in (
+                ("context", chunk.context),
+                ("doc_hash", chunk.doc_hash),
+                ("hash", chunk.hash),
+            )
+            if value is not None
+        )
+    headings = ", ".join(map(_quote, chunk.headings))
+    metadata = _dumps(dict(chunk.metadata)) if chunk.metadata else "{}"
+    return (
+        f'{{"id": "{chunk.id}", "doc_id": {_quote_name(chunk.doc_id)}, '
+        f'"source": {_quote_name(chunk.source)}, "index": {chunk.index}, '
+        f'"text": {_quote(chunk.text)}, "start": {chunk.start}, "end": {chunk.end}{pages}{lines}, '
+        f'"headings": [{headings}], "strategy": {_quote(chunk.strategy)}, '
+        f'"chars": {chunk.chars}{tokens}, "metadata": {metadata}{extra}}}\n'
+    )
 
 
 def lines(chunks: Iterable[Chunk]) -> str:
@@ -78,6 +80,8 @@ def atomic_writer(path: Path) -> Iterator[IO[str]]:
     A failed or interrupted run leaves the old file (or none) and no partial file behind.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # only runs that write files pay for it
+
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:

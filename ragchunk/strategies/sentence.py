@@ -1,0 +1,130 @@
+"""sentence: whole sentences packed up to the size; overlap made of whole sentences (SPEC §4).
+
+Sentences come from ``text.sentences`` (abbreviations, decimals, initials, quotes, ellipses,
+lists). A chunk runs from a sentence's first character to a later sentence's last one, and the
+next chunk repeats the last sentences that fit in ``--overlap``. A sentence larger than the
+size alone is split by the recursive separators (clause, word, grapheme) and its pieces carry
+``metadata.oversize_split``. Sentence-count mode (``-O sentences=N``) puts at most N sentences
+in a chunk and repeats ``overlap_sentences`` of them; it has no size limit unless ``--size``
+is given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Final
+
+from ragchunk.errors import OptionError
+from ragchunk.model import EMPTY_METADATA, Span
+from ragchunk.options import Budget
+from ragchunk.strategies._spec import Context, Strategy
+from ragchunk.strategies.recursive import DEFAULT_LEVELS, split_range
+from ragchunk.text.boundaries import is_blank
+from ragchunk.text.sentences import split_sentences
+from ragchunk.text.units import pack_units
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ragchunk.measure import Sizer
+    from ragchunk.model import Document, Metadata
+    from ragchunk.text.pack import Window
+    from ragchunk.text.units import Piece, Refine
+
+# Inside one sentence its full stops are not boundaries (Dr., a.m.): lines, clauses, words.
+_INSIDE_SENTENCE: Final = (DEFAULT_LEVELS[1], DEFAULT_LEVELS[3], DEFAULT_LEVELS[4])
+_SPLIT: Metadata = {"oversize_split": True}
+_ONE_CODE_POINT: Metadata = {"oversize_split": True, "oversize": True}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SentenceOptions:
+    """Options of the sentence strategy."""
+
+    budget: Budget = Budget(size=512, overlap=128)
+    sentences: int | None = field(
+        default=None,
+        metadata={
+            "help": "Sentence-count mode: at most this many sentences per chunk. --size then "
+            "binds only when given, and --overlap gives way to overlap_sentences."
+        },
+    )
+    overlap_sentences: int = field(
+        default=0,
+        metadata={"help": "In sentence-count mode, sentences a chunk repeats from the last one."},
+    )
+
+    @property
+    def bounded(self) -> bool:
+        """Whether ``--size`` binds without being given: not in sentence-count mode."""
+        return self.sentences is None
+
+    def __post_init__(self) -> None:
+        if self.sentences is None:
+            if self.overlap_sentences:
+                raise OptionError(
+                    "overlap_sentences", "applies only in sentence-count mode (set sentences too)"
+                )
+            return
+        if self.sentences < 1:
+            raise OptionError("sentences", f"must be at least 1 (got {self.sentences})")
+        if not 0 <= self.overlap_sentences < self.sentences:
+            raise OptionError(
+                "overlap_sentences",
+                f"must be at least 0 and smaller than sentences "
+                f"(got {self.overlap_sentences} with sentences={self.sentences})",
+            )
+
+
+def refine_by_words(sizer: Sizer, budget: Budget, text: str) -> Refine:
+    """Return a ``refine`` that splits one oversize sentence at lines, clauses, then words."""
+
+    def refine(start: int, end: int) -> Sequence[Window]:
+        return split_range(text, start, end, sizer=sizer, budget=budget, levels=_INSIDE_SENTENCE)
+
+    return refine
+
+
+def spans_from_pieces(text: str, pieces: Sequence[Piece]) -> list[Span]:
+    """Turn packed pieces into spans; pieces of a split unit get ``oversize_split``."""
+    spans = []
+    for piece in pieces:
+        if is_blank(text, piece.start, piece.end):
+            continue
+        metadata = EMPTY_METADATA
+        if piece.split:
+            metadata = _ONE_CODE_POINT if piece.oversize else _SPLIT
+        spans.append(Span(piece.start, piece.end, metadata=metadata))
+    return spans
+
+
+def split(doc: Document, options: SentenceOptions, ctx: Context) -> list[Span]:
+    """Return spans of whole sentences covering ``doc.text`` in order.
+
+    In size mode each span fits ``options.budget``; in sentence-count mode each holds at most
+    ``options.sentences`` sentences (and fits the budget when ``--size`` was given).
+    """
+    text = doc.text
+    budget = options.budget
+    counting = options.sentences is not None
+    size = budget.size if options.bounded or ctx.size_given else None
+    refine_budget = replace(budget, overlap=0) if counting else budget
+    pieces = pack_units(
+        split_sentences(text),
+        sizer=ctx.sizer,
+        size=size,
+        overlap=0 if counting else budget.overlap,
+        max_units=options.sentences,
+        overlap_units=options.overlap_sentences,
+        refine=refine_by_words(ctx.sizer, refine_budget, text),
+    )
+    return spans_from_pieces(text, pieces)
+
+
+STRATEGY = Strategy(
+    name="sentence",
+    summary="Whole sentences packed to the size, overlap in whole sentences; or N sentences "
+    "per chunk (-O sentences=N).",
+    options=SentenceOptions,
+    split=split,
+)

@@ -1,0 +1,68 @@
+"""merge_small: small spans join a neighbour in the same heading scope, within the size."""
+
+from __future__ import annotations
+
+from ragchunk.model import Section, Span
+from ragchunk.text.merge import heading_scopes, merge_small
+
+SECTIONS = (
+    Section(0, 5, "heading", ("A",), 1),
+    Section(6, 40, "prose", ("A",)),
+    Section(41, 46, "heading", ("A", "B"), 2),
+    Section(47, 90, "prose", ("A", "B")),
+)
+
+
+def _headings_at(offset: int) -> tuple[str, ...]:
+    return ("A",) if offset < 41 else ("A", "B")
+
+
+def _merge(spans: list[Span], min_size: int, max_size: int | None = 100) -> list[Span]:
+    def size(start: int, end: int) -> int:
+        return end - start
+
+    return merge_small(
+        spans,
+        min_size=min_size,
+        max_size=max_size,
+        size_alone=size,
+        size_as_chunk=size,
+        scope=heading_scopes(SECTIONS),
+        headings_at=_headings_at,
+    )
+
+
+def test_small_spans_merge_forward_and_backward_within_a_heading() -> None:
+    spans = [Span(0, 5), Span(6, 20), Span(21, 40), Span(41, 46), Span(47, 90)]
+    merged = _merge(spans, min_size=10)
+    assert [(s.start, s.end) for s in merged] == [(0, 20), (21, 40), (41, 90)]
+
+
+def test_a_merge_never_crosses_a_heading() -> None:
+    merged = _merge([Span(30, 40), Span(41, 46)], min_size=50)
+    assert [(s.start, s.end) for s in merged] == [(30, 40), (41, 46)]
+
+
+def test_a_merge_never_breaks_the_size_limit() -> None:
+    merged = _merge([Span(6, 30), Span(31, 40)], min_size=10, max_size=20)
+    assert [(s.start, s.end) for s in merged] == [(6, 30), (31, 40)]
+    assert _merge([Span(6, 30), Span(31, 40)], min_size=10, max_size=None)[0].end == 40
+
+
+def test_spans_with_other_metadata_or_a_prefix_stay_apart() -> None:
+    flagged = Span(6, 10, metadata={"oversize_split": True})
+    prefixed = Span(21, 25, prefix="| h |\n")
+    merged = _merge([flagged, Span(11, 20), prefixed, Span(26, 30)], min_size=10)
+    assert [(s.start, s.end) for s in merged] == [(6, 10), (11, 20), (21, 25), (26, 30)]
+
+
+def test_two_headings_with_the_same_title_are_two_scopes() -> None:
+    sections = (
+        Section(0, 5, "heading", ("Notes",), 1),
+        Section(6, 10, "prose", ("Notes",)),
+        Section(11, 16, "heading", ("Notes",), 1),
+        Section(17, 20, "prose", ("Notes",)),
+    )
+    scope = heading_scopes(sections)
+    assert scope(6) != scope(17)
+    assert scope(0) == scope(9)
