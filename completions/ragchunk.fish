@@ -38,6 +38,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -l manifest -r -F -d
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l hashes -d 'Add doc_hash and hash (SHA-256) to every chunk.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l timeout -x -d 'Fail an input that takes longer than this many seconds; the others go on.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l max-bytes -x -d 'Refuse an input larger than this, or whose compressed parts (DOCX members, PDF streams) expand past it.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l check -d 'Also check every input\'s chunks against the output contract (verbatim, nothing lost, size, order, overlap, determinism); report violations on stderr and exit 1 if any.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l config -r -F -d 'Read settings from this file instead of the ragchunk.toml or pyproject.toml found from here up.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l contextualize -d 'Add a context field (heading breadcrumb + text) to every chunk; --size then counts the breadcrumb.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l min-size -x -d 'Merge chunks smaller than this (unit of --size) into a neighbour under the same heading, within --size.'

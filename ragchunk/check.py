@@ -1,14 +1,25 @@
 """The invariant checker: every point of SPEC §3 for one document and its chunks.
 
-The test suite and ``ragchunk split --check`` both call ``find_violations``; each violation is
-one sentence naming the chunk and the rule it breaks.
+The test suite and ``ragchunk split --check`` both call ``find_violations`` (with the limits
+``limits_for`` derives from a plan) and ``find_differences`` (determinism: two runs compared);
+each violation is one sentence naming the chunk (its index and span) and the rule it breaks,
+and violations come in document order, so the first one named is the first in the text.
+
+What is checked: §3.1 verbatim (``text == document.text[start:end]``, ``chars`` agrees); §3.2
+nothing lost (every non-whitespace character in some span); §3.3 the hard size limit, measured
+alone, for the text and for the ``context`` that will be embedded, with one exception: a chunk
+of a single code point larger than the limit, flagged ``oversize`` (a flag on any other chunk
+is itself a violation); §3.4 order (non-decreasing ``start``), contiguous indexes, unique ids,
+records of this document (``doc_id``, ``source``), page and line ranges in order, and
+byte-identical records across two runs; §3.5 the overlap of consecutive chunks within the
+budget, starting on a grapheme cluster boundary and, where the overlap holds a word boundary,
+on a word.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.text.boundaries import has_space, is_grapheme_boundary
@@ -16,10 +27,14 @@ from ragchunk.text.breadcrumb import format_breadcrumb
 from ragchunk.text.sentences import split_sentences
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from ragchunk.measure import Measure
     from ragchunk.model import Chunk, Document
+    from ragchunk.pipeline import Plan
+
+_Found = tuple[tuple[int, int], str]
+"""A violation with its place: (chunk position, check order), then the sentence."""
 
 _NON_SPACE: Final = re.compile(r"\S")
 
@@ -49,131 +64,221 @@ class Limits:
     contextualize: bool = False
 
 
+def limits_for(plan: Plan) -> Limits:
+    """Return what the chunks of ``plan`` must respect.
+
+    Strategies unbounded by design (hierarchical) and sentence-count mode have no size limit
+    unless --size was given; sentence-count mode counts its overlap in whole sentences.
+    """
+    from ragchunk.measure import measure_for
+
+    budget = plan.options.budget
+    sentences = getattr(plan.options, "sentences", None)
+    by_design = plan.strategy.bounded and getattr(plan.options, "bounded", True)
+    bounded = plan.size_given or by_design
+    return Limits(
+        size=budget.size if bounded else None,
+        overlap=budget.overlap,
+        measure=measure_for(budget.unit, plan.tokenizer),
+        word_aligned=plan.strategy.name != "token",
+        sentences=sentences,
+        overlap_sentences=None if sentences is None else plan.options.overlap_sentences,
+        contextualize=plan.contextualize,
+    )
+
+
 def find_violations(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> list[str]:
-    """Return every violation of SPEC §3 found, in chunk order; empty when the contract holds."""
-    problems: list[str] = []
-    problems += _check_records(doc, chunks)
-    problems += _check_sizes(chunks, limits)
-    problems += _check_contexts(chunks, limits)
-    problems += _check_sentence_counts(doc, chunks, limits)
-    problems += _check_coverage(doc, chunks)
-    problems += _check_overlaps(doc, chunks, limits)
-    return problems
+    """Return every violation of SPEC §3 found, in document order; empty when the contract holds.
+
+    Violations are ordered by the chunk they concern (a lost character by the chunk after
+    it), then by rule; the first is the first place where the contract breaks.
+    """
+    found: list[_Found] = [
+        *_check_records(doc, chunks),
+        *_check_sizes(chunks, limits),
+        *_check_contexts(chunks, limits),
+        *_check_sentence_counts(doc, chunks, limits),
+        *_check_coverage(doc, chunks),
+        *_check_overlaps(doc, chunks, limits),
+    ]
+    return [message for _, message in sorted(found, key=lambda item: item[0])]
 
 
-def _check_records(doc: Document, chunks: Sequence[Chunk]) -> list[str]:
-    problems = []
-    previous_start = 0
-    for position, chunk in enumerate(chunks):
-        name = f"chunk {chunk.index} [{chunk.start}:{chunk.end}]"
-        if chunk.index != position:
-            problems.append(f"{name}: index {chunk.index} where {position} was expected")
-        if not 0 <= chunk.start < chunk.end <= len(doc.text):
-            problems.append(f"{name}: span outside the document (length {len(doc.text)})")
-        verbatim = chunk.metadata.get("kind") == "proposition"
-        if not verbatim and chunk.text != doc.text[chunk.start : chunk.end]:
-            problems.append(f"{name}: text differs from document.text[start:end]")
-        if chunk.chars != chunk.end - chunk.start and not verbatim:
-            problems.append(
-                f"{name}: chars is {chunk.chars}, the span holds {chunk.end - chunk.start}"
+def find_differences(first: Sequence[Chunk], second: Sequence[Chunk]) -> list[str]:
+    """Return how a second run's chunks differ from the first's (SPEC §3.4: byte-identical).
+
+    Names the first chunk and field that differ, or the first chunk one run has and the
+    other has not; empty when the records are identical.
+    """
+    for position, (one, two) in enumerate(zip(first, second, strict=False)):
+        record, again = one.to_record(), two.to_record()
+        if record != again:
+            field = next(
+                key
+                for key in sorted({*record, *again})
+                if record.get(key, _MISSING) != again.get(key, _MISSING)
             )
-        if chunk.start < previous_start:
-            problems.append(f"{name}: starts before the previous chunk ({previous_start})")
-        if (chunk.page_start is None) != (chunk.page_end is None):
-            problems.append(f"{name}: page_start and page_end must both be present or absent")
+            return [
+                f"chunk {position} [{one.start}:{one.end}]: its {field} differs between two runs"
+            ]
+    if len(first) != len(second):
+        return [f"a second run gave {len(second)} chunks, the first {len(first)}"]
+    return []
+
+
+_MISSING: Final = object()
+
+
+def _name(chunk: Chunk) -> str:
+    return f"chunk {chunk.index} [{chunk.start}:{chunk.end}]"
+
+
+def _check_records(doc: Document, chunks: Sequence[Chunk]) -> Iterator[_Found]:
+    """SPEC §3.1 and §3.4 for each record on its own and against the one before."""
+    previous_start = 0
+    ids: dict[str, int] = {}
+    for position, chunk in enumerate(chunks):
+        for message in _record_problems(doc, chunk, position, previous_start, ids):
+            yield (position, 0), f"{_name(chunk)}: {message}"
+        ids.setdefault(chunk.id, chunk.index)
         previous_start = chunk.start
-    return problems
 
 
-def _check_sizes(chunks: Sequence[Chunk], limits: Limits) -> list[str]:
+def _record_problems(
+    doc: Document, chunk: Chunk, position: int, previous_start: int, ids: dict[str, int]
+) -> Iterator[str]:
+    if chunk.index != position:
+        yield f"index {chunk.index} where {position} was expected"
+    if not 0 <= chunk.start < chunk.end <= len(doc.text):
+        yield f"span outside the document (length {len(doc.text)})"
+    verbatim = chunk.metadata.get("kind") == "proposition"
+    if not verbatim and chunk.text != doc.text[chunk.start : chunk.end]:
+        yield "text differs from document.text[start:end]"
+    if chunk.chars != chunk.end - chunk.start and not verbatim:
+        yield f"chars is {chunk.chars}, the span holds {chunk.end - chunk.start}"
+    if chunk.start < previous_start:
+        yield f"starts before the previous chunk ({previous_start})"
+    if chunk.id in ids:
+        yield f"id {chunk.id} repeats that of chunk {ids[chunk.id]}"
+    if (chunk.doc_id, chunk.source) != (doc.doc_id, doc.source):
+        yield f"doc_id/source {chunk.doc_id!r}/{chunk.source!r} are not the document's"
+    yield from _range_problems(chunk)
+
+
+def _range_problems(chunk: Chunk) -> Iterator[str]:
+    """Pages and lines: both ends or neither, 1-based, in order."""
+    for kind, first, last in (
+        ("page", chunk.page_start, chunk.page_end),
+        ("line", chunk.line_start, chunk.line_end),
+    ):
+        if (first is None) != (last is None):
+            yield f"{kind}_start and {kind}_end must both be present or absent"
+        elif first is not None and last is not None and not 1 <= first <= last:
+            yield f"{kind}s {first}-{last} are not in order"
+
+
+def _check_sizes(chunks: Sequence[Chunk], limits: Limits) -> Iterator[_Found]:
     """SPEC §3.3: the text fits the size limit, and so does the context that will be embedded.
 
     A context may exceed it only when the chunk says so (``metadata.context_oversize``: a
-    repeated table header or label too large to count); its breadcrumb + text still fit.
+    repeated table header or label too large to count); its breadcrumb + text still fit. The
+    one chunk allowed over the limit is a single code point, flagged ``oversize``; the flag on
+    any other chunk is a violation too (it would hide an oversize chunk from readers).
     """
     if limits.size is None:
-        return []
-    problems = []
-    for chunk in chunks:
-        if chunk.metadata.get("oversize") and chunk.end - chunk.start == 1:
-            continue  # one code point is indivisible; flagged for the user
+        return
+    for position, chunk in enumerate(chunks):
         measured = [("text", chunk.text)]
         if chunk.context is not None and not chunk.metadata.get("context_oversize"):
             measured.append(("context", chunk.context))
         elif limits.contextualize:
             measured.append(("breadcrumb + text", format_breadcrumb(chunk.headings) + chunk.text))
-        for name, text in measured:
-            size = limits.measure.count(text)
-            if size > limits.size:
-                problems.append(
-                    f"chunk {chunk.index} [{chunk.start}:{chunk.end}]: its {name} has {size} "
-                    f"{limits.measure.name}, over the size limit {limits.size}"
+        sizes = [(name, limits.measure.count(text)) for name, text in measured]
+        over = [(name, size) for name, size in sizes if size > limits.size]
+        if chunk.metadata.get("oversize"):
+            if chunk.end - chunk.start != 1 or not over:
+                yield (
+                    (position, 1),
+                    (
+                        f"{_name(chunk)}: flagged oversize, but it is not one code point "
+                        f"over the size limit {limits.size}"
+                    ),
                 )
-    return problems
+            continue  # one code point is indivisible; flagged for the user
+        for name, size in over:
+            yield (
+                (position, 1),
+                (
+                    f"{_name(chunk)}: its {name} has {size} {limits.measure.name}, over the size "
+                    f"limit {limits.size}"
+                ),
+            )
 
 
-def _check_contexts(chunks: Sequence[Chunk], limits: Limits) -> list[str]:
+def _check_contexts(chunks: Sequence[Chunk], limits: Limits) -> Iterator[_Found]:
     """A context is the breadcrumb (with ``--contextualize``), a prefix, then the text."""
-    problems = []
-    for chunk in chunks:
-        name = f"chunk {chunk.index} [{chunk.start}:{chunk.end}]"
+    for position, chunk in enumerate(chunks):
         if chunk.context is None:
             if limits.contextualize:
-                problems.append(f"{name}: has no context")
+                yield (position, 2), f"{_name(chunk)}: has no context"
             continue
         lead = format_breadcrumb(chunk.headings) if limits.contextualize else ""
         if not chunk.context.startswith(lead) or not chunk.context.endswith(chunk.text):
-            problems.append(f"{name}: its context is not breadcrumb + prefix + text")
-    return problems
+            yield (position, 2), f"{_name(chunk)}: its context is not breadcrumb + prefix + text"
 
 
-def _check_sentence_counts(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> list[str]:
+def _check_sentence_counts(
+    doc: Document, chunks: Sequence[Chunk], limits: Limits
+) -> Iterator[_Found]:
     """Sentence-count mode: at most ``limits.sentences`` sentences in a chunk."""
     if limits.sentences is None:
-        return []
-    problems = []
-    for chunk in chunks:
+        return
+    for position, chunk in enumerate(chunks):
         count = len(split_sentences(doc.text, chunk.start, chunk.end))
         if count > limits.sentences:
-            problems.append(
-                f"chunk {chunk.index} [{chunk.start}:{chunk.end}]: holds {count} sentences, "
-                f"more than {limits.sentences}"
+            yield (
+                (position, 3),
+                (f"{_name(chunk)}: holds {count} sentences, more than {limits.sentences}"),
             )
-    return problems
 
 
-def _check_coverage(doc: Document, chunks: Sequence[Chunk]) -> list[str]:
-    """SPEC §3.2: every non-whitespace character lies in some chunk's span."""
+def _check_coverage(doc: Document, chunks: Sequence[Chunk]) -> Iterator[_Found]:
+    """SPEC §3.2: every non-whitespace character lies in some chunk's span (the first lost)."""
     covered_to = 0
-    for start, end in sorted((c.start, c.end) for c in chunks):
-        if start > covered_to:
-            lost = _NON_SPACE.search(doc.text, covered_to, start)
-            if lost is not None:
-                return [f"character {lost.start()} ({lost.group()!r}) lies in no chunk"]
+    spans = sorted((c.start, c.end, position) for position, c in enumerate(chunks))
+    for start, end, position in spans:
+        lost = _NON_SPACE.search(doc.text, covered_to, max(covered_to, start))
+        if lost is not None:
+            yield (position, -1), _lost(lost)
+            return
         covered_to = max(covered_to, end)
     lost = _NON_SPACE.search(doc.text, covered_to)
     if lost is not None:
-        return [f"character {lost.start()} ({lost.group()!r}) lies in no chunk"]
-    return []
+        yield (len(chunks), -1), _lost(lost)
 
 
-def _check_overlaps(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> list[str]:
-    problems = []
+def _lost(match: re.Match[str]) -> str:
+    return f"character {match.start()} ({match.group()!r}) lies in no chunk"
+
+
+def _check_overlaps(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> Iterator[_Found]:
+    """SPEC §3.5: consecutive chunks share at most the overlap, starting on a boundary."""
     text = doc.text
-    for before, after in pairwise(chunks):
-        if after.start >= before.end:
-            continue
-        name = f"chunks {before.index} and {after.index}"
-        problems += _check_shared(doc, after.start, before.end, name, limits)
+    for position in range(1, len(chunks)):
+        before, after = chunks[position - 1], chunks[position]
         start = after.start
+        if start >= before.end or not 0 < start < len(text):
+            continue  # no overlap, or a span the record checks already report
+        name = f"chunks {before.index} and {after.index}"
+        for message in _check_shared(doc, start, before.end, name, limits):
+            yield (position, 5), message
         if not is_grapheme_boundary(text, start) and _has_grapheme_boundary(
             text, start, before.end
         ):
-            problems.append(f"{name}: the overlap begins inside a grapheme cluster at {start}")
+            yield (position, 5), f"{name}: the overlap begins inside a grapheme cluster at {start}"
         inside_word = text[start - 1].isalnum() and text[start].isalnum()
         if limits.word_aligned and inside_word and has_space(text, start, before.end):
-            problems.append(f"{name}: the overlap begins inside a word at {start}")
-    return problems
+            yield (position, 5), f"{name}: the overlap begins inside a word at {start}"
 
 
 def _check_shared(doc: Document, start: int, end: int, name: str, limits: Limits) -> list[str]:

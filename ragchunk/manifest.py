@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 FORMAT: Final = 1
 _NOT_SHAPING: Final = frozenset(
-    {"strategy", "debug", "password", "fingerprint", "timeout", "max_bytes"}
+    {"strategy", "debug", "password", "fingerprint", "timeout", "max_bytes", "check"}
 )
 """Plan fields left out of the settings digest: the strategy is taken by name, the others do
 not change the chunks (a password or a limit only decides whether an input is chunked)."""

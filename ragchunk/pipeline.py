@@ -85,6 +85,8 @@ class Plan:
         debug: let unexpected exceptions propagate with their traceback.
         hashes: give every chunk ``doc_hash`` (SHA-256 of the input's bytes) and ``hash``
             (SHA-256 of its UTF-8 text).
+        check: run the invariant checker on every input's chunks (``--check``); see
+            ``FileResult.violations``.
         timeout: the most seconds one input may take (``--timeout``), or None for no limit.
         max_bytes: the largest input, and the most any decompressed part of it may expand to
             (``--max-bytes``).
@@ -106,6 +108,7 @@ class Plan:
     hashes: bool = False
     timeout: float | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
+    check: bool = False
     contextualize: bool = False
     min_size: int = 0
     size_given: bool = True
@@ -130,7 +133,8 @@ class FileResult:
     ``content_hash`` is the SHA-256 of the input's bytes once they were read; ``unchanged``
     says the input was skipped because that hash equals the one a manifest recorded. When the
     job had a renderer, ``rendered`` holds its output and ``chunks`` is empty; ``chunk_count``
-    counts the chunks either way.
+    counts the chunks either way. With ``Plan.check``, ``violations`` lists what the invariant
+    checker found (SPEC §3), one sentence each; the chunks are kept all the same.
     """
 
     source: str
@@ -143,6 +147,7 @@ class FileResult:
     unchanged: bool = False
     rendered: str | None = None
     chunk_count: int = 0
+    violations: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +211,7 @@ def make_plan(
     hashes: bool = False,
     timeout: float | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    check: bool = False,
     contextualize: bool = False,
     min_size: int | None = None,
 ) -> Plan:
@@ -241,6 +247,7 @@ def make_plan(
         hashes=hashes,
         timeout=timeout,
         max_bytes=max_bytes,
+        check=check,
         contextualize=contextualize,
         min_size=min_size or 0,
         size_given=size is not None,
@@ -256,7 +263,12 @@ def check_limits(*, timeout: float | None, max_bytes: int) -> None:
 
 
 def make_plans(
-    config: Config, flags: Settings, *, password: str | None = None, debug: bool = False
+    config: Config,
+    flags: Settings,
+    *,
+    password: str | None = None,
+    debug: bool = False,
+    check: bool = False,
 ) -> Plans:
     """Return the plans of every scope of ``config`` with ``flags`` on top (flags win).
 
@@ -271,12 +283,14 @@ def make_plans(
             plan_from_settings(scope)
         except UsageError as exc:
             raise UsageError(f"{where}: {exc}") from None
-    default = plan_from_settings(flags.over(config.defaults), password=password, debug=debug)
+    default = plan_from_settings(
+        flags.over(config.defaults), password=password, debug=debug, check=check
+    )
     rules = []
     for rule in config.rules:
         settings = flags.over(rule.settings.over(config.defaults))
         try:
-            plan = plan_from_settings(settings, password=password, debug=debug)
+            plan = plan_from_settings(settings, password=password, debug=debug, check=check)
         except UsageError as exc:  # the flags do not fit this section (an -O of another strategy)
             raise UsageError(f"{exc} (for the inputs of {rule.where})") from None
         rules.append((rule.glob, plan))
@@ -284,7 +298,11 @@ def make_plans(
 
 
 def plan_from_settings(
-    settings: Settings, *, password: str | None = None, debug: bool = False
+    settings: Settings,
+    *,
+    password: str | None = None,
+    debug: bool = False,
+    check: bool = False,
 ) -> Plan:
     """Return the validated plan for merged settings (unset ones take their defaults).
 
@@ -305,6 +323,7 @@ def plan_from_settings(
         language=settings.language,
         password=password,
         debug=debug,
+        check=check,
         hashes=bool(settings.hashes),
         timeout=DEFAULT_TIMEOUT if settings.timeout is None else settings.timeout,
         max_bytes=DEFAULT_MAX_BYTES if settings.max_bytes is None else settings.max_bytes,
@@ -549,6 +568,7 @@ def _process(
         doc = parse_bytes(data, source, doc_id, plan, diagnostics)
         del data  # the bytes of a large input need not live on beside its text and chunks
         chunks = chunk_document(doc, plan, diagnostics)
+        violations = check_chunks(doc, chunks, plan) if plan.check else ()
     except RagchunkError as exc:
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=str(exc))
     except MemoryError:
@@ -570,7 +590,20 @@ def _process(
         document=doc if keep_document else None,
         content_hash=content_hash,
         chunk_count=len(chunks),
+        violations=violations,
     )
+
+
+def check_chunks(doc: Document, chunks: Sequence[Chunk], plan: Plan) -> tuple[str, ...]:
+    """Return the violations of SPEC §3 in ``chunks``, a second run of the plan included.
+
+    This is ``--check``: the checker the test suite uses, run on the user's own documents.
+    """
+    from ragchunk.check import find_differences, find_violations, limits_for
+
+    found = find_violations(doc, chunks, limits_for(plan))
+    found += find_differences(chunks, chunk_document(doc, plan))
+    return tuple(found)
 
 
 def first_line(text: str) -> str:

@@ -173,6 +173,8 @@ class _Run:
     chunks: int = 0
     unchanged: int = 0
     removed: int = 0
+    violations: int = 0
+    violating: int = 0
     failures: list[FileResult] = field(default_factory=list)
     entries: dict[str, Entry] = field(default_factory=dict)
     stderr: Console | None = None
@@ -206,6 +208,7 @@ class _Run:
         self.write(result, target)
         self.chunked += 1
         self.chunks += result.chunk_count
+        self.report_violations(result)
         if manifest is not None and key is not None and job.source != STDIN:
             from ragchunk.manifest import Entry, settings_digest
 
@@ -216,6 +219,15 @@ class _Run:
                 chunks=result.chunk_count,
             )
         return True
+
+    def report_violations(self, result: FileResult) -> None:
+        """Print one line per violation ``--check`` found (even with ``--quiet``: asked for)."""
+        if not result.violations:
+            return
+        self.violations += len(result.violations)
+        self.violating += 1
+        for violation in result.violations:
+            self.say(f"violation: {result.source}: {violation}")
 
     def write(self, result: FileResult, target: Path | None) -> None:
         """Write one input's chunks to its file or the stream; add them to table and stats."""
@@ -299,7 +311,7 @@ def execute(batch: Batch, display: Display) -> int:
     if run.stats is not None:
         _print_stats(run.stats)
     _summarise(run, time.monotonic() - started)
-    return EXIT_FAILED_INPUTS if run.failures else EXIT_OK
+    return EXIT_FAILED_INPUTS if run.failures or run.violations else EXIT_OK
 
 
 def _consume(run: _Run) -> None:
@@ -372,6 +384,8 @@ def _summarise(run: _Run, seconds: float) -> None:
         run.say(f"stopped at the first failure (--fail-fast); {_count(left, 'input')} left")
     if len(run.failures) > 1:
         _print_failure_table(run.console, run.failures, len(batch.jobs) + len(batch.refused))
+    if any(job.plan.check for job in batch.jobs) and not run.display.quiet:
+        _say_checked(run)
     if batch.manifest is not None and not run.display.quiet:
         run.say(
             f"manifest {batch.manifest.path}: {_count(run.chunked, 'input')} processed, "
@@ -384,6 +398,16 @@ def _summarise(run: _Run, seconds: float) -> None:
             f"{len(run.failures)} failed, {len(batch.notes)} left out by the walk; "
             f"{seconds:.1f} s"
         )
+
+
+def _say_checked(run: _Run) -> None:
+    """Sum up ``--check``: the violations found, or none in how many inputs and chunks."""
+    checked = f"{_count(run.chunked, 'input')} ({_count(run.chunks, 'chunk')})"
+    if run.violations:
+        found = _count(run.violations, "violation")
+        run.say(f"check: {found} in {run.violating} of {checked}")
+    else:
+        run.say(f"check: no violations in {checked}")
 
 
 def _print_failure_table(console: Console, failures: list[FileResult], total: int) -> None:

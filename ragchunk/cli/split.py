@@ -204,6 +204,15 @@ def split_command(
             metavar="BYTES",
         ),
     ] = DEFAULT_MAX_BYTES,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Also check every input's chunks against the output contract (verbatim, "
+            "nothing lost, size, order, overlap, determinism); report violations on stderr "
+            "and exit 1 if any.",
+        ),
+    ] = False,
     config: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
@@ -266,7 +275,9 @@ def split_command(
             manifest=manifest,
         )
         configuration = load_config(config)
-        plans = pipeline.make_plans(configuration, flags, password=password, debug=debug)
+        plans = pipeline.make_plans(
+            configuration, flags, password=password, debug=debug, check=check
+        )
         batch = _batch.prepare(paths, plans, run.over(configuration.run), output=output)
     display = _batch.Display(table=table, stats=stats, quiet=quiet, verbose=verbose)
     code = _batch.execute(batch, display)

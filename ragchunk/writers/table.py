@@ -12,7 +12,19 @@ if TYPE_CHECKING:
 
     from ragchunk.model import Chunk
 
-_VISIBLE: Final = str.maketrans({"\n": "↵", "\r": "␍", "\t": "→", "\f": "␌", "\v": "␋"})
+# Whitespace made visible; every other control character shown as its Unicode picture (or as
+# U+FFFD for C1 controls), so that text from a document can never drive the terminal (an ESC
+# sequence in a hostile file would otherwise recolour, retitle or rewrite the screen).
+_CONTROLS: Final = {
+    **{chr(code): chr(0x2400 + code) for code in range(0x20)},
+    "\x7f": "␡",
+    **{chr(code): "\ufffd" for code in range(0x80, 0xA0)},
+    "\u2028": "↵",
+    "\u2029": "↵",
+}
+_VISIBLE: Final = str.maketrans(
+    {**_CONTROLS, "\n": "↵", "\r": "␍", "\t": "→", "\f": "␌", "\v": "␋"}
+)
 _HEAD: Final = 90
 _TAIL: Final = 40
 
@@ -56,5 +68,5 @@ def build(chunks: Sequence[Chunk], title: str) -> Table:
         row = [str(chunk.index), f"{chunk.start}–{chunk.end}", _where(chunk), str(chunk.chars)]
         if has_tokens:
             row.append("" if chunk.tokens is None else str(chunk.tokens))
-        table.add_row(*row, Text(label), Text(preview(chunk.text)))
+        table.add_row(*row, Text(label.translate(_VISIBLE)), Text(preview(chunk.text)))
     return table

@@ -1,12 +1,14 @@
-"""SPEC §3 on every fixture document, for every strategy, in chars and in tokens."""
+"""SPEC §3 on every fixture document × every strategy × both units × three sizes."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from ragchunk import strategies
+from ragchunk.model import Document
 from ragchunk.pipeline import make_plan, parse_bytes
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
@@ -14,13 +16,27 @@ from tests.invariants import assert_invariants
 DOCUMENTS = sorted(
     path
     for path in FIXTURES.rglob("*")
-    if path.is_file() and path.suffix in {".txt", ".md", ".pdf", ".docx"}
+    if path.is_file() and path.parent.name in {"text", "markdown", "docx", "pdf", "code"}
 )
-BUDGETS = [(200, 20, "chars"), (48, 6, "tokens")]
+BUDGETS = [
+    (64, 8, "chars"),
+    (300, 30, "chars"),
+    (1500, 150, "chars"),
+    (16, 2, "tokens"),
+    (64, 8, "tokens"),
+    (400, 40, "tokens"),
+]
+
+
+@cache
+def parsed(path: Path) -> Document:
+    """Parse a fixture once: the parse does not depend on the strategy or budget."""
+    return parse_bytes(path.read_bytes(), str(path), path.name, make_plan(), [])
 
 
 def test_every_kind_of_fixture_is_present() -> None:
     assert {path.parent.name for path in DOCUMENTS} >= {"text", "markdown", "docx", "pdf"}
+    assert {path.parent.name for path in DOCUMENTS} == {"text", "markdown", "docx", "pdf", "code"}
 
 
 @pytest.mark.parametrize("budget", BUDGETS, ids=lambda b: f"{b[0]}{b[2]}")
@@ -31,5 +47,15 @@ def test_invariants_hold_on_fixture(
 ) -> None:
     size, overlap, unit = budget
     plan = make_plan(name, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
-    doc = parse_bytes(document.read_bytes(), str(document), document.name, plan, [])
-    assert_invariants(doc, plan)
+    assert_invariants(parsed(document), plan)
+
+
+@pytest.mark.parametrize("budget", [(300, 30, "chars"), (96, 8, "tokens")], ids=str)
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("name", strategies.names())
+def test_invariants_hold_with_contextualize(
+    name: str, document: Path, budget: tuple[int, int, str]
+) -> None:
+    size, overlap, unit = budget
+    plan = make_plan(name, size=size, overlap=overlap, unit=unit, contextualize=True)  # type: ignore[arg-type]
+    assert_invariants(parsed(document), plan)
