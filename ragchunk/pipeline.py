@@ -58,6 +58,10 @@ _IN_FLIGHT_PER_WORKER: Final = 4
 """Results a worker may have ready ahead of the reader: bounds memory, keeps workers busy."""
 KILL_GRACE: Final = 2.0
 """Seconds past its deadline before a worker that has not answered is killed."""
+RENDER_BLOCK: Final = 1000
+"""Chunks rendered into one piece of ``FileResult.rendered``."""
+RECYCLE_MIB: Final = 150
+"""A worker that grew by this much since it started is replaced after its job (Linux)."""
 _READ_BLOCK: Final = 1024 * 1024
 
 
@@ -132,7 +136,8 @@ class FileResult:
 
     ``content_hash`` is the SHA-256 of the input's bytes once they were read; ``unchanged``
     says the input was skipped because that hash equals the one a manifest recorded. When the
-    job had a renderer, ``rendered`` holds its output and ``chunks`` is empty; ``chunk_count``
+    job had a renderer, ``rendered`` holds its output, in pieces of at most ``RENDER_BLOCK``
+    chunks (never one large string beside its parts), and ``chunks`` is empty; ``chunk_count``
     counts the chunks either way. With ``Plan.check``, ``violations`` lists what the invariant
     checker found (SPEC §3), one sentence each; the chunks are kept all the same.
     """
@@ -145,7 +150,7 @@ class FileResult:
     document: Document | None = None
     content_hash: str | None = None
     unchanged: bool = False
-    rendered: str | None = None
+    rendered: tuple[str, ...] | None = None
     chunk_count: int = 0
     violations: tuple[str, ...] = ()
 
@@ -724,7 +729,9 @@ def _work(job: Job) -> FileResult:
     result = process(job.source, job.doc_id, job.plan, known_hash=job.known_hash)
     if job.render is None or not result.chunks:
         return result
-    return dataclasses.replace(result, chunks=(), rendered=job.render(result.chunks))
+    chunks, render = result.chunks, job.render
+    pieces = (render(chunks[k : k + RENDER_BLOCK]) for k in range(0, len(chunks), RENDER_BLOCK))
+    return dataclasses.replace(result, chunks=(), rendered=tuple(pieces))
 
 
 def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, None]:
@@ -805,10 +812,14 @@ class _Worker:
         """Return the index and result of the job given; a dead worker fails it and restarts."""
         index, job = self._release()
         try:
-            result: FileResult = self.connection.recv()
+            result, retiring = self.connection.recv()
         except (EOFError, OSError):
             message = f"{job.source}: the worker process chunking it died ({self._death()})"
             result = FileResult(job.source, job.doc_id, error=message)
+            self._restart()
+            return index, result
+        if retiring:  # it grew large on this input: a fresh process for the next one
+            self.process.join(timeout=5)
             self._restart()
         return index, result
 
@@ -870,11 +881,32 @@ def _time_to_deadline(busy: Sequence[_Worker]) -> float | None:
 
 
 def _serve(connection: Connection) -> None:
-    """Run in a worker process: chunk each job received until told to stop (``None``)."""
+    """Run in a worker process: chunk each job received until told to stop (``None``).
+
+    Each answer is ``(result, retiring)``: a worker that grew by ``RECYCLE_MIB`` since it
+    started retires after its answer and the parent starts a fresh one, since memory freed
+    after a large input is seldom given back to the system and would sit beside the next.
+    """
     _init_worker()
+    baseline = _resident_mib()
     with contextlib.suppress(EOFError):  # the parent went away
         while (job := connection.recv()) is not None:
-            connection.send(_work(job))
+            result = _work(job)
+            now = _resident_mib()
+            grown = now - baseline if now is not None and baseline is not None else 0.0
+            retiring = grown > RECYCLE_MIB
+            connection.send((result, retiring))
+            if retiring:
+                return
+
+
+def _resident_mib() -> float | None:
+    """Return this process's resident memory in MiB (Linux), else None."""
+    try:
+        fields = Path("/proc/self/statm").read_text(encoding="ascii").split()
+    except OSError:
+        return None
+    return int(fields[1]) * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
 
 
 _STOP_SIGNALS: Final = ("SIGINT", "SIGTERM")

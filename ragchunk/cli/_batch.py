@@ -233,12 +233,12 @@ class _Run:
         """Write one input's chunks to its file or the stream; add them to table and stats."""
         from ragchunk.writers import jsonl
 
-        text = jsonl.lines(result.chunks) if result.rendered is None else result.rendered
+        pieces = (jsonl.lines(result.chunks),) if result.rendered is None else result.rendered
         if target is not None:
             with jsonl.atomic_writer(target) as handle:
-                handle.write(text)
+                handle.writelines(pieces)
         elif self.stream is not None:
-            self.stream.write(text)
+            self.stream.writelines(pieces)
         if self.display.table:
             from ragchunk.writers.table import build
 

@@ -148,12 +148,29 @@ def is_cpp(text: str) -> bool:
     return bool(tree_sitter.QueryCursor(query).captures(parse_tree(text, "cpp").root_node))
 
 
-@functools.lru_cache(maxsize=2)
+CACHED_TEXT: Final = 1_000_000
+"""Texts up to this many code points keep their syntax tree cached (see ``parse``)."""
+
+
 def parse(text: str, name: str) -> Syntax:
     """Parse ``text`` as language ``name`` and find its definitions.
 
     Cached for the last two texts: the ``code`` parser and strategy parse the same document.
+    Larger texts are not: a syntax tree takes some 70 bytes per byte of source (370 MB for a
+    5 MB file), and a cached one outlives its document, in a worker process into the next
+    inputs.
     """
+    if len(text) > CACHED_TEXT:
+        return _parse(text, name)
+    return _parse_cached(text, name)
+
+
+@functools.lru_cache(maxsize=2)
+def _parse_cached(text: str, name: str) -> Syntax:
+    return _parse(text, name)
+
+
+def _parse(text: str, name: str) -> Syntax:
     tree = parse_tree(text, name)
     char = (lambda byte: byte) if text.isascii() else _ByteMap(text).char_of
     definitions, node_definitions = _find_definitions(text, LANGUAGES[name], tree.root_node, char)

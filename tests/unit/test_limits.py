@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import signal
 import sys
 import time
@@ -12,10 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ragchunk import pipeline
 from ragchunk.cli import app
 from ragchunk.config import Settings
 from ragchunk.errors import LimitExceededError, OptionError
 from ragchunk.manifest import settings_digest
+from ragchunk.model import Span
 from ragchunk.parsers._spec import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
 from ragchunk.pipeline import (
     KILL_GRACE,
@@ -30,6 +33,7 @@ from ragchunk.pipeline import (
 )
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.recursive import RecursiveOptions, split
+from ragchunk.writers.jsonl import lines
 
 pytestmark = pytest.mark.timeout(10)
 runner = CliRunner()
@@ -181,3 +185,41 @@ def test_cli_flags_and_config_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert result.stderr == (
         "Error: ragchunk.toml: --timeout must be a positive number of seconds (got -1.0)\n"
     )
+
+
+LEAKED: list[bytes] = []
+
+
+def leak_on_marker(doc, options, ctx):  # type: ignore[no-untyped-def]
+    """Split like recursive; record the worker's pid; on LEAK, keep 40 MB for good."""
+    if "LEAK" in doc.text:
+        LEAKED.append(b"\x01" * (40 * 1024 * 1024))  # written: resident, unlike bytes(n)
+    spans = split(doc, options, ctx)
+    return [Span(s.start, s.end, metadata={"pid": os.getpid()}) for s in spans]
+
+
+LEAKY = Strategy(name="leaky", summary="test", options=RecursiveOptions, split=leak_on_marker)
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="recycling needs Linux /proc")
+def test_a_worker_that_grew_is_replaced_after_its_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pipeline, "RECYCLE_MIB", 20)  # before the workers fork
+    paths = inputs(tmp_path, "LEAK one\n", *(f"text {k}\n" for k in range(6)))
+    plan = Plan(strategy=LEAKY, options=RecursiveOptions())
+    results = list(run_jobs([Job(str(p), p.name, plan) for p in paths], workers=2))
+    assert [r.error for r in results] == [None] * 7
+    pids = [r.chunks[0].metadata["pid"] for r in results]
+    assert pids[0] not in pids[1:]  # the leaky worker served no other input
+    assert os.getpid() not in pids
+
+
+def test_rendered_output_comes_in_pieces(tmp_path: Path) -> None:
+    (path,) = inputs(tmp_path, "word " * 30_000)
+    plan = make_plan(size=20, overlap=0)
+    (result,) = run_jobs([Job(str(path), path.name, plan, render=lines)])
+    assert result.chunks == ()
+    assert result.rendered is not None
+    assert len(result.rendered) == -(-result.chunk_count // pipeline.RENDER_BLOCK)
+    assert "".join(result.rendered) == lines(process(str(path), path.name, plan).chunks)

@@ -309,3 +309,11 @@ def test_gaps_take_the_innermost_namespace_as_a_full_scan_would(path: object) ->
             ("c;", ("Outer", "Inner")),
             ("d;", ("Outer",)),
         ]
+
+
+def test_large_syntax_trees_are_not_kept_after_their_document() -> None:
+    """Regression: a cached 5 MB file's tree (370 MB) stayed in a worker for the next inputs."""
+    small = "def f():\n    return 1\n"
+    assert syntax.parse(small, "python") is syntax.parse(small, "python")
+    large = small * (syntax.CACHED_TEXT // len(small) + 1)
+    assert syntax.parse(large, "python") is not syntax.parse(large, "python")
