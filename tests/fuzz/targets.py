@@ -1,0 +1,223 @@
+"""Fuzz targets: bytes in, and the properties every parser and the markdown strategy must keep.
+
+For any bytes, a parser either returns a Document or raises an ``InputError`` subclass (nothing
+else: no ``KeyError`` from deep inside pypdf, no ``RecursionError``); it returns within
+``TIME_LIMIT`` seconds; the Document is well formed (sections and pages inside the text and in
+order, text that encodes as UTF-8); and chunking it gives no violation of SPEC §3
+(``ragchunk.check``). ``TARGETS`` maps a target's name to its function and the seed inputs it
+starts from. Used by ``run.py`` (atheris, coverage-guided) and ``test_fuzz.py`` (Hypothesis and
+the pinned regressions, in CI).
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Final
+
+from ragchunk import parsers
+from ragchunk.check import find_differences, find_violations, limits_for
+from ragchunk.code.languages import names
+from ragchunk.errors import InputError
+from ragchunk.model import Document
+from ragchunk.parsers._spec import ParseRequest
+from ragchunk.pipeline import Plan, TimedOut, chunk_document, make_plan, time_limit
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE.parent.parent / "fixtures"
+SEEDS = HERE / "seeds"
+REGRESSIONS = HERE / "regressions"
+TIME_LIMIT: Final = 10.0
+LANGUAGES: Final = names()
+MAX_BYTES: Final = 4 * 1024 * 1024
+"""``--max-bytes`` under fuzzing: small, so a bomb the fuzzer builds is refused quickly."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A fuzz target: ``run(data)`` checks the properties; its seed files, by glob."""
+
+    run: Callable[[bytes], None]
+    seeds: tuple[str, ...]
+
+    def seed_files(self) -> list[Path]:
+        """Return the seed inputs: fixtures and the files under ``seeds/<name>/``."""
+        return sorted(p for glob in self.seeds for p in FIXTURES.parent.glob(glob) if p.is_file())
+
+
+@cache
+def _plans(unit: str) -> tuple[Plan, ...]:
+    return (
+        make_plan("recursive", size=64, overlap=8, unit=unit),  # type: ignore[arg-type]
+        make_plan("auto", size=80, overlap=0, unit=unit),  # type: ignore[arg-type]
+    )
+
+
+def check_document(doc: Document) -> None:
+    """Assert the parser contract: spans inside the text and in order, UTF-8 encodable text."""
+    length = len(doc.text)
+    doc.text.encode("utf-8")  # raises on a lone surrogate: writers could not emit it
+    previous = 0
+    for section in doc.sections:
+        assert 0 <= section.start <= section.end <= length, f"section {section} outside the text"
+        assert section.start >= previous, f"section {section} starts before the one before"
+        previous = section.start
+    end = 0
+    for page in doc.pages:
+        assert end <= page.start <= page.end <= length, f"page {page} out of order"
+        end = page.end
+
+
+def check_chunks(doc: Document, plan: Plan) -> None:
+    """Assert SPEC §3 for the plan's chunks of ``doc``, a second run included."""
+    chunks = chunk_document(doc, plan)
+    problems = find_violations(doc, chunks, limits_for(plan))
+    problems += find_differences(chunks, chunk_document(doc, plan))
+    assert not problems, f"{plan.strategy.name}: {problems[0]}"
+
+
+def parse_and_check(
+    fmt: str, data: bytes, source: str, *, unit: str = "chars", language: str | None = None
+) -> None:
+    """Parse ``data`` as ``fmt``; anything but ``InputError`` propagates; check what parses."""
+    request = ParseRequest(source=source, doc_id=source, language=language, max_bytes=MAX_BYTES)
+    try:
+        with time_limit(TIME_LIMIT):
+            try:
+                doc = parsers.get(fmt).parse(data, request)
+            except InputError:
+                return
+            check_document(doc)
+            for plan in _plans(unit):
+                check_chunks(doc, plan)
+    except TimedOut:
+        raise AssertionError(f"{fmt}: no answer within {TIME_LIMIT} s") from None
+
+
+def markdown_strategy(data: bytes) -> None:
+    """The first byte picks the size (8-263 chars, or tokens when odd), the rest is Markdown."""
+    if not data:
+        return
+    size = 8 + data[0]
+    unit = "tokens" if data[0] % 2 else "chars"
+    request = ParseRequest(source="fuzz.md", doc_id="fuzz.md", max_bytes=MAX_BYTES)
+    try:
+        with time_limit(TIME_LIMIT):
+            try:
+                doc = parsers.get("markdown").parse(data[1:], request)
+            except InputError:
+                return
+            plan = make_plan("markdown", size=size, overlap=size // 8, unit=unit)  # type: ignore[arg-type]
+            check_chunks(doc, plan)
+    except TimedOut:
+        raise AssertionError(f"markdown strategy: no answer within {TIME_LIMIT} s") from None
+
+
+def code(data: bytes) -> None:
+    """The first byte picks the language (of the 13), the rest is the source."""
+    if data:
+        language = LANGUAGES[data[0] % len(LANGUAGES)]
+        parse_and_check("code", data[1:], "fuzz.code", language=language)
+
+
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_PACKAGE = "http://schemas.openxmlformats.org/package/2006"
+_OFFICE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_STYLES = (
+    f'<?xml version="1.0"?><w:styles xmlns:w="{_W}">'
+    '<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/>'
+    "</w:style>"
+    '<w:style w:type="paragraph" w:styleId="Title"><w:name w:val="Title"/></w:style>'
+    '<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/>'
+    '<w:basedOn w:val="Normal"/><w:pPr><w:outlineLvl w:val="0"/></w:pPr></w:style>'
+    '<w:style w:type="paragraph" w:styleId="Item"><w:name w:val="List Number"/>'
+    '<w:pPr><w:numPr><w:numId w:val="1"/></w:numPr></w:pPr></w:style>'
+    '<w:style w:type="paragraph" w:styleId="LoopA"><w:name w:val="Loop A"/>'
+    '<w:basedOn w:val="LoopB"/></w:style>'
+    '<w:style w:type="paragraph" w:styleId="LoopB"><w:name w:val="Loop B"/>'
+    '<w:basedOn w:val="LoopA"/><w:pPr><w:pageBreakBefore/></w:pPr></w:style>'
+    "</w:styles>"
+)
+_SKELETON = {
+    "[Content_Types].xml": (
+        f'<?xml version="1.0"?><Types xmlns="{_PACKAGE}/content-types">'
+        '<Default Extension="rels" ContentType="application/'
+        'vnd.openxmlformats-package.relationships+xml"/>'
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        '<Override PartName="/word/document.xml" ContentType="application/'
+        'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'
+        '<Override PartName="/word/styles.xml" ContentType="application/'
+        'vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/></Types>'
+    ),
+    "_rels/.rels": (
+        f'<?xml version="1.0"?><Relationships xmlns="{_PACKAGE}/relationships">'
+        f'<Relationship Id="rId1" Type="{_OFFICE}/officeDocument" Target="word/document.xml"/>'
+        "</Relationships>"
+    ),
+    "word/_rels/document.xml.rels": (
+        f'<?xml version="1.0"?><Relationships xmlns="{_PACKAGE}/relationships">'
+        f'<Relationship Id="rId1" Type="{_OFFICE}/styles" Target="styles.xml"/>'
+        "</Relationships>"
+    ),
+    "word/styles.xml": _STYLES,
+}
+
+
+def docx_body(data: bytes) -> None:
+    """``data`` is the ``word/document.xml`` of a small DOCX (styles with headings, a list
+    style and a ``basedOn`` cycle): the fuzzer works on the XML, not on the zip around it."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, text in _SKELETON.items():
+            archive.writestr(name, text)
+        archive.writestr("word/document.xml", data)
+    parse_and_check("docx", buffer.getvalue(), "fuzz.docx")
+
+
+def pdf_content(data: bytes) -> None:
+    """``data`` is the content stream of a one-page PDF with two fonts (one maps byte 01 to
+    three characters through ToUnicode) and an outline entry: pypdf's text extraction and
+    ragchunk's caps and headings get the fuzzer's attention, not the xref table."""
+    from tests.data.make_bad import _font_map, one_page, stream
+
+    font = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>"
+    pdf = one_page(
+        stream(data),
+        b"",
+        _font_map(b"004100420043"),
+        font,
+        b"<< /Type /Outlines /First 9 0 R /Last 9 0 R /Count 1 >>",
+        b"<< /Title (Hello) /Parent 8 0 R /Dest [4 0 R /Fit] >>",
+        fonts=b"/F1 3 0 R /F2 7 0 R",
+        catalog=b"/Outlines 8 0 R ",
+    )
+    parse_and_check("pdf", pdf, "fuzz.pdf")
+
+
+def _parser(fmt: str, source: str) -> Callable[[bytes], None]:
+    def run(data: bytes) -> None:
+        parse_and_check(fmt, data, source)
+
+    run.__name__ = f"parse_{fmt}"
+    return run
+
+
+TARGETS: dict[str, Target] = {
+    "text": Target(_parser("text", "fuzz.txt"), ("fixtures/text/*", "tests/fuzz/seeds/text/*")),
+    "markdown": Target(
+        _parser("markdown", "fuzz.md"), ("fixtures/markdown/*", "tests/fuzz/seeds/markdown/*")
+    ),
+    "pdf": Target(_parser("pdf", "fuzz.pdf"), ("fixtures/pdf/*", "tests/fuzz/seeds/pdf/*")),
+    "docx": Target(_parser("docx", "fuzz.docx"), ("fixtures/docx/*", "tests/fuzz/seeds/docx/*")),
+    "code": Target(code, ("fixtures/code/*", "tests/fuzz/seeds/code/*")),
+    "docx-body": Target(docx_body, ("tests/fuzz/seeds/docx-body/*",)),
+    "pdf-content": Target(pdf_content, ("tests/fuzz/seeds/pdf-content/*",)),
+    "markdown-strategy": Target(
+        markdown_strategy, ("tests/fuzz/seeds/markdown-strategy/*", "fixtures/markdown/*")
+    ),
+}
+"""Every fuzz target, by name."""
