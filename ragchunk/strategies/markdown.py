@@ -245,7 +245,9 @@ class _Packer:
             if pieces and self._heading_joins(run, pieces[0]):
                 # A heading never stands alone when the first piece of its content fits.
                 first = pieces[0]
-                pieces[0] = self._span(run[0], run[0].section.start, first.end, dict(first.metadata))
+                pieces[0] = self._span(
+                    run[0], run[0].section.start, first.end, dict(first.metadata)
+                )
             else:
                 spans += self._flush(run)
             run = []
