@@ -254,6 +254,15 @@ class TiktokenSizer:
         return lo
 
 
+_encoding_threads = 0  # 0: one per core; see use_one_encoding_thread()
+
+
+def use_one_encoding_thread() -> None:
+    """Encode on this process's thread only: for worker processes that already fill the cores."""
+    global _encoding_threads  # a process-wide setting, made once per worker
+    _encoding_threads = 1
+
+
 _SEGMENT: Final = 1 << 16  # characters encoded in one call at most (BPE is superlinear)
 _PARALLEL_FROM: Final = 1 << 20  # characters; below this, threads cost more than they save
 
@@ -277,7 +286,7 @@ def _encode_segments(encoding: object, text: str, forced: list[int]) -> Iterator
             forced.append(target)
         cuts.append(target if point is None else point.start())
     cuts.append(len(text))
-    threads = os.cpu_count() or 1
+    threads = _encoding_threads or os.cpu_count() or 1
     if len(text) < _PARALLEL_FROM or threads < 2:
         for a, b in itertools.pairwise(cuts):
             yield encoding.encode_ordinary(text[a:b])  # type: ignore[attr-defined]

@@ -29,7 +29,12 @@ from ragchunk.chunks import assemble, heading_lookup
 from ragchunk.code.languages import check_language
 from ragchunk.errors import InputError, LimitExceededError, OptionError, RagchunkError, UsageError
 from ragchunk.inputs import STDIN, find_inputs
-from ragchunk.measure import DEFAULT_TOKENIZER, load_tokenizer, measure_for
+from ragchunk.measure import (
+    DEFAULT_TOKENIZER,
+    load_tokenizer,
+    measure_for,
+    use_one_encoding_thread,
+)
 from ragchunk.options import Budget, build_options
 from ragchunk.parsers._spec import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, ParseRequest
 from ragchunk.strategies._spec import Context
@@ -943,6 +948,7 @@ def _init_worker() -> None:
         stops = {getattr(signal, name) for name in _STOP_SIGNALS}
         signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
     copyreg.pickle(types.MappingProxyType, _reduce_mapping)
+    use_one_encoding_thread()  # the workers already use every core
 
 
 def _reduce_mapping(mapping: MappingProxyType[str, Any]) -> tuple[Any, tuple[Any, ...]]:

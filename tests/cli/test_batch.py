@@ -313,7 +313,7 @@ def test_table_and_files_together(tree: Path, tmp_path: Path) -> None:
         app, ["split", str(tree), "-o", f"{out}/", "--table"], env={"COLUMNS": "150"}
     )
     assert result.exit_code == 0
-    assert "guide/intro.md · 1 chunks" in result.stdout
+    assert "guide/intro.md · 1 chunk" in result.stdout
     assert len(listing(out)) == 4
 
 
