@@ -61,7 +61,7 @@ def open_zip(data: bytes, request: ParseRequest, *, kind: str) -> zipfile.ZipFil
         raise CorruptDocumentError(f"{source}: not a {kind} (zip) file")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
         raise CorruptDocumentError(
             f"{source}: corrupt {kind}: truncated or damaged zip archive ({exc})"
         ) from exc
@@ -137,6 +137,7 @@ def _declares_doctype(
         EOFError,
         RuntimeError,
         NotImplementedError,
+        ValueError,  # a damaged directory entry: "negative seek value" (found by fuzzing)
     ) as exc:
         raise CorruptDocumentError(
             f"{request.source}: corrupt zip member {member.filename} ({exc})"

@@ -80,22 +80,19 @@ def atomic_writer(path: Path) -> Iterator[IO[str]]:
     A failed or interrupted run leaves the old file (or none) and no partial file behind.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile  # only runs that write files pay for it
-
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # The name is chosen before the file exists, so that an interrupt arriving at any moment,
+    # even while the file is being created, still finds it to remove (mkstemp would give the
+    # name only once the file exists).
+    temp = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"
+    opened = False
     try:
+        # 0o666 and O_EXCL: the mode open() would give (the umask applies), never an old file.
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        opened = True
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             yield handle
-            # mkstemp makes the file private (0600); give it the mode open() would have.
-            os.fchmod(handle.fileno(), 0o666 & ~_umask())
-        Path(temp).replace(path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
+        temp.replace(path)
+    except BaseException as exc:
+        if opened or not isinstance(exc, FileExistsError):  # else the file is not ours
+            temp.unlink(missing_ok=True)
         raise
-
-
-def _umask() -> int:
-    """Return the process umask (reading it means setting it; it is restored at once)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask

@@ -85,6 +85,7 @@ def parse_and_check(
 ) -> None:
     """Parse ``data`` as ``fmt``; anything but ``InputError`` propagates; check what parses."""
     request = ParseRequest(source=source, doc_id=source, language=language, max_bytes=MAX_BYTES)
+    parsers.detect("fuzz", data[:8], data)  # format detection never raises either
     try:
         with time_limit(TIME_LIMIT):
             try:
