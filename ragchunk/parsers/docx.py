@@ -119,9 +119,10 @@ def parse(data: bytes, request: ParseRequest) -> Document:
             )
         refuse_doctypes(archive, request)
     document = _open(data, request)
+    body = _body(document, request)
     styles = _styles(document)
     builder = _Builder()
-    for block in _blocks(document.element.body):
+    for block in _blocks(body):
         if block.tag == _W + "tbl":
             _add_table(block, builder)
         else:
@@ -156,6 +157,23 @@ def _open(data: bytes, request: ParseRequest) -> Any:
     ) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CorruptDocumentError(f"{request.source}: corrupt DOCX: {reason}") from exc
+
+
+def _body(document: Any, request: ParseRequest) -> Any:
+    """Return the main part's ``w:body`` (an empty one when it has none).
+
+    Raises:
+        CorruptDocumentError: the main part is not a transitional WordprocessingML document
+            (a Strict Open XML file, or another namespace: python-docx reads neither).
+    """
+    element = document.element
+    if element.tag != _W + "document":
+        raise CorruptDocumentError(
+            f"{request.source}: unsupported DOCX: its main part is not a WordprocessingML "
+            "document (Strict Open XML files are not read)"
+        )
+    body = element.find(_W + "body")
+    return () if body is None else body
 
 
 def _styles(document: Any) -> dict[str, _Style]:

@@ -261,3 +261,22 @@ def test_chunks_under_a_heading_2_carry_the_heading_1_to_heading_2_path(
     assert drift.headings == ("Findings", "Drift")
     assert (drift.page_start, drift.page_end) == (3, 3)
     assert all(c.line_start is None for c in chunks)
+
+
+def test_a_main_part_in_another_namespace_is_unsupported_not_an_internal_error() -> None:
+    """Found by fuzzing: python-docx gives such a part no .body (Strict Open XML files)."""
+    from ragchunk.errors import CorruptDocumentError
+    from tests.data.make_bad import rewritten_docx
+
+    strict = b"http://purl.oclc.org/ooxml/wordprocessingml/main"
+    transitional = b"http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+    def change(name: str, body: bytes, _out: object) -> bytes:
+        return body.replace(transitional, strict) if name == "word/document.xml" else body
+
+    with pytest.raises(CorruptDocumentError) as caught:
+        parse(rewritten_docx(change), ParseRequest(source="strict.docx"))
+    assert str(caught.value) == (
+        "strict.docx: unsupported DOCX: its main part is not a WordprocessingML document "
+        "(Strict Open XML files are not read)"
+    )
