@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import math
 import os
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
@@ -266,7 +267,7 @@ def make_plan(
 
 def check_limits(*, timeout: float | None, max_bytes: int) -> None:
     """Raise ``OptionError`` unless ``--timeout`` and ``--max-bytes`` are positive."""
-    if timeout is not None and not timeout > 0:  # `not >` also refuses NaN
+    if timeout is not None and not 0 < timeout < math.inf:  # refuses NaN and inf too
         raise OptionError("--timeout", f"must be a positive number of seconds (got {timeout})")
     if max_bytes < 1:
         raise OptionError("--max-bytes", f"must be at least 1 (got {max_bytes})")
@@ -638,9 +639,10 @@ def timeout_message(source: str, seconds: float | None) -> str:
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Raise ``TimedOut`` inside the block once ``seconds`` have passed (None: no limit).
 
-    Uses ``SIGALRM`` and an interval timer, so only on POSIX and in the main thread; elsewhere
-    the block runs unlimited (worker processes are limited by their parent as well). The
-    timer fires again every second past the deadline, in case some code swallowed the first.
+    Uses ``SIGALRM`` and an interval timer, so only on POSIX, in the main thread, and when any
+    ``SIGALRM`` handler was set from Python; elsewhere the block runs unlimited (worker
+    processes are limited by their parent as well). The timer fires again every second past
+    the deadline, in case some code swallowed the first.
     Code inside C extensions is interrupted when it next returns to Python. A timer armed
     before (a test runner's) is suspended meanwhile and re-armed with the time it had left.
     """
@@ -651,15 +653,23 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     if seconds is None or not hasattr(signal, "setitimer"):
         yield
         return
-    if threading.current_thread() is not threading.main_thread():
+    # Only the main thread may set handlers; one installed outside Python (None) could not be
+    # put back afterwards, so it is left alone.
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGALRM) is None
+    ):
         yield
         return
 
+    started = time.monotonic()
+
     def expire(_signum: int, _frame: object) -> None:
-        raise TimedOut
+        # An alarm of the timer armed before (still pending as this one was set) may arrive
+        # here: only our own deadline counts. The outer timer is re-armed below.
+        if time.monotonic() - started >= seconds * 0.999:
+            raise TimedOut
 
     previous = signal.signal(signal.SIGALRM, expire)
-    started = time.monotonic()
     outer, outer_interval = signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
         yield

@@ -101,5 +101,6 @@ def _is_docx(data: bytes) -> bool:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             return "word/document.xml" in archive.namelist()
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError):  # any damage: not a DOCX
+    # Any damage means "not a DOCX" (NotImplementedError: "zip file version 23.5", fuzzing).
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError):
         return False

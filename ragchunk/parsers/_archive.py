@@ -61,7 +61,14 @@ def open_zip(data: bytes, request: ParseRequest, *, kind: str) -> zipfile.ZipFil
         raise CorruptDocumentError(f"{source}: not a {kind} (zip) file")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        OSError,
+        EOFError,
+        ValueError,
+        NotImplementedError,  # "zip file version 23.5" (found by fuzzing)
+    ) as exc:
         raise CorruptDocumentError(
             f"{source}: corrupt {kind}: truncated or damaged zip archive ({exc})"
         ) from exc

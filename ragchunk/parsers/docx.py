@@ -154,6 +154,7 @@ def _open(data: bytes, request: ParseRequest) -> Any:
         zlib.error,
         OSError,
         EOFError,
+        NotImplementedError,  # an unknown zip version or compression method
     ) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CorruptDocumentError(f"{request.source}: corrupt DOCX: {reason}") from exc

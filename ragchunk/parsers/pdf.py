@@ -63,6 +63,7 @@ _PYPDF_FAILURES: Final = (
     RecursionError,
     ZeroDivisionError,
     UnicodeError,
+    NotImplementedError,  # "Unsupported filter /X" (found by fuzzing)
 )
 
 

@@ -282,3 +282,12 @@ def test_very_deep_trees_are_cut_with_a_note(tmp_path: Path) -> None:
     assert [i.doc_id for i in found.inputs] == ["top.txt"]
     assert [n.code for n in found.notes] == ["too-deep"]
     assert found.notes[0].path.count("/d") == MAX_DEPTH + 1
+
+
+def test_a_damaged_zip_without_extension_does_not_stop_the_walk(tmp_path: Path) -> None:
+    """Found by fuzzing: zipfile raised NotImplementedError ("zip file version 23.5") while
+    the walk sniffed the file, which ended the whole run with a traceback."""
+    damaged = Path(__file__).parent.parent / "fuzz" / "regressions" / "docx" / "zip-version.docx"
+    make_tree(tmp_path / "tree", {"archive": damaged.read_bytes(), "a.txt": "a"})
+    assert doc_ids(tmp_path / "tree") == ["a.txt"]
+    assert notes(tmp_path / "tree") == [("archive", "binary")]

@@ -145,8 +145,9 @@ def test_standard_input_is_read_only_up_to_max_bytes(monkeypatch: pytest.MonkeyP
 def test_limits_are_validated() -> None:
     with pytest.raises(OptionError, match=r"^--timeout must be a positive number of seconds"):
         make_plan(timeout=0)
-    with pytest.raises(OptionError, match=r"^--timeout must be a positive number of seconds"):
-        make_plan(timeout=float("nan"))
+    for bad in (float("nan"), float("inf"), -1.0):
+        with pytest.raises(OptionError, match=r"^--timeout must be a positive number of seconds"):
+            make_plan(timeout=bad)
     with pytest.raises(OptionError, match=r"^--max-bytes must be at least 1 \(got 0\)$"):
         make_plan(max_bytes=0)
 
@@ -223,3 +224,16 @@ def test_rendered_output_comes_in_pieces(tmp_path: Path) -> None:
     assert result.rendered is not None
     assert len(result.rendered) == -(-result.chunk_count // pipeline.RENDER_BLOCK)
     assert "".join(result.rendered) == lines(process(str(path), path.name, plan).chunks)
+
+
+def test_an_alarm_pending_from_an_outer_timer_is_not_a_timeout() -> None:
+    """Found by fuzzing under libFuzzer, whose own SIGALRM could arrive just as ours was set."""
+    with time_limit(5):
+        signal.raise_signal(signal.SIGALRM)  # as if the outer timer had fired a moment ago
+        time.sleep(0.01)  # the handler runs here, and must not raise TimedOut
+
+
+def test_a_handler_set_outside_python_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(signal, "getsignal", lambda _signum: None)
+    with time_limit(0.01):  # no timer: it could not give the foreign handler back
+        time.sleep(0.05)
