@@ -426,3 +426,20 @@ def test_workers_fail_hostile_inputs_alone(corpus: Path) -> None:
     assert_complete(outcome, "good.md", GOOD_MD)
     assert_complete(outcome, "good.txt", GOOD_TXT)
     assert outcome.records("invalid-utf8.txt")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_nobody_writes_and_an_endless_device_fail_alone(corpus: Path) -> None:
+    fifo = corpus / "silent.fifo"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    args = ["good.md", "silent.fifo", "/dev/zero", "good.txt", "--timeout", "1"]
+    outcome = run_split(*args, "--max-bytes", "1000000", "-j", "1", cwd=corpus)
+    assert outcome.code == 1
+    assert outcome.stderr.splitlines()[:2] == [
+        "error: silent.fifo: timed out after 1 s (--timeout)",
+        "error: /dev/zero: refused: more than --max-bytes 1000000 bytes",
+    ]
+    assert outcome.peak_mib < 100
+    assert_complete(outcome, "good.md", GOOD_MD)
+    assert_complete(outcome, "good.txt", GOOD_TXT)
