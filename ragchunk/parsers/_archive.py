@@ -109,7 +109,8 @@ def refuse_doctypes(archive: zipfile.ZipFile, request: ParseRequest) -> None:
         CorruptDocumentError: a part cannot be decompressed.
     """
     for member in archive.infolist():
-        if member.is_dir() or member.filename.lower().endswith(_NOT_PARSED):
+        # endswith, not is_dir(): that fails on an empty member name (found by fuzzing).
+        if member.filename.endswith("/") or member.filename.lower().endswith(_NOT_PARSED):
             continue
         if _declares_doctype(archive, member, request):
             raise LimitExceededError(
@@ -147,7 +148,7 @@ def _declares_doctype(
         ValueError,  # a damaged directory entry: "negative seek value" (found by fuzzing)
     ) as exc:
         raise CorruptDocumentError(
-            f"{request.source}: corrupt zip member {member.filename} ({exc})"
+            f"{request.source}: corrupt zip member {member.filename or '(unnamed)'} ({exc})"
         ) from exc
     return False
 
