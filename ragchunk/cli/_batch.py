@@ -298,6 +298,9 @@ def execute(batch: Batch, display: Display) -> int:
     try:
         _consume(run)
     except KeyboardInterrupt:
+        from ragchunk.writers.jsonl import remove_temporaries
+
+        remove_temporaries()
         done = f"{run.done} of {_count(len(batch.jobs), 'input')}"
         run.say(f"interrupted after {done}; no partial output was left behind")
         return EXIT_INTERRUPTED

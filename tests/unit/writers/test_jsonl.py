@@ -101,3 +101,17 @@ def test_atomic_files_get_the_mode_open_gives(tmp_path: Path) -> None:
     os.umask(mask)
     assert (tmp_path / "out.jsonl").stat().st_mode & 0o777 == 0o666 & ~mask
     assert (tmp_path / "out.jsonl").read_text(encoding="utf-8") == "{}\n"
+
+
+def test_a_writer_interrupted_before_its_block_starts_is_cleaned_up(tmp_path: Path) -> None:
+    # An interrupt just after __enter__ returns, before the with block is set up: __exit__
+    # never runs, and the suspended writer's file is found by remove_temporaries instead.
+    writer = jsonl.atomic_writer(tmp_path / "out.jsonl")
+    writer.__enter__().write("partial")
+    assert len(list(tmp_path.iterdir())) == 1
+    jsonl.remove_temporaries()
+    assert list(tmp_path.iterdir()) == []
+    with jsonl.atomic_writer(tmp_path / "done.jsonl") as handle:
+        handle.write("{}\n")
+    jsonl.remove_temporaries()  # a finished writer has nothing left to remove
+    assert [p.name for p in tmp_path.iterdir()] == ["done.jsonl"]
