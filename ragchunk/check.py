@@ -9,7 +9,8 @@ What is checked: §3.1 verbatim (``text == document.text[start:end]``, ``chars``
 nothing lost (every non-whitespace character in some span); §3.3 the hard size limit, measured
 alone, for the text and for the ``context`` that will be embedded, with one exception: a chunk
 of a single code point larger than the limit, flagged ``oversize`` (a flag on any other chunk
-is itself a violation); §3.4 order (non-decreasing ``start``), contiguous indexes, unique ids,
+is itself a violation), and the record's ``tokens`` is the text's own count; §3.4 order
+(non-decreasing ``start``), contiguous indexes, unique ids,
 records of this document (``doc_id``, ``source``), page and line ranges in order, and
 byte-identical records across two runs; §3.5 the overlap of consecutive chunks within the
 budget, starting on a grapheme cluster boundary and, where the overlap holds a word boundary,
@@ -195,6 +196,10 @@ def _check_sizes(chunks: Sequence[Chunk], limits: Limits) -> Iterator[_Found]:
             measured.append(("breadcrumb + text", format_breadcrumb(chunk.headings) + chunk.text))
         sizes = [(name, limits.measure.count(text)) for name, text in measured]
         over = [(name, size) for name, size in sizes if size > limits.size]
+        own = sizes[0][1]
+        if chunk.tokens is not None and limits.measure.name != "chars" and chunk.tokens != own:
+            message = f"tokens is {chunk.tokens}, its text encodes alone to {own}"
+            yield (position, 1), f"{_name(chunk)}: {message}"
         if chunk.metadata.get("oversize"):
             if chunk.end - chunk.start != 1 or not over:
                 yield (

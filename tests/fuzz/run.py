@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -33,11 +34,25 @@ LIBRARIES = {
 }
 """Third-party packages instrumented besides ragchunk, per target (instrumenting costs seconds)."""
 
+UNREACHED = ("ragchunk.__main__", "ragchunk.cli", "ragchunk.config", "ragchunk.inputs")
+"""Modules no target calls (the command line and the batch walk): left uninstrumented."""
+
+
+def _modules(path: list[str], prefix: str) -> Iterator[str]:
+    """Name the modules under ``path``, depth first, skipping ``UNREACHED`` without importing."""
+    import pkgutil
+
+    for info in pkgutil.iter_modules(path, prefix):
+        if info.name.startswith(UNREACHED):
+            continue
+        yield info.name
+        if info.ispkg:
+            yield from _modules([str(Path(path[0], info.name.rpartition(".")[2]))], f"{info.name}.")
+
 
 def fuzz(target: str, seconds: int, base: Path) -> int:
     """Run one target under libFuzzer in this process (never returns normally)."""
     import importlib
-    import pkgutil
 
     import atheris
 
@@ -48,9 +63,8 @@ def fuzz(target: str, seconds: int, base: Path) -> int:
 
         # Every module now, inside the block: parsers and strategies load lazily otherwise,
         # after it, uninstrumented.
-        for module in pkgutil.walk_packages(ragchunk.__path__, "ragchunk."):
-            if not module.name.endswith("__main__"):  # that one runs the command line
-                importlib.import_module(module.name)
+        for name in _modules(ragchunk.__path__, "ragchunk."):
+            importlib.import_module(name)
         for library in libraries:
             importlib.import_module(library)
         from tests.fuzz.targets import TARGETS

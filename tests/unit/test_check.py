@@ -132,3 +132,16 @@ def test_limits_follow_the_plan() -> None:
     assert limits_for(make_plan("token", size=30, overlap=3)).word_aligned is False
     limits = limits_for(make_plan("sentence", options={"sentences": "3"}))
     assert (limits.size, limits.sentences) == (None, 3)
+
+
+def test_a_wrong_token_count_is_named() -> None:
+    plan = make_plan("recursive", size=8, overlap=0, unit="tokens")
+    chunks = chunk_document(DOC, plan)
+    assert find_violations(DOC, chunks, limits_for(plan)) == []
+    first = chunks[0]
+    assert first.tokens is not None
+    wrong = changed(chunks, 0, tokens=first.tokens + 1)
+    assert find_violations(DOC, wrong, limits_for(plan)) == [
+        f"chunk 0 [{first.start}:{first.end}]: tokens is {first.tokens + 1}, "
+        f"its text encodes alone to {first.tokens}"
+    ]
