@@ -9,18 +9,42 @@ The library API mirrors the command line::
 
 from __future__ import annotations
 
-from ragchunk.api import chunk_file, chunk_text
-from ragchunk.errors import (
-    BackendError,
-    CorruptDocumentError,
-    InputError,
-    LimitExceededError,
-    OptionError,
-    RagchunkError,
-    UsageError,
-)
-from ragchunk.model import Chunk, Document, Page, Section, Span
-from ragchunk.options import Budget
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ragchunk.api import chunk_file, chunk_text
+    from ragchunk.errors import (
+        BackendError,
+        CorruptDocumentError,
+        InputError,
+        LimitExceededError,
+        OptionError,
+        RagchunkError,
+        UsageError,
+    )
+    from ragchunk.model import Chunk, Document, Page, Section, Span
+    from ragchunk.options import Budget
+
+_HOMES = {
+    "chunk_file": "api",
+    "chunk_text": "api",
+    "BackendError": "errors",
+    "CorruptDocumentError": "errors",
+    "InputError": "errors",
+    "LimitExceededError": "errors",
+    "OptionError": "errors",
+    "RagchunkError": "errors",
+    "UsageError": "errors",
+    "Chunk": "model",
+    "Document": "model",
+    "Page": "model",
+    "Section": "model",
+    "Span": "model",
+    "Budget": "options",
+}
+"""Where each public name lives: imported on first use, so ``ragchunk --help`` (which runs
+this package's ``__init__`` first) does not pay for the engine's modules."""
 
 __all__ = [
     "BackendError",
@@ -39,3 +63,13 @@ __all__ = [
     "chunk_file",
     "chunk_text",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first access (PEP 562)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'ragchunk' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"ragchunk.{home}"), name)
+    globals()[name] = value
+    return value
