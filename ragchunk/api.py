@@ -46,8 +46,15 @@ def chunk_file(
     unit: Unit | None = None,
     tokenizer: str = "cl100k_base",
     options: Mapping[str, object] | None = None,
+    format: str | None = None,
+    language: str | None = None,
+    password: str | None = None,
 ) -> list[Chunk]:
-    """Parse the file at ``path`` (format detected) and return its chunks.
+    """Parse the file at ``path`` and return its chunks.
+
+    ``format`` forces the parser (detected from the extension and content otherwise),
+    ``language`` forces a source file's language (as ``--language``), and ``password`` opens
+    an encrypted PDF.
 
     Raises:
         UsageError: a bad strategy name or option.
@@ -56,7 +63,15 @@ def chunk_file(
     from ragchunk.pipeline import make_plan, process
 
     plan = make_plan(
-        strategy, size=size, overlap=overlap, unit=unit, tokenizer=tokenizer, options=options
+        strategy,
+        size=size,
+        overlap=overlap,
+        unit=unit,
+        tokenizer=tokenizer,
+        options=options,
+        format=format,
+        language=language,
+        password=password,
     )
     result = process(path, path, plan)
     if result.error is not None:

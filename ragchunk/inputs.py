@@ -171,7 +171,7 @@ def is_binary(source: str, head: bytes) -> bool:
     from ragchunk.parsers._decode import decode
     from ragchunk.parsers._spec import ParseRequest
 
-    if parsers.detect(source, head) != "text":
+    if parsers.detect(source, head, source) != "text":
         return False
     try:
         decode(head, ParseRequest(source=source))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -278,7 +279,11 @@ def split_command(
         plans = pipeline.make_plans(
             configuration, flags, password=password, debug=debug, check=check
         )
-        batch = _batch.prepare(paths, plans, run.over(configuration.run), output=output)
+        try:
+            batch = _batch.prepare(paths, plans, run.over(configuration.run), output=output)
+        except KeyboardInterrupt:  # Ctrl-C while walking a large tree: nothing written yet
+            sys.stderr.write("interrupted while finding the inputs; nothing was written\n")
+            raise typer.Exit(_batch.EXIT_INTERRUPTED) from None
     display = _batch.Display(table=table, stats=stats, quiet=quiet, verbose=verbose)
     code = _batch.execute(batch, display)
     if code != EXIT_OK:

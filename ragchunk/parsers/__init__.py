@@ -75,13 +75,14 @@ def check_name(name: str) -> None:
         raise OptionError("--format", registry.unknown_name_message(name, FORMATS))
 
 
-def detect(source: str, head: bytes, data: bytes | None = None) -> str:
+def detect(source: str, head: bytes, data: bytes | str | None = None) -> str:
     """Return the format name for a file from its extension, else from its first bytes.
 
     Args:
         source: the path (only its suffix is used; ``-`` for standard input).
         head: the first bytes of the file.
-        data: the whole file, used to look inside a zip; optional.
+        data: the whole file, or its path, used to look inside a zip (whose directory is at
+            its end, past ``head``); optional.
     """
     suffix = PurePath(source).suffix.lower()
     for name, (_, extensions) in FORMATS.items():
@@ -94,12 +95,12 @@ def detect(source: str, head: bytes, data: bytes | None = None) -> str:
     return "text"
 
 
-def _is_docx(data: bytes) -> bool:
+def _is_docx(data: bytes | str) -> bool:
     import io
     import zipfile
 
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as archive:
             return "word/document.xml" in archive.namelist()
     # Any damage means "not a DOCX" (NotImplementedError: "zip file version 23.5", fuzzing).
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError):

@@ -183,6 +183,20 @@ def test_binary_files_without_a_claimed_extension_are_skipped_with_a_note(
     assert (quiet.exit_code, quiet.stderr) == (0, "")
 
 
+def test_ctrl_c_while_walking_the_tree_says_so_and_writes_nothing(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*_args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("ragchunk.cli._batch.find_inputs", interrupted)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["split", str(tree), "-o", f"{out}/"])
+    assert (result.exit_code, result.stdout) == (130, "")
+    assert result.stderr == "interrupted while finding the inputs; nothing was written\n"
+    assert not out.exists()
+
+
 def test_include_exclude_and_gitignore(tree: Path, tmp_path: Path) -> None:
     (tree / ".gitignore").write_text("guide/deep/\n")
     (tree / ".hidden.txt").write_text("hidden")

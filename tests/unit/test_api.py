@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import ragchunk
@@ -13,3 +15,18 @@ def test_every_public_name_resolves_lazily() -> None:
         assert getattr(ragchunk, name).__name__ == name
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         _ = ragchunk.nothing
+
+
+def test_chunk_file_takes_the_format_and_language_flags(tmp_path: Path) -> None:
+    source = tmp_path / "script"  # no extension: plain text unless told otherwise
+    source.write_text("def one():\n    return 1\n\n\nclass Two:\n    pass\n")
+    assert {c.metadata.get("language") for c in ragchunk.chunk_file(str(source))} == {None}
+    chunks = ragchunk.chunk_file(str(source), strategy="code", language="python")
+    assert [(c.metadata["language"], c.metadata["symbol"]) for c in chunks] == [
+        ("python", "one, Two")
+    ]
+    notes = tmp_path / "notes"
+    notes.write_text("# Title\n\nThe body.\n")
+    assert [c.headings for c in ragchunk.chunk_file(str(notes))] == [()]
+    forced = ragchunk.chunk_file(str(notes), format="markdown", size=12, overlap=0)
+    assert [c.headings for c in forced] == [("Title",), ("Title",)]

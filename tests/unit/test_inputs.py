@@ -213,6 +213,14 @@ class TestWalk:
         message = find_inputs([str(root)]).notes[0].message
         assert message == f"{root / 'image.png'}: skipped, binary data"
 
+    def test_documents_without_extension_are_found_by_their_content(self, tmp_path: Path) -> None:
+        fixtures = Path(__file__).parent.parent.parent / "fixtures"
+        memo = (fixtures / "docx" / "memo.docx").read_bytes()
+        root = make_tree(tmp_path / "t", {"memo": memo, "scan": PNG})
+        assert len(memo) > 8192  # the zip's directory lies past the sniffed head
+        assert doc_ids(root) == ["memo"]
+        assert notes(root) == [("scan", "binary")]
+
     def test_is_binary_follows_the_text_decoder(self) -> None:
         assert is_binary("x.bin", b"\x00\x01\x02") is True
         assert is_binary("x.bin", b"plain") is False
