@@ -29,22 +29,25 @@ _CLOSERS: Final = "\"'”’»›)\\]}」』）〕】"
 # Opening quotes and brackets that may precede the first letter of a sentence.
 _OPENERS: Final = "\"'“‘«‹(\\[{¿¡「『（〔【"
 
-_HEADING: Final = r"[^\S\n]{0,3}\#{1,6}(?:[^\S\n][^\n]*)?(?=\n|\Z)"
+_HEADING: Final = r"[^\S\n]{0,3}+\#{1,6}+(?:[^\S\n][^\n]*+)?(?=\n|\Z)"
 _FIRST_HEADING: Final = re.compile(_HEADING)
 # The pattern opens with a plain character class, so the regex engine skips to the next place a
 # candidate may begin in C (it cannot do that for an alternation of groups); a look-behind on
-# that first character then picks the alternative. Groups: ``stop`` holds the rest of a Latin
-# stop (after its first character), ``cjk`` and ``heading`` name their alternatives.
+# that first character then picks the alternative. Groups: ``rest`` holds the rest of a Latin
+# stop (after its first character) and the empty ``stop`` marks where its text resumes after
+# the whitespace; ``cjk`` and ``heading`` name their alternatives.
+# Possessive runs (``*+``) give nothing back: what follows them can never match what they
+# would, so the match is the same, without retrying every indented line's spaces.
 _CANDIDATE: Final = re.compile(
     rf"""
     [.!?‽…。！？｡\n]
     (?:
-        (?<=[.!?‽…])(?P<stop>(?<=\.)(?:[ ]\.){{2,}}|[.!?‽…]*)  # Latin stop,
-          [{_CLOSERS}]*(?=\s|\Z)                                 # then space or end
+        (?<=[.!?‽…])(?P<rest>(?<=\.)(?:[ ]\.){{2,}}|[.!?‽…]*)  # Latin stop,
+          [{_CLOSERS}]*+(?=\s|\Z)(?=\s*+(?P<stop>))               # then space or end
         | (?<=[。！？｡])[。！？｡]*[{_CLOSERS}]*(?P<cjk>)           # CJK: no space needed after
         | (?<=\n)(?:
-            [^\S\n]*\n                                   # a blank line
-            | [^\S\n]*(?=(?:[-*+•‣◦▪]|\d{{1,3}}[.)]|[A-Za-z][.)])[^\S\n])  # a new list item
+            [^\S\n]*+\n                                  # a blank line
+            | [^\S\n]*+(?=(?:[-*+•‣◦▪]|\d{{1,3}}[.)]|[A-Za-z][.)])[^\S\n])  # a new list item
             | (?P<heading>{_HEADING})                      # a Markdown heading line
         )
     )
@@ -159,18 +162,18 @@ def _close(text: str, lo: int, hi: int, spans: list[tuple[int, int]]) -> None:
 
 def _ends_sentence(text: str, match: re.Match[str], end: int) -> bool:
     """Judge a Latin stop from the word before it and the first letter after it."""
-    after = _NON_SPACE.search(text, match.end(), end)
-    if after is None:
+    after = match.start("stop")  # the first character after the whitespace
+    if after == end:
         return True
-    if text.count("\n", match.end(), after.start()) >= 2:  # a blank line follows
+    if text.count("\n", match.end(), after) >= 2:  # a blank line follows
         return True
-    following = _first_letter(text, after.start(), end)
+    following = _first_letter(text, after, end)
     if following.islower():
         return False
     stop = match.start()
-    if text[stop] != "." or match.end("stop") > stop + 1:  # ?, !, an ellipsis
+    if text[stop] != "." or match.end("rest") > stop + 1:  # ?, !, an ellipsis
         return True  # before anything but a lower-case word
-    return not _is_abbreviation(text, stop, after.start(), end)
+    return not _is_abbreviation(text, stop, after, end)
 
 
 def _first_letter(text: str, p: int, end: int) -> str:
