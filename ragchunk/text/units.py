@@ -82,9 +82,9 @@ def pack_units(
 class _Bounds:
     """The units' starts and ends as plain lists, and guesses of sizes from the whole text.
 
-    Measuring a span alone re-encodes its edges; the whole text's unit boundaries give a guess
-    for free (a bisection over character offsets), and exact measurements then search outward
-    from it: about two per piece and two per overlap when the guess is right.
+    Measuring a span alone re-encodes its edges; the whole text's encoding gives a guess for
+    free (one offset lookup and a bisection over the units), and exact measurements then search
+    outward from it: about two per piece and two per overlap when the guess is right.
     """
 
     __slots__ = ("ends", "sizer", "starts")
@@ -98,26 +98,26 @@ class _Bounds:
         """Return the exact size of the span from unit ``first``'s start to unit ``last``'s end."""
         return self.sizer.size(self.starts[first], self.ends[last])
 
-    def cut(self, boundary: int) -> int:
-        """Return the first character offset that lies in unit ``boundary`` or after it."""
-        sizer = self.sizer
+    def offset(self, boundary: int) -> int:
+        """Return the character offset of the sizer's ``boundary`` (a token's, or a character's).
+
+        Only a guess reads it, so a token that starts inside a code point may be off by one.
+        """
         if boundary <= 0:
             return 0
-        if boundary >= sizer.total:
+        if boundary >= self.sizer.total:
             return self.ends[-1] + 1
-        offset = sizer.offset(boundary)
-        # The offset is floored to a code point; one that the unit starts inside of belongs
-        # to the unit before, so the first offset in the unit is the next one.
-        return offset if sizer.index(offset) >= boundary else offset + 1
+        return self.sizer.offset(boundary)
 
     def guess_last(self, first: int, size: int) -> int:
         """Return the last unit whose span from unit ``first`` the whole text says fits."""
-        return bisect_right(self.ends, self.cut(self.sizer.index(self.starts[first]) + size)) - 1
+        limit = self.offset(self.sizer.index(self.starts[first]) + size)
+        return bisect_right(self.ends, limit) - 1
 
     def guess_first(self, last: int, size: int) -> int:
         """Return the first unit whose span to unit ``last`` the whole text says fits."""
-        end_unit = self.sizer.index(self.ends[last] - 1)
-        return bisect_left(self.starts, self.cut(end_unit - size + 1))
+        end_token = self.sizer.index(self.ends[last] - 1)
+        return bisect_left(self.starts, self.offset(end_token - size + 1))
 
 
 def _extend(
