@@ -20,7 +20,6 @@ Spans start and end on grapheme cluster boundaries.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Final
 
 from ragchunk.text.boundaries import grapheme_ceil, is_grapheme_boundary
@@ -30,22 +29,31 @@ _CLOSERS: Final = "\"'”’»›)\\]}」』）〕】"
 # Opening quotes and brackets that may precede the first letter of a sentence.
 _OPENERS: Final = "\"'“‘«‹(\\[{¿¡「『（〔【"
 
-# Every alternative starts with a character class, so the regex engine skips ahead quickly.
-_HEADING: Final = r"[^\S\n]{0,3}\#{1,6}(?:[^\S\n][^\n]*)?(?=\n|\Z)"
+_HEADING: Final = r"[^\S\n]{0,3}+\#{1,6}+(?:[^\S\n][^\n]*+)?(?=\n|\Z)"
 _FIRST_HEADING: Final = re.compile(_HEADING)
+# The pattern opens with a plain character class, so the regex engine skips to the next place a
+# candidate may begin in C (it cannot do that for an alternation of groups); a look-behind on
+# that first character then picks the alternative. Groups: ``rest`` holds the rest of a Latin
+# stop (after its first character) and the empty ``stop`` marks where its text resumes after
+# the whitespace; ``cjk`` and ``heading`` name their alternatives.
+# Possessive runs (``*+``) give nothing back: what follows them can never match what they
+# would, so the match is the same, without retrying every indented line's spaces.
 _CANDIDATE: Final = re.compile(
     rf"""
-    (?P<stop>\.(?:[ ]\.){{2,}}|[.!?‽…]+)[{_CLOSERS}]*(?=\s|\Z)  # Latin stop, then space or end
-    | (?P<cjk>[。！？｡]+[{_CLOSERS}]*)                 # CJK stop: no space needed after it
-    | \n(?:
-        [^\S\n]*\n                                     # a blank line
-        | [^\S\n]*(?=(?:[-*+•‣◦▪]|\d{{1,3}}[.)]|[A-Za-z][.)])[^\S\n])  # a new list item
-        | (?P<heading>{_HEADING})                       # a Markdown heading line
+    [.!?‽…。！？｡\n]
+    (?:
+        (?<=[.!?‽…])(?P<rest>(?<=\.)(?:[ ]\.){{2,}}|[.!?‽…]*)  # Latin stop,
+          [{_CLOSERS}]*+(?=\s|\Z)(?=\s*+(?P<stop>))               # then space or end
+        | (?<=[。！？｡])[。！？｡]*[{_CLOSERS}]*(?P<cjk>)           # CJK: no space needed after
+        | (?<=\n)(?:
+            [^\S\n]*+\n                                  # a blank line
+            | [^\S\n]*+(?=(?:[-*+•‣◦▪]|\d{{1,3}}[.)]|[A-Za-z][.)])[^\S\n])  # a new list item
+            | (?P<heading>{_HEADING})                      # a Markdown heading line
+        )
     )
     """,
     re.VERBOSE,
 )
-_FIRST_CHARACTER: Final = re.compile(r"[.!?‽…。！？｡\n]")  # where a candidate may begin
 _NON_SPACE: Final = re.compile(r"\S")
 
 
@@ -99,7 +107,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
         if first is not None:
             _close(text, start, first.end(), spans)
             head = first.end()
-    for match in _candidates(text, head, end):
+    for match in _CANDIDATE.finditer(text, head, end):
         kind = match.lastgroup  # which alternative matched; None: a line break
         if kind == "stop":
             if not _ends_sentence(text, match, end):
@@ -118,25 +126,6 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
         head = cut
     _close(text, head, end, spans)
     return spans
-
-
-def _candidates(text: str, start: int, end: int) -> Iterator[re.Match[str]]:
-    """Yield the matches of ``_CANDIDATE`` in ``[start, end)``, left to right.
-
-    Same as ``finditer``, but a plain character class finds where a match may begin first:
-    the regex engine cannot skip ahead through an alternation of groups by itself, and this
-    is several times faster on prose.
-    """
-    search = _FIRST_CHARACTER.search
-    match = _CANDIDATE.match
-    position = start
-    while (hit := search(text, position, end)) is not None:
-        found = match(text, hit.start(), end)
-        if found is None:
-            position = hit.start() + 1
-            continue
-        yield found
-        position = max(found.end(), hit.start() + 1)
 
 
 def strip_span(text: str, lo: int, hi: int) -> tuple[int, int] | None:
@@ -173,18 +162,18 @@ def _close(text: str, lo: int, hi: int, spans: list[tuple[int, int]]) -> None:
 
 def _ends_sentence(text: str, match: re.Match[str], end: int) -> bool:
     """Judge a Latin stop from the word before it and the first letter after it."""
-    after = _NON_SPACE.search(text, match.end(), end)
-    if after is None:
+    after = match.start("stop")  # the first character after the whitespace
+    if after == end:
         return True
-    if text.count("\n", match.end(), after.start()) >= 2:  # a blank line follows
+    if text.count("\n", match.end(), after) >= 2:  # a blank line follows
         return True
-    following = _first_letter(text, after.start(), end)
+    following = _first_letter(text, after, end)
     if following.islower():
         return False
-    stop = match.group("stop")
-    if stop != ".":  # ?, !, an ellipsis: before anything but a lower-case word
-        return True
-    return not _is_abbreviation(text, match.start("stop"), after.start(), end)
+    stop = match.start()
+    if text[stop] != "." or match.end("rest") > stop + 1:  # ?, !, an ellipsis
+        return True  # before anything but a lower-case word
+    return not _is_abbreviation(text, stop, after, end)
 
 
 def _first_letter(text: str, p: int, end: int) -> str:

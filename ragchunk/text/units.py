@@ -9,6 +9,7 @@ is alone larger than the size is handed to ``refine``, whose pieces are flagged 
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
@@ -60,69 +61,84 @@ def pack_units(
     """
     pieces: list[Piece] = []
     n = len(units)
+    bounds = _Bounds(units, sizer)
     i = 0  # the first unit not yet in any piece
     first = 0  # the first unit of the next piece (before i when it repeats some)
     while i < n:
-        while first < i and not _fits(sizer, size, units[first][0], units[i][1]):
+        last = _extend(bounds, size, first, i, max_units)
+        if last is None and first < i:
             first += 1  # the overlap leaves no room for the next unit: repeat less
-        if first == i and not _fits(sizer, size, units[i][0], units[i][1]):
+            continue
+        if last is None:
             pieces.extend(_refined(refine, *units[i]))
             i = first = i + 1
             continue
-        last = _extend(units, sizer, size, first, i, max_units)
         pieces.append(Piece(units[first][0], units[last][1]))
         previous_first, i = first, last + 1
-        first = _overlap_start(
-            units, sizer, previous_first, last, overlap, overlap_units, max_units
-        )
+        first = _overlap_start(bounds, previous_first, last, overlap, overlap_units, max_units)
     return pieces
 
 
-def _fits(sizer: Sizer, size: int | None, start: int, end: int) -> bool:
-    return size is None or sizer.size(start, end) <= size
+class _Bounds:
+    """The units' starts and ends as plain lists, and guesses of sizes from the whole text.
+
+    Measuring a span alone re-encodes its edges; the whole text's encoding gives a guess for
+    free (one offset lookup and a bisection over the units), and exact measurements then search
+    outward from it: about two per piece and two per overlap when the guess is right.
+    """
+
+    __slots__ = ("ends", "sizer", "starts")
+
+    def __init__(self, units: Sequence[tuple[int, int]], sizer: Sizer) -> None:
+        self.starts = [start for start, _ in units]
+        self.ends = [end for _, end in units]
+        self.sizer = sizer
+
+    def size(self, first: int, last: int) -> int:
+        """Return the exact size of the span from unit ``first``'s start to unit ``last``'s end."""
+        return self.sizer.size(self.starts[first], self.ends[last])
+
+    def offset(self, boundary: int) -> int:
+        """Return the character offset of the sizer's ``boundary`` (a token's, or a character's).
+
+        Only a guess reads it, so a token that starts inside a code point may be off by one.
+        """
+        if boundary <= 0:
+            return 0
+        if boundary >= self.sizer.total:
+            return self.ends[-1] + 1
+        return self.sizer.offset(boundary)
+
+    def guess_last(self, first: int, size: int) -> int:
+        """Return the last unit whose span from unit ``first`` the whole text says fits."""
+        limit = self.offset(self.sizer.index(self.starts[first]) + size)
+        return bisect_right(self.ends, limit) - 1
+
+    def guess_first(self, last: int, size: int) -> int:
+        """Return the first unit whose span to unit ``last`` the whole text says fits."""
+        end_token = self.sizer.index(self.ends[last] - 1)
+        return bisect_left(self.starts, self.offset(end_token - size + 1))
 
 
 def _extend(
-    units: Sequence[tuple[int, int]],
-    sizer: Sizer,
-    size: int | None,
-    first: int,
-    last: int,
-    max_units: int | None,
-) -> int:
-    """Return the last unit of the piece starting at ``first`` that already holds ``last``.
+    bounds: _Bounds, size: int | None, first: int, last: int, max_units: int | None
+) -> int | None:
+    """Return the last unit of the piece from unit ``first`` that holds unit ``last`` too.
 
-    The piece takes the most units that fit. Measuring a span alone re-encodes its edges, so
-    the whole text's unit boundaries first give a guess (cheap: no encoding), and exact
-    measurements then search outward from it: about two per piece when the guess is right.
-    Only a span that was measured and fits is ever returned.
+    The piece takes the most units that fit; None when not even unit ``last`` fits. Only a
+    span that was measured and fits is ever returned (the search assumes sizes grow with the
+    units, so a fitting span that reaches past ``last`` shows that ``last`` fits too).
     """
-    limit = len(units) - 1 if max_units is None else min(len(units) - 1, first + max_units - 1)
+    n = len(bounds.ends)
+    limit = n - 1 if max_units is None else min(n - 1, first + max_units - 1)
     if size is None:
-        return limit
-    if last >= limit:
-        return last
-    start = units[first][0]
+        return max(limit, last)
 
     def fits(k: int) -> bool:
-        return sizer.size(start, units[k][1]) <= size
+        return bounds.size(first, k) <= size
 
-    return _search(fits, last, limit + 1, _guess(units, sizer, size, start, last, limit))
-
-
-def _guess(
-    units: Sequence[tuple[int, int]], sizer: Sizer, size: int, start: int, last: int, limit: int
-) -> int:
-    """Return the last unit whose span from ``start`` the whole text's encoding says fits."""
-    base = sizer.index(start)
-    lo, hi = last, limit
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if sizer.index(units[mid][1] - 1) - base + 1 <= size:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    found = _search(fits, last - 1, limit + 1, bounds.guess_last(first, size))
+    return None if found < last else found
 
 
 def _search(fits: Callable[[int], bool], fit: int, miss: int, guess: int) -> int:
@@ -146,8 +162,7 @@ def _search(fits: Callable[[int], bool], fit: int, miss: int, guess: int) -> int
 
 
 def _overlap_start(
-    units: Sequence[tuple[int, int]],
-    sizer: Sizer,
+    bounds: _Bounds,
     previous_first: int,
     last: int,
     overlap: int,
@@ -163,11 +178,12 @@ def _overlap_start(
         return max(previous_first + 1, following - overlap_units)
     if overlap <= 0:
         return following
-    end = units[last][1]
-    k = following
-    while k - 1 > previous_first and sizer.size(units[k - 1][0], end) <= overlap:
-        k -= 1
-    return k
+
+    def fits(repeated: int) -> bool:  # whether the last ``repeated`` units fit the overlap
+        return bounds.size(following - repeated, last) <= overlap
+
+    guess = following - bounds.guess_first(last, overlap)
+    return following - _search(fits, 0, last - previous_first + 1, guess)
 
 
 def _refined(refine: Refine, start: int, end: int) -> list[Piece]:
