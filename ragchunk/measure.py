@@ -189,35 +189,83 @@ _STABLE_POINT: Final = re.compile(r"(?<=\S) ")
 _MAX_BACKWARD_PROBES: Final = 64
 
 
-class TiktokenSizer:
-    """Exact token sizes for spans of one text, from a single encoding of the whole text."""
+_CHECKPOINT: Final = 16  # tokens between stored byte offsets (a lookup sums at most this many)
+_MEMO: Final = 4096  # token indexes of character offsets remembered (pack asks for each ~3 times)
 
-    __slots__ = ("_bytemap", "_cum", "_encode", "_forced", "_stable", "_text", "total")
+
+class TiktokenSizer:
+    """Exact token sizes for spans of one text, from a single encoding of the whole text.
+
+    Token boundaries are kept as the byte length of every token (one byte each) and the byte
+    offset of every ``_CHECKPOINT``-th boundary: a sixteenth of the memory of one offset per
+    token, and cheaper to build; a boundary's offset is a checkpoint plus a short sum.
+    """
+
+    __slots__ = (
+        "_bytemap",
+        "_checkpoints",
+        "_encode",
+        "_forced",
+        "_indexes",
+        "_lengths",
+        "_sizes",
+        "_stable",
+        "_text",
+        "total",
+    )
     unit: Final = "tokens"
 
     def __init__(self, encoding: object, text: str, *, stable: bool) -> None:
         self._text = text
         self._encode = encoding.encode_ordinary  # type: ignore[attr-defined]
         self._forced: list[int] = []
-        lengths = _token_byte_lengths(encoding).__getitem__
-        # Byte offset of every token boundary, 8 bytes each: token lists are dropped per batch.
-        self._cum = array("q", [0])
-        for tokens in _encode_segments(encoding, text, self._forced):
-            running = accumulate(map(lengths, tokens), initial=self._cum[-1])
-            self._cum.extend(itertools.islice(running, 1, None))
+        segments = _encode_segments(encoding, text, self._forced)
+        self._lengths = _byte_lengths(encoding, segments)
+        self.total = len(self._lengths)
+        step, lengths = _CHECKPOINT, self._lengths
+        block_sums = (sum(lengths[k : k + step]) for k in range(0, self.total, step))
+        self._checkpoints = array("q", accumulate(block_sums, initial=0))
         self._bytemap = None if text.isascii() else _ByteMap(text)
         self._stable = stable
-        self.total = len(self._cum) - 1
+        self._indexes: dict[int, int] = {}
+        # The last span measured from each start: assemble re-measures the spans pack fitted.
+        self._sizes: dict[int, tuple[int, int]] = {}
 
     def offset(self, index: int) -> int:
         """Return the character offset where token ``index`` starts (floored to a code point)."""
-        byte = self._cum[index]
-        return byte if self._bytemap is None else self._bytemap.char_of(byte)
+        block, within = divmod(index, _CHECKPOINT)
+        byte = self._checkpoints[block]
+        if within:
+            byte += sum(self._lengths[index - within : index])
+        bytemap = self._bytemap
+        char = byte if bytemap is None else bytemap.char_of(byte)
+        if bytemap is None or bytemap.byte_of(char) == byte:  # not floored: index(char) is index
+            self._remember(char, index)
+        return char
 
     def index(self, offset: int) -> int:
         """Return the index of the token containing character ``offset``."""
-        byte = offset if self._bytemap is None else self._bytemap.byte_of(offset)
-        return min(bisect_right(self._cum, byte) - 1, self.total)
+        index = self._indexes.get(offset)
+        if index is None:
+            index = self._find(offset if self._bytemap is None else self._bytemap.byte_of(offset))
+            self._remember(offset, index)
+        return index
+
+    def _find(self, byte: int) -> int:
+        """Return the index of the token containing ``byte``."""
+        block = bisect_right(self._checkpoints, byte) - 1
+        index, rest = block * _CHECKPOINT, byte - self._checkpoints[block]
+        for length in self._lengths[index : index + _CHECKPOINT]:
+            if rest < length:
+                break
+            rest -= length
+            index += 1
+        return min(index, self.total)
+
+    def _remember(self, offset: int, index: int) -> None:
+        if len(self._indexes) >= _MEMO:
+            self._indexes.clear()
+        self._indexes[offset] = index
 
     def size(self, start: int, end: int) -> int:
         """Return ``len(encode(text[start:end]))``, re-encoding only the span's edges.
@@ -225,6 +273,14 @@ class TiktokenSizer:
         Between the first and last piece-stable positions inside the span, the token count is
         read off the whole-text encoding; the edges are encoded alone.
         """
+        known = self._sizes.get(start)
+        if known is not None and known[0] == end:
+            return known[1]
+        size = self._measure(start, end)
+        self._sizes[start] = (end, size)
+        return size
+
+    def _measure(self, start: int, end: int) -> int:
         if end <= start:
             return 0
         text = self._text
@@ -298,6 +354,17 @@ def _encode_segments(encoding: object, text: str, forced: list[int]) -> Iterator
         yield from encoding.encode_ordinary_batch(segments, num_threads=threads)  # type: ignore[attr-defined]
 
 
+def _byte_lengths(encoding: object, segments: Iterator[list[int]]) -> bytes | array[int]:
+    """Return the byte length of every token in ``segments``: one byte each where they fit."""
+    lengths = _token_byte_lengths(encoding).__getitem__
+    if _lengths_fit_in_bytes(encoding):
+        return b"".join(bytes(map(lengths, tokens)) for tokens in segments)
+    wide = array("I")
+    for tokens in segments:
+        wide.extend(map(lengths, tokens))
+    return wide
+
+
 @functools.cache
 def _token_byte_lengths(encoding: object) -> list[int]:
     """Return the byte length of every token, indexed by token id."""
@@ -312,6 +379,12 @@ def _token_byte_lengths(encoding: object) -> list[int]:
             with contextlib.suppress(KeyError):
                 lengths[rank] = len(encoding.decode_single_token_bytes(rank))  # type: ignore[attr-defined]
     return lengths
+
+
+@functools.cache
+def _lengths_fit_in_bytes(encoding: object) -> bool:
+    """Return whether every token is shorter than 256 bytes (cl100k's longest has 128)."""
+    return max(_token_byte_lengths(encoding)) < 256
 
 
 class TiktokenMeasure:
