@@ -195,7 +195,8 @@ _MAX_BACKWARD_PROBES: Final = 64
 
 
 _CHECKPOINT: Final = 64  # tokens between stored byte offsets (a lookup sums at most this many)
-_MEMO: Final = 4096  # token indexes of character offsets remembered (pack asks for each ~3 times)
+_MEMO: Final = 4096  # token indexes of offsets, or counts of short texts, remembered at most
+_SHORT: Final = 32  # characters: the token counts of texts this short are remembered
 
 
 class TiktokenSizer:
@@ -209,6 +210,7 @@ class TiktokenSizer:
     __slots__ = (
         "_bytemap",
         "_checkpoints",
+        "_counts",
         "_encode",
         "_forced",
         "_indexes",
@@ -233,6 +235,7 @@ class TiktokenSizer:
         self._bytemap = None if text.isascii() else _ByteMap(text)
         self._stable = stable
         self._indexes: dict[int, int] = {}
+        self._counts: dict[str, int] = {}
         # The last span measured from each start: assemble re-measures the spans pack fitted.
         self._sizes: dict[int, tuple[int, int]] = {}
 
@@ -290,7 +293,7 @@ class TiktokenSizer:
             return 0
         text = self._text
         if not self._stable or end - start < 64:
-            return len(self._encode(text[start:end]))
+            return self._count(start, end)
         first = _STABLE_POINT.search(text, max(start, 1), end)
         if first is None:
             return len(self._encode(text[start:end]))
@@ -299,9 +302,25 @@ class TiktokenSizer:
         if self._forced and bisect_right(self._forced, a) != bisect_right(self._forced, b):
             return len(self._encode(text[start:end]))  # the middle crosses an inexact cut
         middle = self.index(b) - self.index(a)
-        head = len(self._encode(text[start:a])) if a > start else 0
-        tail = len(self._encode(text[b:end])) if b < end else 0
+        head = self._count(start, a) if a > start else 0
+        tail = self._count(b, end) if b < end else 0
         return head + middle + tail
+
+    def _count(self, start: int, end: int) -> int:
+        """Return the number of tokens of ``text[start:end]`` alone; short texts are remembered.
+
+        Span edges repeat (a space, a newline, a common word) and each encode call costs far
+        more than its few characters.
+        """
+        piece = self._text[start:end]
+        if end - start > _SHORT:
+            return len(self._encode(piece))
+        count = self._counts.get(piece)
+        if count is None:
+            if len(self._counts) >= _MEMO:
+                self._counts.clear()
+            count = self._counts[piece] = len(self._encode(piece))
+        return count
 
     def _last_stable_point(self, lo: int, end: int) -> int:
         text = self._text
