@@ -129,14 +129,14 @@ class _ByteMap:
     """Maps code point offsets of a text to UTF-8 byte offsets and back.
 
     Checkpoints every ``_BLOCK`` code points hold the byte offset there; a lookup encodes (or
-    decodes) at most one block, and all-ASCII blocks need no coding at all.
+    decodes) at most one block, and all-ASCII blocks need no coding at all. The text is never
+    encoded as a whole: a sizer looks up a few offsets per chunk.
     """
 
-    __slots__ = ("_ascii", "_byte_starts", "_bytes", "_text")
+    __slots__ = ("_ascii", "_byte_starts", "_text")
 
     def __init__(self, text: str) -> None:
         self._text = text
-        self._bytes = text.encode("utf-8", "surrogatepass")
         self._byte_starts: list[int] = []
         self._ascii: list[bool] = []
         position = 0
@@ -160,7 +160,10 @@ class _ByteMap:
 
     def starts_char(self, byte: int) -> bool:
         """Return whether ``byte`` is the first byte of a code point (or the end of the text)."""
-        return byte >= len(self._bytes) or self._bytes[byte] & 0xC0 != 0x80  # not a continuation
+        k = bisect_right(self._byte_starts, byte) - 1
+        if k >= len(self._ascii) or self._ascii[k]:
+            return True
+        return self._block_bytes(k)[byte - self._byte_starts[k]] & 0xC0 != 0x80  # no continuation
 
     def char_of(self, byte: int) -> int:
         """Return the code point containing ``byte`` (its start, for a byte inside a character)."""
@@ -171,7 +174,11 @@ class _ByteMap:
         if self._ascii[k]:
             return k * _BLOCK + (byte - base)
         # A partial character at the end is dropped by "ignore": the offset floors to its start.
-        return k * _BLOCK + len(self._bytes[base:byte].decode("utf-8", errors="ignore"))
+        head = self._block_bytes(k)[: byte - base]
+        return k * _BLOCK + len(head.decode("utf-8", errors="ignore"))
+
+    def _block_bytes(self, k: int) -> bytes:
+        return self._text[k * _BLOCK : (k + 1) * _BLOCK].encode("utf-8", "surrogatepass")
 
 
 # --- tiktoken ------------------------------------------------------------------------------------
