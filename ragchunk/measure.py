@@ -222,6 +222,7 @@ class TiktokenSizer:
         "_forced",
         "_indexes",
         "_lengths",
+        "_offsets",
         "_sizes",
         "_stable",
         "_text",
@@ -241,19 +242,26 @@ class TiktokenSizer:
         self._checkpoints = array("q", accumulate(block_sums, initial=0))
         self._bytemap = None if text.isascii() else _ByteMap(text)
         self._stable = stable
-        self._indexes: dict[int, int] = {}
+        self._indexes: dict[int, int] = {}  # token index of a character offset, as index() finds
+        self._offsets: dict[int, int] = {}  # character offset of a token index, as offset() finds
         self._counts: dict[str, int] = {}
         # The last span measured from each start: assemble re-measures the spans pack fitted.
         self._sizes: dict[int, tuple[int, int]] = {}
 
     def offset(self, index: int) -> int:
         """Return the character offset where token ``index`` starts (floored to a code point)."""
+        char = self._offsets.get(index)
+        if char is not None:
+            return char
         block, within = divmod(index, _CHECKPOINT)
         byte = self._checkpoints[block]
         if within:
             byte += sum(self._lengths[index - within : index])
         bytemap = self._bytemap
         char = byte if bytemap is None else bytemap.char_of(byte)
+        if len(self._offsets) >= _MEMO:
+            self._offsets.clear()
+        self._offsets[index] = char
         if bytemap is None or bytemap.starts_char(byte):  # not floored: index(char) is index
             self._remember(char, index)
         return char
