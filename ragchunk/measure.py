@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import operator
 import os
 import re
 from array import array
@@ -128,14 +129,14 @@ class _ByteMap:
     """Maps code point offsets of a text to UTF-8 byte offsets and back.
 
     Checkpoints every ``_BLOCK`` code points hold the byte offset there; a lookup encodes (or
-    decodes) at most one block, and all-ASCII blocks need no coding at all.
+    decodes) at most one block, and all-ASCII blocks need no coding at all. The text is never
+    encoded as a whole: a sizer looks up a few offsets per chunk.
     """
 
-    __slots__ = ("_ascii", "_byte_starts", "_bytes", "_text")
+    __slots__ = ("_ascii", "_byte_starts", "_text")
 
     def __init__(self, text: str) -> None:
         self._text = text
-        self._bytes = text.encode("utf-8", "surrogatepass")
         self._byte_starts: list[int] = []
         self._ascii: list[bool] = []
         position = 0
@@ -157,6 +158,13 @@ class _ByteMap:
         start = char - within
         return self._byte_starts[k] + len(self._text[start:char].encode("utf-8", "surrogatepass"))
 
+    def starts_char(self, byte: int) -> bool:
+        """Return whether ``byte`` is the first byte of a code point (or the end of the text)."""
+        k = bisect_right(self._byte_starts, byte) - 1
+        if k >= len(self._ascii) or self._ascii[k]:
+            return True
+        return self._block_bytes(k)[byte - self._byte_starts[k]] & 0xC0 != 0x80  # no continuation
+
     def char_of(self, byte: int) -> int:
         """Return the code point containing ``byte`` (its start, for a byte inside a character)."""
         k = bisect_right(self._byte_starts, byte) - 1
@@ -166,7 +174,11 @@ class _ByteMap:
         if self._ascii[k]:
             return k * _BLOCK + (byte - base)
         # A partial character at the end is dropped by "ignore": the offset floors to its start.
-        return k * _BLOCK + len(self._bytes[base:byte].decode("utf-8", errors="ignore"))
+        head = self._block_bytes(k)[: byte - base]
+        return k * _BLOCK + len(head.decode("utf-8", errors="ignore"))
+
+    def _block_bytes(self, k: int) -> bytes:
+        return self._text[k * _BLOCK : (k + 1) * _BLOCK].encode("utf-8", "surrogatepass")
 
 
 # --- tiktoken ------------------------------------------------------------------------------------
@@ -189,35 +201,94 @@ _STABLE_POINT: Final = re.compile(r"(?<=\S) ")
 _MAX_BACKWARD_PROBES: Final = 64
 
 
-class TiktokenSizer:
-    """Exact token sizes for spans of one text, from a single encoding of the whole text."""
+_CHECKPOINT: Final = 64  # tokens between stored byte offsets (a lookup sums at most this many)
+_MEMO: Final = 4096  # token indexes of offsets, or counts of short texts, remembered at most
+_SHORT: Final = 32  # characters: the token counts of texts this short are remembered
 
-    __slots__ = ("_bytemap", "_cum", "_encode", "_forced", "_stable", "_text", "total")
+
+class TiktokenSizer:
+    """Exact token sizes for spans of one text, from a single encoding of the whole text.
+
+    Token boundaries are kept as the byte length of every token (one byte each) and the byte
+    offset of every ``_CHECKPOINT``-th boundary: about a seventh of the memory of one offset per
+    token, and cheaper to build; a boundary's offset is a checkpoint plus a short sum.
+    """
+
+    __slots__ = (
+        "_bytemap",
+        "_checkpoints",
+        "_counts",
+        "_encode",
+        "_forced",
+        "_indexes",
+        "_lengths",
+        "_offsets",
+        "_sizes",
+        "_stable",
+        "_text",
+        "total",
+    )
     unit: Final = "tokens"
 
     def __init__(self, encoding: object, text: str, *, stable: bool) -> None:
         self._text = text
         self._encode = encoding.encode_ordinary  # type: ignore[attr-defined]
         self._forced: list[int] = []
-        lengths = _token_byte_lengths(encoding).__getitem__
-        # Byte offset of every token boundary, 8 bytes each: token lists are dropped per batch.
-        self._cum = array("q", [0])
-        for tokens in _encode_segments(encoding, text, self._forced):
-            running = accumulate(map(lengths, tokens), initial=self._cum[-1])
-            self._cum.extend(itertools.islice(running, 1, None))
+        segments = _encode_segments(encoding, text, self._forced)
+        self._lengths = _byte_lengths(encoding, segments)
+        self.total = len(self._lengths)
+        step, lengths = _CHECKPOINT, self._lengths
+        block_sums = (sum(lengths[k : k + step]) for k in range(0, self.total, step))
+        self._checkpoints = array("q", accumulate(block_sums, initial=0))
         self._bytemap = None if text.isascii() else _ByteMap(text)
         self._stable = stable
-        self.total = len(self._cum) - 1
+        self._indexes: dict[int, int] = {}  # token index of a character offset, as index() finds
+        self._offsets: dict[int, int] = {}  # character offset of a token index, as offset() finds
+        self._counts: dict[str, int] = {}
+        # The last span measured from each start: assemble re-measures the spans pack fitted.
+        self._sizes: dict[int, tuple[int, int]] = {}
 
     def offset(self, index: int) -> int:
         """Return the character offset where token ``index`` starts (floored to a code point)."""
-        byte = self._cum[index]
-        return byte if self._bytemap is None else self._bytemap.char_of(byte)
+        char = self._offsets.get(index)
+        if char is not None:
+            return char
+        block, within = divmod(index, _CHECKPOINT)
+        byte = self._checkpoints[block]
+        if within:
+            byte += sum(self._lengths[index - within : index])
+        bytemap = self._bytemap
+        char = byte if bytemap is None else bytemap.char_of(byte)
+        if len(self._offsets) >= _MEMO:
+            self._offsets.clear()
+        self._offsets[index] = char
+        if bytemap is None or bytemap.starts_char(byte):  # not floored: index(char) is index
+            self._remember(char, index)
+        return char
 
     def index(self, offset: int) -> int:
         """Return the index of the token containing character ``offset``."""
-        byte = offset if self._bytemap is None else self._bytemap.byte_of(offset)
-        return min(bisect_right(self._cum, byte) - 1, self.total)
+        index = self._indexes.get(offset)
+        if index is None:
+            index = self._find(offset if self._bytemap is None else self._bytemap.byte_of(offset))
+            self._remember(offset, index)
+        return index
+
+    def _find(self, byte: int) -> int:
+        """Return the index of the token containing ``byte``."""
+        block = bisect_right(self._checkpoints, byte) - 1
+        index, rest = block * _CHECKPOINT, byte - self._checkpoints[block]
+        for length in self._lengths[index : index + _CHECKPOINT]:
+            if rest < length:
+                break
+            rest -= length
+            index += 1
+        return min(index, self.total)
+
+    def _remember(self, offset: int, index: int) -> None:
+        if len(self._indexes) >= _MEMO:
+            self._indexes.clear()
+        self._indexes[offset] = index
 
     def size(self, start: int, end: int) -> int:
         """Return ``len(encode(text[start:end]))``, re-encoding only the span's edges.
@@ -225,11 +296,19 @@ class TiktokenSizer:
         Between the first and last piece-stable positions inside the span, the token count is
         read off the whole-text encoding; the edges are encoded alone.
         """
+        known = self._sizes.get(start)
+        if known is not None and known[0] == end:
+            return known[1]
+        size = self._measure(start, end)
+        self._sizes[start] = (end, size)
+        return size
+
+    def _measure(self, start: int, end: int) -> int:
         if end <= start:
             return 0
         text = self._text
         if not self._stable or end - start < 64:
-            return len(self._encode(text[start:end]))
+            return self._count(start, end)
         first = _STABLE_POINT.search(text, max(start, 1), end)
         if first is None:
             return len(self._encode(text[start:end]))
@@ -238,9 +317,25 @@ class TiktokenSizer:
         if self._forced and bisect_right(self._forced, a) != bisect_right(self._forced, b):
             return len(self._encode(text[start:end]))  # the middle crosses an inexact cut
         middle = self.index(b) - self.index(a)
-        head = len(self._encode(text[start:a])) if a > start else 0
-        tail = len(self._encode(text[b:end])) if b < end else 0
+        head = self._count(start, a) if a > start else 0
+        tail = self._count(b, end) if b < end else 0
         return head + middle + tail
+
+    def _count(self, start: int, end: int) -> int:
+        """Return the number of tokens of ``text[start:end]`` alone; short texts are remembered.
+
+        Span edges repeat (a space, a newline, a common word) and each encode call costs far
+        more than its few characters.
+        """
+        piece = self._text[start:end]
+        if end - start > _SHORT:
+            return len(self._encode(piece))
+        count = self._counts.get(piece)
+        if count is None:
+            if len(self._counts) >= _MEMO:
+                self._counts.clear()
+            count = self._counts[piece] = len(self._encode(piece))
+        return count
 
     def _last_stable_point(self, lo: int, end: int) -> int:
         text = self._text
@@ -298,6 +393,26 @@ def _encode_segments(encoding: object, text: str, forced: list[int]) -> Iterator
         yield from encoding.encode_ordinary_batch(segments, num_threads=threads)  # type: ignore[attr-defined]
 
 
+def _byte_lengths(encoding: object, segments: Iterator[list[int]]) -> bytes | array[int]:
+    """Return the byte length of every token in ``segments``: one byte each where they fit."""
+    narrow = _narrow_byte_lengths(encoding)
+    if narrow is not None:
+        return b"".join(_look_up(narrow, tokens) for tokens in segments)
+    lengths = _token_byte_lengths(encoding).__getitem__
+    wide = array("I")
+    for tokens in segments:
+        wide.extend(map(lengths, tokens))
+    return wide
+
+
+def _look_up(table: bytes, tokens: list[int]) -> bytes:
+    """Return ``bytes(table[t] for t in tokens)``."""
+    if len(tokens) < 2:  # itemgetter of one key returns the value itself, not a tuple
+        return bytes(table[t] for t in tokens)
+    # One C call for all lookups: ~40 % faster than map() over the tokens.
+    return bytes(operator.itemgetter(*tokens)(table))
+
+
 @functools.cache
 def _token_byte_lengths(encoding: object) -> list[int]:
     """Return the byte length of every token, indexed by token id."""
@@ -312,6 +427,13 @@ def _token_byte_lengths(encoding: object) -> list[int]:
             with contextlib.suppress(KeyError):
                 lengths[rank] = len(encoding.decode_single_token_bytes(rank))  # type: ignore[attr-defined]
     return lengths
+
+
+@functools.cache
+def _narrow_byte_lengths(encoding: object) -> bytes | None:
+    """Return the byte length of every token as one byte each, or None if one has 256 or more."""
+    lengths = _token_byte_lengths(encoding)
+    return bytes(lengths) if max(lengths) < 256 else None  # cl100k's longest token has 128
 
 
 class TiktokenMeasure:
