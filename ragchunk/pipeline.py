@@ -28,16 +28,16 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final
 from ragchunk import parsers, strategies
 from ragchunk.chunks import assemble, heading_lookup
 from ragchunk.code.languages import check_language
+from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
 from ragchunk.errors import InputError, LimitExceededError, OptionError, RagchunkError, UsageError
 from ragchunk.inputs import STDIN, find_inputs
 from ragchunk.measure import (
-    DEFAULT_TOKENIZER,
     load_tokenizer,
     measure_for,
     use_one_encoding_thread,
 )
 from ragchunk.options import Budget, build_options
-from ragchunk.parsers._spec import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, ParseRequest
+from ragchunk.parsers._spec import ParseRequest
 from ragchunk.strategies._spec import Context
 from ragchunk.strategies.recursive import split_range
 from ragchunk.text.breadcrumb import (

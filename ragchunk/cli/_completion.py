@@ -68,8 +68,8 @@ def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
     """Return parameter name → the words its value may be (filled from the registries)."""
     from ragchunk import parsers, strategies
     from ragchunk.code import languages
-    from ragchunk.measure import DEFAULT_TOKENIZER
-    from ragchunk.options import UNITS, option_fields
+    from ragchunk.defaults import DEFAULT_TOKENIZER, UNITS
+    from ragchunk.options import option_fields
 
     def option_keys() -> tuple[str, ...]:
         keys = {

@@ -9,10 +9,8 @@ import typer
 
 from ragchunk import strategies
 from ragchunk.cli._app import EXIT_OK, app, usage_errors
+from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER, UNITS
 from ragchunk.errors import UsageError
-from ragchunk.measure import DEFAULT_TOKENIZER
-from ragchunk.options import UNITS
-from ragchunk.parsers._spec import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -19,8 +19,8 @@ from ragchunk.cli._app import (
     stdout_console,
     usage_errors,
 )
+from ragchunk.defaults import UNITS
 from ragchunk.errors import InputError, UsageError
-from ragchunk.options import UNITS
 
 if TYPE_CHECKING:
     from ragchunk.writers.stats import ChunkStats

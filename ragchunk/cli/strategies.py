@@ -8,7 +8,6 @@ import typer
 
 from ragchunk import strategies
 from ragchunk.cli._app import app, stdout_console
-from ragchunk.options import option_fields, type_name
 
 
 @app.command("strategies")
@@ -25,6 +24,7 @@ def strategies_command(
     from rich.text import Text
 
     from ragchunk.cli._app import usage_errors
+    from ragchunk.options import option_fields, type_name
 
     with usage_errors():
         chosen = [strategies.get(name)] if name else [strategies.get(n) for n in strategies.names()]

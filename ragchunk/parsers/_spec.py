@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
+
+from ragchunk.defaults import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
     from ragchunk.model import Document
-
-DEFAULT_MAX_BYTES: Final = 512 * 1024 * 1024
-"""The default of ``--max-bytes``: generous for real documents, well short of exhausting memory."""
-DEFAULT_TIMEOUT: Final = 300.0
-"""The default of ``--timeout`` in seconds, on the command line (the library sets no limit)."""
 
 
 def _ignore(code: str, message: str) -> None:

@@ -85,3 +85,20 @@ def test_plain_text_split_imports_no_heavy_module(tmp_path: Path) -> None:
     )
     assert result.stdout.decode().strip() == ""
     assert (tmp_path / "o.jsonl").stat().st_size > 0
+
+
+def test_help_loads_no_engine_module() -> None:
+    engine = ("ragchunk.model", "ragchunk.measure", "ragchunk.options", "ragchunk.pipeline")
+    probe = (
+        "import sys\n"
+        "from ragchunk.cli import main\n"
+        "sys.argv = ['ragchunk', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"loaded = sorted(m for m in {(*HEAVY, *engine)!r} if m in sys.modules)\n"
+        "print(','.join(loaded), file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, check=True, timeout=60
+    )
+    assert result.stdout.decode().startswith("Usage: ragchunk")
+    assert result.stderr.decode().strip() == ""

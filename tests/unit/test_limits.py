@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 from ragchunk import pipeline
 from ragchunk.cli import app
 from ragchunk.config import Settings
+from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
 from ragchunk.errors import LimitExceededError, OptionError
 from ragchunk.manifest import settings_digest
 from ragchunk.model import Span
-from ragchunk.parsers._spec import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
 from ragchunk.pipeline import (
     KILL_GRACE,
     Job,

@@ -1,0 +1,21 @@
+"""Defaults shown by the command line's ``--help``, in a module that imports nothing.
+
+``ragchunk --help`` reads them without loading the engine (the modules that use them import
+them from here).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+UNITS: Final = ("chars", "tokens")
+"""The units a size can be given in."""
+
+DEFAULT_TOKENIZER: Final = "cl100k_base"
+"""The tokenizer of ``--unit tokens`` and ``--count-tokens`` unless ``--tokenizer`` names one."""
+
+DEFAULT_MAX_BYTES: Final = 512 * 1024 * 1024
+"""The default of ``--max-bytes``: generous for real documents, well short of exhausting memory."""
+
+DEFAULT_TIMEOUT: Final = 300.0
+"""The default of ``--timeout`` in seconds, on the command line (the library sets no limit)."""
