@@ -1,0 +1,69 @@
+"""The fast character paths give exactly the windows of the generic, measuring ``pack`` loop."""
+
+from __future__ import annotations
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from ragchunk.options import Budget
+from ragchunk.strategies.recursive import DEFAULT_LEVELS, align_to_separator, char_windows
+from ragchunk.text.boundaries import last_separator_cut
+from ragchunk.text.pack import Window, pack
+
+PIECES = ["word", " ", "  ", "\n", "\n\n", "\n\n\n", "\r\n", "\r\n\r\n", "\t", ", ", ". ", "! ",
+          "。", "、", "e\u0301", "👨‍👩‍👧", "ab", "aab", "supercalifragilistic"]  # fmt: skip
+
+LEVELS = [
+    DEFAULT_LEVELS,
+    (("\n",),),
+    (("ab",), ("b",), (" ",)),
+    (("\n\n",), ("\n",), (" ",)),
+    (DEFAULT_LEVELS[1], DEFAULT_LEVELS[3], DEFAULT_LEVELS[4]),
+]
+
+texts = st.lists(st.sampled_from(PIECES), max_size=120).map("".join)
+
+
+class PlainSizer:
+    """Code points, like ``CharSizer``, but without its ``unit``: ``pack`` measures every window."""
+
+    def __init__(self, text: str) -> None:
+        self.total = len(text)
+
+    def size(self, start: int, end: int) -> int:
+        return end - start
+
+    def offset(self, index: int) -> int:
+        return index
+
+    def index(self, offset: int) -> int:
+        return offset
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[str, int, int, Budget]:
+    text = draw(texts)
+    start = draw(st.integers(0, len(text)))
+    end = draw(st.integers(start, len(text)))
+    size = draw(st.integers(1, 8) | st.integers(1, 60))  # small sizes: long ranges get pruned
+    return text, start, end, Budget(size=size, overlap=draw(st.integers(0, size - 1)))
+
+
+@given(cases(), st.sampled_from(LEVELS))
+@example(("ab. c d\r\n" * 40, 0, 360, Budget(size=7, overlap=3)), DEFAULT_LEVELS)  # pruned
+def test_recursive_char_windows_match_the_generic_loop(
+    case: tuple[str, int, int, Budget], levels: tuple[tuple[str, ...], ...]
+) -> None:
+    text, start, end, budget = case
+    expected = pack(
+        text,
+        start,
+        end,
+        sizer=PlainSizer(text),
+        size=budget.size,
+        overlap=budget.overlap,
+        find_cut=lambda t, lo, limit: last_separator_cut(t, lo, limit, levels),
+        align_start=lambda t, lo, hi: align_to_separator(t, lo, hi, levels),
+    )
+    got = char_windows(text, start, end, budget=budget, levels=levels)
+    assert [Window(*w) for w in got] == expected
