@@ -64,7 +64,7 @@ def assemble(
     append, count, has_lines, doc_metadata = chunks.append, text.count, doc.has_lines, doc.metadata
     ids = _IdHasher(doc_id, fingerprint)
     line_start = line_end = page_start = page_end = None
-    line, line_at = 1, 0  # the line of offset `line_at`: counting on from there stays linear
+    line, line_at = 1, 0  # the line of offset `line_at`: counting from there stays linear
     n, previous_start, previous_end = 0, -1, -1
     for index, span in enumerate(spans):
         start, end = span.start, span.end
@@ -72,11 +72,14 @@ def assemble(
         n = n + 1 if start == previous_start and end == previous_end else 0
         previous_start, previous_end = start, end
         if has_lines:
-            if start < line_at:  # out of order: count from the top
-                line, line_at = 1, 0
-            line_start = line + count("\n", line_at, start)
-            line_end = line_start + count("\n", start, max(start, end - 1))
-            line, line_at = line_start, start
+            # From the previous chunk's last character: back over the overlap, or on over the
+            # gap, so each character is counted about once (str.count is most of this loop).
+            if start >= line_at:
+                line_start = line + count("\n", line_at, start)
+            else:
+                line_start = line - count("\n", start, line_at)
+            line_at = max(start, end - 1)
+            line = line_end = line_start + count("\n", start, line_at)
         if pages is not None:
             page_start, page_end = pages.range(start, end)
         metadata = {**doc_metadata, **span.metadata} if doc_metadata else span.metadata
