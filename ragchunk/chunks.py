@@ -7,8 +7,10 @@ is the heading breadcrumb with ``--contextualize``, then the span's prefix, then
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from hashlib import blake2b
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +30,24 @@ def chunk_id(doc_id: str, strategy: str, fingerprint: str, start: int, end: int,
     key = f"{doc_id}\0{strategy}\0{fingerprint}\0{start}\0{end}\0{n}"
     # surrogatepass: the doc_id of a file whose name is not UTF-8 holds lone surrogates.
     return blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a document is chunked (usable as a decorator).
+
+    The tens of thousands of windows, spans and chunks of a large document hold no reference
+    cycles, yet each few hundred of them started a collection that walked them all again:
+    14 % of chunking 10 MB. The collector is left as found (off stays off).
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def assemble(

@@ -6,9 +6,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ragchunk.options import Budget
+from ragchunk.strategies import fixed
 from ragchunk.strategies.recursive import DEFAULT_LEVELS, align_to_separator, char_windows
-from ragchunk.text.boundaries import last_separator_cut
-from ragchunk.text.pack import Window, pack
+from ragchunk.text.boundaries import last_separator_cut, last_whitespace_end
+from ragchunk.text.pack import Window, align_to_word, pack
 
 PIECES = ["word", " ", "  ", "\n", "\n\n", "\n\n\n", "\r\n", "\r\n\r\n", "\t", ", ", ". ", "! ",
           "。", "、", "e\u0301", "👨‍👩‍👧", "ab", "aab", "supercalifragilistic"]  # fmt: skip
@@ -67,3 +68,34 @@ def test_recursive_char_windows_match_the_generic_loop(
     )
     got = char_windows(text, start, end, budget=budget, levels=levels)
     assert [Window(*w) for w in got] == expected
+
+
+@given(cases())
+def test_fixed_char_windows_match_the_generic_loop(case: tuple[str, int, int, Budget]) -> None:
+    text, _, _, budget = case
+    expected = pack(
+        text,
+        0,
+        len(text),
+        sizer=PlainSizer(text),
+        size=budget.size,
+        overlap=budget.overlap,
+        find_cut=fixed.find_cut,
+        align_start=align_to_word,
+    )
+    got = fixed._char_windows(text, budget.size, budget.overlap)
+    assert [Window(*w) for w in got] == expected
+
+
+@given(texts.map(lambda t: t + " \u00a0\n\tx\x1cy\u2028z\u3000" if len(t) % 3 == 0 else t), st.data())
+def test_last_whitespace_end_finds_the_last_space_run_ending_in_range(
+    text: str, data: st.DataObject
+) -> None:
+    lo = data.draw(st.integers(0, len(text)))
+    hi = data.draw(st.integers(lo, len(text)))
+    ends = [
+        q
+        for q in range(lo + 1, hi + 1)
+        if text[q - 1].isspace() and (q == len(text) or not text[q].isspace())
+    ]
+    assert last_whitespace_end(text, lo, hi) == (ends[-1] if ends else -1)
