@@ -52,6 +52,8 @@ def cases(draw: st.DrawFn) -> tuple[str, int, int, Budget]:
 
 @given(cases(), st.sampled_from(LEVELS))
 @example(("ab. c d\r\n" * 40, 0, 360, Budget(size=7, overlap=3)), DEFAULT_LEVELS)  # pruned
+# A line feed that begins the second block (of 64 windows) and nowhere else in it.
+@example(("x" * 256 + "\n" + "x" * 300, 0, 557, Budget(size=4, overlap=0)), DEFAULT_LEVELS)
 def test_recursive_char_windows_match_the_generic_loop(
     case: tuple[str, int, int, Budget], levels: tuple[tuple[str, ...], ...]
 ) -> None:
@@ -87,7 +89,9 @@ def test_fixed_char_windows_match_the_generic_loop(case: tuple[str, int, int, Bu
     assert [Window(*w) for w in got] == expected
 
 
-@given(texts.map(lambda t: t + " \u00a0\n\tx\x1cy\u2028z\u3000" if len(t) % 3 == 0 else t), st.data())
+@given(
+    texts.map(lambda t: t + " \u00a0\n\tx\x1cy\u2028z\u3000" if len(t) % 3 == 0 else t), st.data()
+)
 def test_last_whitespace_end_finds_the_last_space_run_ending_in_range(
     text: str, data: st.DataObject
 ) -> None:
