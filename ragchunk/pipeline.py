@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from ragchunk import parsers, strategies
-from ragchunk.chunks import assemble, heading_lookup
+from ragchunk.chunks import assemble, gc_paused, heading_lookup
 from ragchunk.code.languages import check_language
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
 from ragchunk.errors import InputError, LimitExceededError, OptionError, RagchunkError, UsageError
@@ -352,6 +352,7 @@ def _check_min_size(min_size: int | None, budget: Budget, *, size_given: bool) -
         raise OptionError("--min-size", f"must not exceed --size (got {min_size} > {budget.size})")
 
 
+@gc_paused()
 def chunk_document(
     doc: Document, plan: Plan, diagnostics: list[Diagnostic] | None = None
 ) -> list[Chunk]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -29,9 +30,13 @@ def escape_surrogates(json_text: str) -> str:
     return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", json_text)
 
 
+@functools.lru_cache(maxsize=256)  # every chunk of a document repeats its doc_id and source
 def _quote_name(name: str) -> str:
     quoted = _quote(name)
     return quoted if name.isascii() else escape_surrogates(quoted)
+
+
+_quote_word = functools.lru_cache(maxsize=64)(_quote)  # strategy names repeat on every chunk
 
 
 def record_line(chunk: Chunk) -> str:
@@ -57,13 +62,13 @@ def record_line(chunk: Chunk) -> str:
             )
             if value is not None
         )
-    headings = ", ".join(map(_quote, chunk.headings))
+    headings = ", ".join(map(_quote, chunk.headings)) if chunk.headings else ""
     metadata = _dumps(dict(chunk.metadata)) if chunk.metadata else "{}"
     return (
         f'{{"id": "{chunk.id}", "doc_id": {_quote_name(chunk.doc_id)}, '
         f'"source": {_quote_name(chunk.source)}, "index": {chunk.index}, '
         f'"text": {_quote(chunk.text)}, "start": {chunk.start}, "end": {chunk.end}{pages}{lines}, '
-        f'"headings": [{headings}], "strategy": {_quote(chunk.strategy)}, '
+        f'"headings": [{headings}], "strategy": {_quote_word(chunk.strategy)}, '
         f'"chars": {chunk.chars}{tokens}, "metadata": {metadata}{extra}}}\n'
     )
 
