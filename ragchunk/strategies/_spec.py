@@ -12,6 +12,7 @@ from ragchunk.text.boundaries import is_blank
 if TYPE_CHECKING:
     from ragchunk.measure import Measure, Sizer
     from ragchunk.model import Document, Span
+    from ragchunk.text.pack import Window
 
 
 def _no_breadcrumb(_start: int) -> str:
@@ -67,10 +68,8 @@ class Strategy:
     bounded: bool = True
 
 
-def spans_from_windows(text: str, windows: Iterable[tuple[int, int, bool]]) -> list[Span]:
-    """Turn packed windows (``Window``s or plain tuples) into spans, dropping whitespace-only ones.
-
-    SPEC §3.2 allows dropping them.
+def spans_from_windows(text: str, windows: Iterable[Window]) -> list[Span]:
+    """Turn packed windows into spans, dropping whitespace-only ones (SPEC §3.2 allows it).
 
     A window holding one code point larger than the budget gets ``oversize = true``.
     """

@@ -34,37 +34,17 @@ def find_cut(text: str, lo: int, limit: int) -> int:
 
 def split(doc: Document, options: FixedOptions, ctx: Context) -> list[Span]:
     """Return spans covering ``doc.text`` in order, each within ``options.budget``."""
-    text, size, overlap = doc.text, options.budget.size, options.budget.overlap
-    if getattr(ctx.sizer, "unit", None) == "chars":
-        return spans_from_windows(text, _char_windows(text, size, overlap))
     windows = pack(
-        text,
+        doc.text,
         0,
-        len(text),
+        len(doc.text),
         sizer=ctx.sizer,
-        size=size,
-        overlap=overlap,
+        size=options.budget.size,
+        overlap=options.budget.overlap,
         find_cut=find_cut,
         align_start=align_to_word,
     )
-    return spans_from_windows(text, windows)
-
-
-def _char_windows(text: str, size: int, overlap: int) -> list[tuple[int, int, bool]]:
-    """``pack``'s windows when sizes are code points, as plain tuples: nothing to measure."""
-    windows: list[tuple[int, int, bool]] = []
-    s = done = 0
-    end = len(text)
-    while done < end:
-        limit = s + size
-        if limit >= end:
-            windows.append((s, end, False))
-            break
-        cut = find_cut(text, done, limit)
-        windows.append((s, cut, False))
-        done = cut
-        s = align_to_word(text, max(cut - overlap, s + 1), cut) if overlap else cut
-    return windows
+    return spans_from_windows(doc.text, windows)
 
 
 STRATEGY = Strategy(

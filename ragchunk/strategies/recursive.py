@@ -21,11 +21,9 @@ from ragchunk.text.boundaries import (
     last_separator_cut,
     last_separator_end,
 )
-from ragchunk.text.pack import Window, align_to_word, pack
+from ragchunk.text.pack import Window, align_to_word, new_window, pack
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from ragchunk.measure import Sizer
     from ragchunk.model import Document, Span
 
@@ -75,9 +73,7 @@ def split_range(
 ) -> list[Window]:
     """Return windows covering ``text[start:end]``, each within ``budget``, cut at separators."""
     if getattr(sizer, "unit", None) == "chars":
-        return [
-            Window(s, e) for s, e, _ in char_windows(text, start, end, budget=budget, levels=levels)
-        ]
+        return char_windows(text, start, end, budget=budget, levels=levels)
 
     def find_cut(text: str, lo: int, limit: int) -> int:
         return last_separator_cut(text, lo, limit, levels)
@@ -104,8 +100,8 @@ def char_windows(
     *,
     budget: Budget,
     levels: tuple[tuple[str, ...], ...] = DEFAULT_LEVELS,
-) -> list[tuple[int, int, bool]]:
-    """``split_range`` when sizes are code points, as ``(start, end, oversize)`` tuples.
+) -> list[Window]:
+    """``split_range`` when sizes are code points.
 
     The same windows as ``pack`` with ``last_separator_cut`` and ``align_to_separator``, in
     one loop: a window's size is its length, so nothing is measured, and the coarsest level,
@@ -118,12 +114,12 @@ def char_windows(
     # separators absent from [s, pruned_to) stay absent until `limit` passes `pruned_to`.
     pruned_to = start if end - start > _PRUNE_FROM * size else end
     rfind = text.rfind
-    windows: list[tuple[int, int, bool]] = []
+    windows: list[Window] = []
     s = done = start  # the window starts at `s`; everything before `done` is covered
     while done < end:
         limit = s + size
         if limit >= end:
-            windows.append((s, end, False))
+            windows.append(new_window((s, end, False)))
             break
         if limit > pruned_to:
             pruned_to = min(end, s + _BLOCK * size)
@@ -136,7 +132,7 @@ def char_windows(
                 cut, after = p + len(separator), p
         if cut < 0:
             cut = last_separator_cut(text, done, limit, finer)
-        windows.append((s, cut, False))
+        windows.append(new_window((s, cut, False)))
         done = cut
         if not overlap:
             s = cut
@@ -191,13 +187,10 @@ def align_to_separator(text: str, lo: int, hi: int, levels: tuple[tuple[str, ...
 
 def split(doc: Document, options: RecursiveOptions, ctx: Context) -> list[Span]:
     """Return spans covering ``doc.text`` in order, each within ``options.budget``."""
-    text, budget, levels = doc.text, options.budget, options.levels
-    windows: Sequence[tuple[int, int, bool]]
-    if getattr(ctx.sizer, "unit", None) == "chars":
-        windows = char_windows(text, 0, len(text), budget=budget, levels=levels)
-    else:
-        windows = split_range(text, 0, len(text), sizer=ctx.sizer, budget=budget, levels=levels)
-    return spans_from_windows(text, windows)
+    windows = split_range(
+        doc.text, 0, len(doc.text), sizer=ctx.sizer, budget=options.budget, levels=options.levels
+    )
+    return spans_from_windows(doc.text, windows)
 
 
 STRATEGY = Strategy(

@@ -5,11 +5,12 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from ragchunk.measure import CHARS, CharSizer
 from ragchunk.options import Budget
 from ragchunk.strategies import fixed
 from ragchunk.strategies.recursive import DEFAULT_LEVELS, align_to_separator, char_windows
 from ragchunk.text.boundaries import last_separator_cut, last_whitespace_end
-from ragchunk.text.pack import Window, align_to_word, pack
+from ragchunk.text.pack import align_to_word, pack
 
 PIECES = ["word", " ", "  ", "\n", "\n\n", "\n\n\n", "\r\n", "\r\n\r\n", "\t", ", ", ". ", "! ",
           "。", "、", "e\u0301", "👨‍👩‍👧", "ab", "aab", "supercalifragilistic"]  # fmt: skip
@@ -69,24 +70,27 @@ def test_recursive_char_windows_match_the_generic_loop(
         align_start=lambda t, lo, hi: align_to_separator(t, lo, hi, levels),
     )
     got = char_windows(text, start, end, budget=budget, levels=levels)
-    assert [Window(*w) for w in got] == expected
+    assert got == expected
 
 
 @given(cases())
 def test_fixed_char_windows_match_the_generic_loop(case: tuple[str, int, int, Budget]) -> None:
     text, _, _, budget = case
-    expected = pack(
-        text,
-        0,
-        len(text),
-        sizer=PlainSizer(text),
-        size=budget.size,
-        overlap=budget.overlap,
-        find_cut=fixed.find_cut,
-        align_start=align_to_word,
-    )
-    got = fixed._char_windows(text, budget.size, budget.overlap)
-    assert [Window(*w) for w in got] == expected
+    windows = {
+        sizer.__class__: pack(
+            text,
+            0,
+            len(text),
+            sizer=sizer,
+            size=budget.size,
+            overlap=budget.overlap,
+            find_cut=fixed.find_cut,
+            align_start=align_to_word,
+        )
+        for sizer in (PlainSizer(text), CHARS.prepare(text))  # CharSizer: pack's char path
+    }
+    got, expected = windows[CharSizer], windows[PlainSizer]
+    assert got == expected
 
 
 @given(
