@@ -28,13 +28,14 @@ def chunk_text(
     Raises:
         UsageError: a bad strategy name or option (``OptionError`` names the option).
     """
+    from ragchunk.engine import chunk_document
     from ragchunk.model import Document
-    from ragchunk.pipeline import chunk_document, make_plan
+    from ragchunk.plan import make_plan
 
     plan = make_plan(
         strategy, size=size, overlap=overlap, unit=unit, tokenizer=tokenizer, options=options
     )
-    return chunk_document(Document(text=text, source=doc_id, doc_id=doc_id), plan)
+    return chunk_document(Document(text=text, source=doc_id, doc_id=doc_id), plan.recipe)
 
 
 def chunk_file(
@@ -60,7 +61,8 @@ def chunk_file(
         UsageError: a bad strategy name or option.
         InputError: the file cannot be read or parsed.
     """
-    from ragchunk.pipeline import make_plan, process
+    from ragchunk.engine import process
+    from ragchunk.plan import make_plan
 
     plan = make_plan(
         strategy,

@@ -1,9 +1,9 @@
 """The invariant checker: every point of SPEC §3 for one document and its chunks.
 
 The test suite and ``ragchunk split --check`` both call ``find_violations`` (with the limits
-``limits_for`` derives from a plan) and ``find_differences`` (determinism: two runs compared);
-each violation is one sentence naming the chunk (its index and span) and the rule it breaks,
-and violations come in document order, so the first one named is the first in the text.
+``engine.limits_for`` derives from a recipe) and ``find_differences`` (determinism: two runs
+compared); each violation is one sentence naming the chunk (its index and span) and the rule it
+breaks, and violations come in document order, so the first one named is the first in the text.
 
 What is checked: §3.1 verbatim (``text == document.text[start:end]``, ``chars`` agrees); §3.2
 nothing lost (every non-whitespace character in some span); §3.3 the hard size limit, measured
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
     from ragchunk.measure import Measure
     from ragchunk.model import Chunk, Document
-    from ragchunk.pipeline import Plan
 
 _Found = tuple[tuple[int, int], str]
 """A violation with its place: (chunk position, check order), then the sentence."""
@@ -63,29 +62,6 @@ class Limits:
     sentences: int | None = None
     overlap_sentences: int | None = None
     contextualize: bool = False
-
-
-def limits_for(plan: Plan) -> Limits:
-    """Return what the chunks of ``plan`` must respect.
-
-    Strategies unbounded by design (hierarchical) and sentence-count mode have no size limit
-    unless --size was given; sentence-count mode counts its overlap in whole sentences.
-    """
-    from ragchunk.measure import measure_for
-
-    budget = plan.options.budget
-    sentences = getattr(plan.options, "sentences", None)
-    by_design = plan.strategy.bounded and getattr(plan.options, "bounded", True)
-    bounded = plan.size_given or by_design
-    return Limits(
-        size=budget.size if bounded else None,
-        overlap=budget.overlap,
-        measure=measure_for(budget.unit, plan.tokenizer),
-        word_aligned=plan.strategy.name != "token",
-        sentences=sentences,
-        overlap_sentences=None if sentences is None else plan.options.overlap_sentences,
-        contextualize=plan.contextualize,
-    )
 
 
 def find_violations(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> list[str]:

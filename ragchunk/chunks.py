@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import gc
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from hashlib import blake2b
 from typing import TYPE_CHECKING, Any
 
 from ragchunk.errors import LimitExceededError
 from ragchunk.model import TOP_LEVEL_SYMBOL, Chunk, Document, Page, Section, Span
 from ragchunk.text.breadcrumb import format_breadcrumb
+from ragchunk.text.sections import heading_lookup
 
 if TYPE_CHECKING:
     from ragchunk.measure import Sizer
@@ -75,7 +76,7 @@ def assemble(
         LimitExceededError: the contexts would exceed the document's output budget.
     """
     text, doc_id, source = doc.text, doc.doc_id, doc.source
-    headings_at = _HeadingLookup(doc.sections)
+    headings_at = heading_lookup(doc.sections)
     symbols = _SymbolLookup(doc.sections) if doc.format == "code" else None
     pages = _PageLookup(doc.pages) if doc.pages else None
     budget = output_budget(text)
@@ -177,27 +178,6 @@ def _over_budget(doc: Document, budget: int) -> str:
         f"contexts would exceed {budget} characters (32 times the document); raise --size or "
         "drop --contextualize"
     )
-
-
-def heading_lookup(doc: Document) -> Callable[[int], tuple[str, ...]]:
-    """Return ``headings_at(offset)``: the heading path ``assemble`` gives a chunk there."""
-    return _HeadingLookup(doc.sections)
-
-
-class _HeadingLookup:
-    """The heading path of the section at an offset (the last section starting at or before)."""
-
-    __slots__ = ("_sections", "_starts")
-
-    def __init__(self, sections: Sequence[Section]) -> None:
-        self._sections = sections
-        self._starts = [s.start for s in sections]
-
-    def __call__(self, offset: int) -> tuple[str, ...]:
-        if not self._starts:
-            return ()
-        k = bisect_right(self._starts, offset) - 1
-        return self._sections[k].headings if k >= 0 else ()
 
 
 class _SymbolLookup:

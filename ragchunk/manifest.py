@@ -24,20 +24,15 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.errors import UsageError
 from ragchunk.inputs import STDIN, absolute
 
 if TYPE_CHECKING:
-    from ragchunk.pipeline import Plan
+    from ragchunk.plan import Recipe
 
 FORMAT: Final = 1
-_NOT_SHAPING: Final = frozenset(
-    {"strategy", "debug", "password", "fingerprint", "timeout", "max_bytes", "check"}
-)
-"""Plan fields left out of the settings digest: the strategy is taken by name, the others do
-not change the chunks (a password or a limit only decides whether an input is chunked)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,18 +103,20 @@ class Manifest:
         return self.path.parent / relative
 
 
-def settings_digest(plan: Plan) -> str:
-    """Return a digest of everything in ``plan`` that shapes the chunks, and of the version.
+def settings_digest(recipe: Recipe[Any]) -> str:
+    """Return a digest of everything that shapes the chunks (the recipe) and of the version.
 
-    Every plan field counts (fields added later included) except those in ``_NOT_SHAPING``.
+    Every recipe field counts, fields added later included; the strategy is taken by name.
+    The run's policy (a password, a timeout, a byte cap) only decides whether an input is
+    chunked, so it is not part of the digest.
     """
     from importlib.metadata import version
 
-    parts = [f"ragchunk={version('ragchunk')}", f"strategy={plan.strategy.name}"]
+    parts = [f"ragchunk={version('ragchunk')}", f"strategy={recipe.strategy.name}"]
     parts.extend(
-        f"{f.name}={getattr(plan, f.name)!r}"
-        for f in dataclasses.fields(plan)
-        if f.name not in _NOT_SHAPING
+        f"{f.name}={getattr(recipe, f.name)!r}"
+        for f in dataclasses.fields(recipe)
+        if f.name not in ("strategy", "fingerprint")
     )
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
 

@@ -49,6 +49,10 @@ class Section:
         headings: the heading path the block sits under; a heading's own path ends with itself.
         level: the heading level (1 = top) for ``kind == "heading"``, else 0.
         metadata: format-specific facts (a code block's language, a definition's symbol...).
+        header: a table's header rows (the header row and the delimiter row), which pieces
+            of the table repeat in their ``context``; None for a table without one.
+        parts: the spans a block may be split between and never inside: a table's body
+            rows, a list's items; empty for other kinds.
     """
 
     start: int
@@ -57,6 +61,8 @@ class Section:
     headings: tuple[str, ...] = ()
     level: int = 0
     metadata: Metadata = field(default_factory=_no_metadata)
+    header: tuple[int, int] | None = None
+    parts: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

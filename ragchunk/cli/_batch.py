@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Final
 
-from ragchunk import pipeline
+from ragchunk import workers
 from ragchunk.cli._app import (
     EXIT_FAILED_INPUTS,
     EXIT_OK,
@@ -35,9 +35,11 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from ragchunk.config import RunSettings
+    from ragchunk.engine import FileResult
     from ragchunk.inputs import Note
     from ragchunk.manifest import Entry, Manifest
-    from ragchunk.pipeline import FileResult, Job, Plans
+    from ragchunk.plan import Plans
+    from ragchunk.workers import Job
     from ragchunk.writers.stats import ChunkStats
 
 EXIT_INTERRUPTED: Final = 130
@@ -99,10 +101,10 @@ def prepare(paths: list[str], plans: Plans, run: RunSettings, *, output: str | N
         gitignore=run.gitignore is not False,
         skip=skip,
     )
-    workers = pipeline.default_jobs() if run.jobs is None else run.jobs
-    pipeline.check_workers(workers)
+    count = workers.default_jobs() if run.jobs is None else run.jobs
+    workers.check_workers(count)
     found = find_inputs(paths, walk)
-    jobs, outputs, refused = _route(pipeline.make_jobs(found.inputs, plans), output_dir, manifest)
+    jobs, outputs, refused = _route(workers.make_jobs(found.inputs, plans), output_dir, manifest)
     return Batch(
         jobs=tuple(jobs),
         outputs=tuple(outputs),
@@ -112,7 +114,7 @@ def prepare(paths: list[str], plans: Plans, run: RunSettings, *, output: str | N
         output_file=output_file,
         output_dir=output_dir,
         manifest=manifest,
-        workers=workers,
+        workers=count,
         fail_fast=bool(run.fail_fast),
     )
 
@@ -129,6 +131,7 @@ def _route(
     jobs: list[Job], output_dir: Path | None, manifest: Manifest | None
 ) -> tuple[list[Job], list[Path | None], list[FileResult]]:
     """Give each job its output path and known hash; refuse jobs whose output is unsafe."""
+    from ragchunk.engine import FileResult
     from ragchunk.errors import InputError
     from ragchunk.writers.tree import mirror_path
 
@@ -143,17 +146,17 @@ def _route(
                 target = mirror_path(output_dir, job.doc_id)
             except InputError as exc:
                 message = f"{job.source}: {exc}"
-                refused.append(pipeline.FileResult(job.source, job.doc_id, error=message))
+                refused.append(FileResult(job.source, job.doc_id, error=message))
                 continue
             if target in claimed:
                 message = f"{job.source}: its output {target} is already that of {claimed[target]}"
-                refused.append(pipeline.FileResult(job.source, job.doc_id, error=message))
+                refused.append(FileResult(job.source, job.doc_id, error=message))
                 continue
             claimed[target] = job.source
         if manifest is not None:
             from ragchunk.manifest import settings_digest
 
-            known = manifest.known_hash(job.source, settings_digest(job.plan), target)
+            known = manifest.known_hash(job.source, settings_digest(job.plan.recipe), target)
             job = dataclasses.replace(job, known_hash=known)
         routed.append(job)
         outputs.append(target)
@@ -214,7 +217,7 @@ class _Run:
 
             self.entries[key] = Entry(
                 hash=result.content_hash or "",
-                settings=settings_digest(job.plan),
+                settings=settings_digest(job.plan.recipe),
                 output=manifest.output_key(target),
                 chunks=result.chunk_count,
             )
@@ -332,7 +335,7 @@ def _consume(run: _Run) -> None:
             _terminate_as_interrupt(),
             _stream(batch, run.display) as run.stream,
             _progress(run, len(batch.jobs)) as advance,
-            contextlib.closing(pipeline.run_jobs(jobs, workers=batch.workers)) as results,
+            contextlib.closing(workers.run_jobs(jobs, workers=batch.workers)) as results,
         ):
             # results first: zip then runs the pipeline to its end, and it shuts down cleanly.
             for result, job, target in zip(results, batch.jobs, batch.outputs, strict=True):
@@ -387,7 +390,7 @@ def _summarise(run: _Run, seconds: float) -> None:
         run.say(f"stopped at the first failure (--fail-fast); {_count(left, 'input')} left")
     if len(run.failures) > 1:
         _print_failure_table(run.console, run.failures, len(batch.jobs) + len(batch.refused))
-    if any(job.plan.check for job in batch.jobs) and not run.display.quiet:
+    if any(job.plan.policy.check for job in batch.jobs) and not run.display.quiet:
         _say_checked(run)
     if batch.manifest is not None and not run.display.quiet:
         run.say(

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from rich.table import Table
     from rich.text import Text
 
+    from ragchunk.engine import Diagnostic
     from ragchunk.model import Chunk, Document
-    from ragchunk.pipeline import Diagnostic
 
 _PREVIEW: Final = 60
 
@@ -53,14 +53,22 @@ def inspect_command(
     """Parse one file and render its sections (the help text is INSPECT_HELP)."""
     from rich.text import Text
 
-    from ragchunk import pipeline
+    from ragchunk import engine, parsers
     from ragchunk.errors import InputError
+    from ragchunk.parsers._spec import ParseRequest
+    from ragchunk.reading import parse_bytes, read_input
 
-    with usage_errors():
-        plan = pipeline.make_plan(format=input_format, password=password)
+    if input_format is not None:
+        with usage_errors():
+            parsers.check_name(input_format)
     diagnostics: list[Diagnostic] = []
+
+    def warn(code: str, message: str) -> None:
+        diagnostics.append(engine.Diagnostic(path, code, message))
+
+    request = ParseRequest(source=path, doc_id=path, password=password, warn=warn)
     try:
-        doc = pipeline.parse_bytes(pipeline.read_input(path), path, path, plan, diagnostics)
+        doc = parse_bytes(read_input(path), request, format=input_format)
     except InputError as exc:
         _warn(diagnostics)
         sys.stderr.write(f"error: {one_line(str(exc))}\n")

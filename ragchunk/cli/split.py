@@ -241,9 +241,9 @@ def split_command(
     ] = None,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
-    from ragchunk import pipeline
     from ragchunk.cli import _batch
     from ragchunk.config import RunSettings, Settings, load_config
+    from ragchunk.plan import make_plans
 
     given = _given(ctx)
     with usage_errors():
@@ -274,9 +274,7 @@ def split_command(
             manifest=manifest,
         )
         configuration = load_config(config)
-        plans = pipeline.make_plans(
-            configuration, flags, password=password, debug=debug, check=check
-        )
+        plans = make_plans(configuration, flags, password=password, debug=debug, check=check)
         try:
             batch = _batch.prepare(paths, plans, run.over(configuration.run), output=output)
         except KeyboardInterrupt:  # Ctrl-C while walking a large tree: nothing written yet

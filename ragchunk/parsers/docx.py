@@ -78,7 +78,7 @@ class _Builder:
     sections: list[Section] = field(default_factory=list)
     breaks: list[tuple[int, str]] = field(default_factory=list)
     path: list[tuple[int, str]] = field(default_factory=list)
-    items: list[JSONValue] = field(default_factory=list)
+    items: list[tuple[int, int]] = field(default_factory=list)
     items_start: int = 0
 
     def append(self, text: str, separator: str) -> int:
@@ -96,9 +96,9 @@ class _Builder:
 
     def close_list(self) -> None:
         if self.items:
-            metadata: dict[str, JSONValue] = {"items": self.items}
+            items = tuple(self.items)
             self.sections.append(
-                Section(self.items_start, self.length, "list", self.headings(), 0, metadata)
+                Section(self.items_start, self.length, "list", self.headings(), parts=items)
             )
             self.items = []
 
@@ -340,7 +340,7 @@ def _add_item(text: str, builder: _Builder, breaks: list[tuple[int, str]]) -> No
     start = builder.append(text, separator)
     if not builder.items:
         builder.items_start = start
-    builder.items.append([start, start + len(text)])
+    builder.items.append((start, start + len(text)))
     builder.breaks.extend((start + offset, kind) for offset, kind in breaks)
 
 
@@ -359,7 +359,7 @@ def _block_section(
 
 def _add_table(table: Any, builder: _Builder) -> None:
     builder.close_list()
-    rows: list[JSONValue] = []
+    rows: list[tuple[int, int]] = []
     first = builder.length
     for row in table.iter(_W + "tr"):
         if row.getparent() is not table:
@@ -370,13 +370,19 @@ def _add_table(table: Any, builder: _Builder) -> None:
         start = builder.append(line, LINE_SEPARATOR if rows else BLOCK_SEPARATOR)
         # A page break inside a row is placed at the row's start: row granularity is enough.
         builder.breaks.extend((start, kind) for _, kind in breaks)
-        rows.append([start, start + len(line)])
+        rows.append((start, start + len(line)))
         if len(rows) == 1:
             first = start
     if rows:
-        metadata: dict[str, JSONValue] = {"header": rows[0], "rows": rows[1:]}
         builder.sections.append(
-            Section(first, builder.length, "table", builder.headings(), 0, metadata)
+            Section(
+                first,
+                builder.length,
+                "table",
+                builder.headings(),
+                header=rows[0],
+                parts=tuple(rows[1:]),
+            )
         )
 
 

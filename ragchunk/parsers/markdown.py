@@ -3,8 +3,8 @@
 Blocks come from markdown-it-py (CommonMark plus GFM tables) and their spans from ``token.map``
 source lines, never from ``token.content`` (which turns CRLF into LF and NUL into U+FFFD). A
 section ends at its last non-whitespace character. Kinds: ``heading`` (ATX and setext, with
-``level``), ``prose``, ``list`` (item spans in ``metadata["items"]``), ``quote``, ``table``
-(header and row spans in metadata), ``code`` (fenced or indented), ``html``, ``rule`` and
+``level``), ``prose``, ``list`` (item spans in ``parts``), ``quote``, ``table`` (header
+rows in ``header``, body rows in ``parts``), ``code`` (fenced or indented), ``html``, ``rule`` and
 ``front_matter`` (a leading ``---`` block, never a heading). Text no block claims (link
 reference definitions, content past the nesting cap) becomes ``prose``, so the sections cover
 every non-whitespace character. Each section's ``headings`` is its heading path.
@@ -16,6 +16,7 @@ import gc
 import re
 from bisect import bisect_left
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Final, Literal
 
@@ -182,8 +183,16 @@ class _Blocks:
             if kind == "heading":
                 yield self.heading(token, tokens[position + 1], start, end)
                 continue
-            metadata = self.metadata(kind, token, tokens, position)
-            yield Section(start, end, kind, self.headings(), metadata=metadata)
+            section = Section(start, end, kind, self.headings())
+            if kind == "code" and token.map is not None:
+                last = token.map[1] - 1 + self.line_offset
+                metadata = _code_metadata(token, _line_text(self.text, self.starts, last))
+                section = replace(section, metadata=metadata)
+            elif kind == "list":
+                section = self.with_items(section, token, tokens, position)
+            elif kind == "table":
+                section = self.with_rows(section, tokens, position)
+            yield section
 
     def heading(self, token: Token, inline: Token, start: int, end: int) -> Section:
         level = int(token.tag[1:])
@@ -193,43 +202,31 @@ class _Blocks:
         style = "atx" if token.markup.startswith("#") else "setext"
         return Section(start, end, "heading", self.headings(), level, {"style": style})
 
-    def metadata(
-        self, kind: str, token: Token, tokens: Sequence[Token], position: int
-    ) -> dict[str, JSONValue]:
-        if kind == "code" and token.map is not None:
-            last = token.map[1] - 1 + self.line_offset
-            return _code_metadata(token, _line_text(self.text, self.starts, last))
-        if kind == "list":
-            return self.list_metadata(token, tokens, position)
-        if kind == "table":
-            return self.table_metadata(tokens, position)
-        return {}
-
-    def list_metadata(
-        self, token: Token, tokens: Sequence[Token], position: int
-    ) -> dict[str, JSONValue]:
-        items: list[JSONValue] = [
-            list(self.span(child.map))
+    def with_items(
+        self, section: Section, token: Token, tokens: Sequence[Token], position: int
+    ) -> Section:
+        items = tuple(
+            self.span(child.map)
             for child in _children(tokens, position)
             # Direct items only: a nested list stays inside its parent item.
             if child.type == "list_item_open" and child.level == 1 and child.map is not None
-        ]
-        return {
+        )
+        metadata: dict[str, JSONValue] = {
             "ordered": token.type == "ordered_list_open",
             "marker": token.markup,
-            "items": items,
         }
+        return replace(section, metadata=metadata, parts=items)
 
-    def table_metadata(self, tokens: Sequence[Token], position: int) -> dict[str, JSONValue]:
-        rows: list[JSONValue] = []
-        header: list[JSONValue] = []
+    def with_rows(self, section: Section, tokens: Sequence[Token], position: int) -> Section:
+        rows: list[tuple[int, int]] = []
+        header = None
         for child in _children(tokens, position):
             if child.type == "thead_open" and child.map is not None:
                 # The delimiter row is the line after the header row; no token maps it.
-                header = list(self.span((child.map[0], child.map[0] + 2)))
+                header = self.span((child.map[0], child.map[0] + 2))
             elif child.type == "tr_open" and child.map is not None and child.level == 2:
-                rows.append(list(self.span(child.map)))
-        return {"header": header, "rows": rows[1:]}
+                rows.append(self.span(child.map))
+        return replace(section, header=header, parts=tuple(rows[1:]))
 
 
 def _children(tokens: Sequence[Token], position: int) -> Iterator[Token]:

@@ -5,7 +5,7 @@ To add a strategy, write ``strategies/<name>.py`` and add one line here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk import registry
 
@@ -27,13 +27,15 @@ STRATEGIES: Final = {
 DEFAULT_STRATEGY: Final = "recursive"
 
 
-def get(name: str) -> Strategy:
+def get(name: str) -> Strategy[Any]:
     """Return the strategy registered as ``name``.
 
     Raises:
         OptionError: no strategy has that name.
     """
-    strategy: Strategy = registry.load(STRATEGIES, name, option="--strategy", attribute="STRATEGY")
+    strategy: Strategy[Any] = registry.load(
+        STRATEGIES, name, option="--strategy", attribute="STRATEGY"
+    )
     return strategy
 
 

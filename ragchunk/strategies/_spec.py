@@ -1,18 +1,33 @@
-"""What every strategy module exposes: ``STRATEGY = Strategy(...)``, and the ``Context`` it gets."""
+"""What every strategy module exposes: ``STRATEGY = Strategy(...)``, and the ``Context`` it gets.
+
+A strategy is a function ``split(doc, options, ctx) -> list[Span]`` plus a frozen options type.
+It may import ``ragchunk.text``, ``ragchunk.model``, ``ragchunk.options`` and this module, never
+another strategy, the engine, a parser or the command line: whatever else it needs (the
+tokenizer, Markdown structure for a plain document, a warning sink) comes in ``Context``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from ragchunk.model import EMPTY_METADATA
-from ragchunk.text.boundaries import is_blank
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from ragchunk.measure import Measure, Sizer
-    from ragchunk.model import Document, Span
-    from ragchunk.text.pack import Window
+    from ragchunk.model import Document, Section, Span
+    from ragchunk.options import Budget
+
+
+class StrategyOptions(Protocol):
+    """What the engine reads of any options object: its budget (size, overlap, unit)."""
+
+    @property
+    def budget(self) -> Budget:
+        """The size, overlap and unit the user asked for (or the strategy's defaults)."""
+        ...
+
+
+OptionsT = TypeVar("OptionsT", bound=StrategyOptions)
 
 
 def _no_breadcrumb(_start: int) -> str:
@@ -29,11 +44,17 @@ class Context:
         sizer: ``measure`` prepared for this document's text. With ``--contextualize`` a
             span's size includes the heading breadcrumb of the chunk starting there, so the
             hard limit holds for the ``context`` that will be embedded.
-        tokenizer: the tokenizer name, for strategies that cut at token boundaries whatever
-            the unit of their budget.
+        limit: the hard size limit every chunk must keep (SPEC §3.3), resolved once when the
+            plan was made; None when the strategy is unbounded by design and no ``--size``
+            was given.
+        tokens: the tokenizer's sizer for this document, made on first call and shared with
+            the record builder (so ``tokens`` counts never encode the text a second time).
+        find_sections: reads the structure (headings, blocks) of text as Markdown, for
+            strategies that need headings in a document parsed without any.
+        delegate: ``delegate(name, budget, doc, ctx)`` runs the strategy registered as
+            ``name`` with ``budget`` and its other options at their defaults (for strategies
+            that choose another per document, as ``auto``).
         warn: a sink for warnings, ``warn(code, message)``; they reach the user as diagnostics.
-        size_given: whether the user gave ``--size``: strategies unbounded by design (and
-            sentence-count mode) are bounded only then.
         breadcrumb: ``breadcrumb(start)`` is the text ``context`` puts before a chunk starting
             at ``start``; empty when ``--contextualize`` is off.
         contextualize: whether ``--contextualize`` is on (a strategy that finds headings of
@@ -42,43 +63,61 @@ class Context:
 
     measure: Measure
     sizer: Sizer
-    tokenizer: str
+    limit: int | None
+    tokens: Callable[[], Sizer]
+    find_sections: Callable[[str], Sequence[Section]]
+    delegate: Callable[[str, Budget, Document, Context], list[Span]]
     warn: Callable[[str, str], None]
-    size_given: bool = True
     breadcrumb: Callable[[int], str] = _no_breadcrumb
     contextualize: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Strategy:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bounds:
+    """What a strategy's chunks promise beyond its budget, for the plan and the checker.
+
+    Attributes:
+        bounded: whether the budget's size binds without ``--size`` (False: unbounded by
+            design, as hierarchical, or sentence-count mode).
+        word_aligned: whether an overlap begins on a word where it holds one (False for
+            token windows, which begin on a token).
+        sentences: the most sentences a chunk holds (sentence-count mode), or None.
+        overlap_sentences: with ``sentences``, the sentences a chunk repeats from the last.
+    """
+
+    bounded: bool = True
+    word_aligned: bool = True
+    sentences: int | None = None
+    overlap_sentences: int | None = None
+
+
+def _usual_bounds(_options: object) -> Bounds:
+    return Bounds()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Strategy(Generic[OptionsT]):
     """A chunking strategy: a name, its options type, and the function that splits.
 
     Attributes:
         name: the single lowercase word users pass to ``--strategy``.
         summary: one line for ``ragchunk strategies``.
         options: the frozen options dataclass; its first field is ``budget``.
-        split: ``split(doc, options, ctx)`` returns spans in document order.
-        bounded: whether ``--size`` bounds it by default (False: only when a size is given).
+        split: ``split(doc, options, ctx)`` returns absolute, half-open spans in document
+            order that cover every non-whitespace character.
+        bounds: what the chunks made with given options promise (``Bounds``).
+        tokenizes: whether it cuts at token boundaries whatever the unit of its budget (the
+            tokenizer is then loaded when the plan is made).
     """
 
     name: str
     summary: str
-    options: type[Any]
-    split: Callable[[Document, Any, Context], list[Span]]
-    bounded: bool = True
+    options: type[OptionsT]
+    split: Callable[[Document, OptionsT, Context], list[Span]]
+    bounds: Callable[[OptionsT], Bounds] = _usual_bounds
+    tokenizes: bool = False
 
-
-def spans_from_windows(text: str, windows: Iterable[Window]) -> list[Span]:
-    """Turn packed windows into spans, dropping whitespace-only ones (SPEC §3.2 allows it).
-
-    A window holding one code point larger than the budget gets ``oversize = true``.
-    """
-    from ragchunk.model import Span
-
-    oversize = {"oversize": True}
-    return [
-        Span(start, end, None, oversize if flagged else EMPTY_METADATA)
-        for start, end, flagged in windows
-        # a window that starts on a non-space character is not blank: skip the search
-        if not text[start].isspace() or not is_blank(text, start, end)
-    ]
+    @property
+    def bounded(self) -> bool:
+        """Whether ``--size`` binds with the default options (for ``ragchunk strategies``)."""
+        return self.bounds(self.options()).bounded

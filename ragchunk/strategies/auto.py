@@ -1,9 +1,9 @@
 """auto: pick a strategy per document from its format and structure (SPEC §4).
 
-Markdown → ``markdown``; source code → ``code`` (``recursive`` while no code strategy is
-registered); PDF or DOCX with headings → ``hierarchical``, bounded by the size; anything else →
-``recursive``. The chosen strategy runs with this strategy's budget and its own defaults, and
-each chunk's ``strategy`` field names it (so ``--stats`` counts the choices).
+Markdown → ``markdown``; source code → ``code``; PDF or DOCX with headings → ``hierarchical``,
+bounded by the size; anything else → ``recursive``. The chosen strategy runs with this
+strategy's budget and its own defaults, and each chunk's ``strategy`` field names it (so
+``--stats`` counts the choices).
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ragchunk import strategies
-from ragchunk.options import Budget, build_options
+from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
 
 if TYPE_CHECKING:
@@ -31,7 +30,7 @@ def choose(doc: Document) -> str:
     if doc.format == "markdown":
         return "markdown"
     if doc.format == "code":
-        return "code" if "code" in strategies.STRATEGIES else "recursive"
+        return "code"
     has_headings = any(section.kind == "heading" for section in doc.sections)
     if doc.format in ("pdf", "docx") and has_headings:
         return "hierarchical"
@@ -39,13 +38,13 @@ def choose(doc: Document) -> str:
 
 
 def split(doc: Document, options: AutoOptions, ctx: Context) -> list[Span]:
-    """Return the spans of the strategy chosen for ``doc``, each naming that strategy."""
+    """Return the spans of the strategy chosen for ``doc``, each naming that strategy.
+
+    The context's limit is this strategy's (bounded), so an unbounded choice (hierarchical)
+    is bounded by the size here (SPEC §4).
+    """
     name = choose(doc)
-    chosen = strategies.get(name)
-    chosen_options = build_options(chosen.options, options.budget, {}, strategy=name)
-    if not chosen.bounded:  # SPEC §4: hierarchical bounded by the size under auto
-        ctx = replace(ctx, size_given=True)
-    return [replace(span, strategy=name) for span in chosen.split(doc, chosen_options, ctx)]
+    return [replace(span, strategy=name) for span in ctx.delegate(name, options.budget, doc, ctx)]
 
 
 STRATEGY = Strategy(

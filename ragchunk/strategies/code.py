@@ -21,9 +21,10 @@ from ragchunk.code.languages import CONTAINER_KINDS, LANGUAGES
 from ragchunk.code.syntax import attached_start, parse
 from ragchunk.model import TOP_LEVEL_SYMBOL, Span
 from ragchunk.options import Budget
-from ragchunk.strategies._spec import Context, Strategy, spans_from_windows
-from ragchunk.strategies.recursive import DEFAULT_LEVELS, split_range
+from ragchunk.strategies._spec import Context, Strategy
 from ragchunk.text.boundaries import is_blank
+from ragchunk.text.separators import DEFAULT_LEVELS, split_range
+from ragchunk.text.spans import spans_from_windows
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ragchunk.options import Budget
-from ragchunk.strategies._spec import Context, Strategy, spans_from_windows
+from ragchunk.strategies._spec import Context, Strategy
 from ragchunk.text.boundaries import grapheme_floor, last_whitespace_end
 from ragchunk.text.pack import align_to_word, pack
+from ragchunk.text.spans import spans_from_windows
 
 if TYPE_CHECKING:
     from ragchunk.model import Document, Span

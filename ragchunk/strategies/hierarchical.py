@@ -17,20 +17,18 @@ from typing import TYPE_CHECKING
 from ragchunk.errors import OptionError
 from ragchunk.model import Span
 from ragchunk.options import Budget
-from ragchunk.strategies._spec import Context, Strategy
-from ragchunk.strategies.markdown import scopes, structure
-from ragchunk.strategies.recursive import split_range
-from ragchunk.text.boundaries import is_blank
+from ragchunk.strategies._spec import Bounds, Context, Strategy
+from ragchunk.strategies._structure import structure
+from ragchunk.text.sections import scopes
 from ragchunk.text.sentences import strip_span
+from ragchunk.text.separators import split_range
+from ragchunk.text.spans import spans_from_windows
 
 if TYPE_CHECKING:
-    from ragchunk.model import Document, Metadata
+    from ragchunk.model import Document
 
 MAX_LEVEL = 9
 """The deepest heading level a parser reports (DOCX has Heading 1-9)."""
-
-_SPLIT: Metadata = {"oversize_split": True}
-_ONE_CODE_POINT: Metadata = {"oversize_split": True, "oversize": True}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,37 +51,30 @@ class HierarchicalOptions:
             )
 
 
-def split_subtrees(
-    doc: Document, options: HierarchicalOptions, ctx: Context, *, bounded: bool
-) -> list[Span]:
-    """Return one span per heading subtree; refined to the budget when ``bounded``.
+def split(doc: Document, options: HierarchicalOptions, ctx: Context) -> list[Span]:
+    """Return one span per heading subtree; refined to ``ctx.limit`` when there is one.
 
     Spans are absolute, half-open and in document order; together they cover the document.
     """
     text = doc.text
-    found = structure(doc, ctx, limit=options.budget.size if bounded else None)
-    sizer = found.ctx.sizer
+    found = structure(doc, ctx)
+    sizer, limit = found.ctx.sizer, ctx.limit
     spans: list[Span] = []
     for run in scopes(found.sections, options.max_depth):
         span = strip_span(text, run[0].start, run[-1].end)
         if span is None:
             continue
         start, end = span
-        if not bounded or sizer.size(start, end) <= options.budget.size:
+        if limit is None or sizer.size(start, end) <= limit:
             spans.append(Span(start, end, found.headings_at(start)))
             continue
-        for window in split_range(text, start, end, sizer=sizer, budget=options.budget):
-            if not is_blank(text, window.start, window.end):
-                metadata = _ONE_CODE_POINT if window.oversize else _SPLIT
-                spans.append(
-                    Span(window.start, window.end, found.headings_at(window.start), metadata)
-                )
+        windows = split_range(text, start, end, sizer=sizer, budget=options.budget)
+        spans += spans_from_windows(text, windows, split=True, headings_at=found.headings_at)
     return spans
 
 
-def split(doc: Document, options: HierarchicalOptions, ctx: Context) -> list[Span]:
-    """Return one span per heading subtree; bounded by the budget only when --size was given."""
-    return split_subtrees(doc, options, ctx, bounded=ctx.size_given)
+def _unbounded(_options: HierarchicalOptions) -> Bounds:
+    return Bounds(bounded=False)
 
 
 STRATEGY = Strategy(
@@ -92,5 +83,5 @@ STRATEGY = Strategy(
     "Unbounded by design unless --size is given; then long subtrees are refined.",
     options=HierarchicalOptions,
     split=split,
-    bounded=False,
+    bounds=_unbounded,
 )

@@ -15,26 +15,27 @@ the chunk's ``context`` may exceed the size and says so with ``metadata.context_
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
-from ragchunk.chunks import heading_lookup
 from ragchunk.errors import OptionError
 from ragchunk.model import Span
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
-from ragchunk.strategies.paragraph import refine_by_sentences
-from ragchunk.strategies.recursive import split_range
-from ragchunk.text.boundaries import is_blank
-from ragchunk.text.breadcrumb import check_breadcrumbs, format_breadcrumb, with_prefix
+from ragchunk.strategies._structure import structure
+from ragchunk.text.breadcrumb import with_prefix
 from ragchunk.text.pack import Window
+from ragchunk.text.refine import refine_by_sentences
+from ragchunk.text.sections import scopes
+from ragchunk.text.separators import DEFAULT_LEVELS, Levels, split_range
+from ragchunk.text.spans import spans_from_windows
 from ragchunk.text.units import pack_units
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Sequence
 
     from ragchunk.measure import Sizer
-    from ragchunk.model import Document, JSONValue, Section
+    from ragchunk.model import Document, JSONValue, Metadata, Section
 
 # The first line of a paragraph that is nothing but bold text (an optional colon after it).
 _LABEL: Final = re.compile(r"[ \t]*(\*\*|__)(?=\S)(?P<label>[^\n]*?\S)\1[ \t]*:?[ \t]*(?:\r?\n|\Z)")
@@ -81,70 +82,9 @@ def _no_prefix(_start: int) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Structure:
-    """The sections a structure-aware strategy works on, and the context sized for them.
-
-    Attributes:
-        sections: the document's sections, or its text read as Markdown when it has none.
-        headings_at: the heading path of the section at an offset.
-        ctx: the strategy's context; its sizer counts the breadcrumbs of these headings.
-    """
-
-    sections: Sequence[Section]
-    headings_at: Callable[[int], tuple[str, ...]]
-    ctx: Context
-
-
-def structure(doc: Document, ctx: Context, *, limit: int | None) -> Structure:
-    """Return the sections of ``doc``; a document parsed without any is read as Markdown.
-
-    Headings found here are not the document's, so with ``--contextualize`` their breadcrumbs
-    are added to the sizes (and checked against ``limit``) here.
-
-    Raises:
-        InputError: a breadcrumb alone takes the whole size.
-    """
-    if doc.sections:
-        return Structure(doc.sections, heading_lookup(doc), ctx)
-    from ragchunk.parsers.markdown import find_sections
-
-    parsed = replace(doc, sections=tuple(find_sections(doc.text)))
-    headings_at = heading_lookup(parsed)
-    if not ctx.contextualize:
-        return Structure(parsed.sections, headings_at, ctx)
-    if limit is not None:
-        paths = (section.headings for section in parsed.sections)
-        check_breadcrumbs(doc.source, paths, ctx.measure, limit)
-
-    def breadcrumb(start: int) -> str:
-        return format_breadcrumb(headings_at(start))
-
-    sizer = with_prefix(
-        ctx.sizer,
-        doc.text,
-        count=ctx.measure.count,
-        prefix_at=breadcrumb,
-        additive=ctx.measure.name == "chars",
-    )
-    return Structure(parsed.sections, headings_at, replace(ctx, sizer=sizer, breadcrumb=breadcrumb))
-
-
-def scopes(sections: Sequence[Section], level: int) -> Iterator[list[Section]]:
-    """Yield runs of sections, each starting at a heading of ``level`` or shallower."""
-    run: list[Section] = []
-    for section in sections:
-        if section.kind == "heading" and 0 < section.level <= level and run:
-            yield run
-            run = []
-        run.append(section)
-    if run:
-        yield run
-
-
 def split(doc: Document, options: MarkdownOptions, ctx: Context) -> list[Span]:
     """Return spans of whole blocks, heading section by section, each within the budget."""
-    found = structure(doc, ctx, limit=options.budget.size)
+    found = structure(doc, ctx)
     packer = _Packer(doc.text, options.budget, found.ctx, found.headings_at)
     spans: list[Span] = []
     for run in scopes(found.sections, options.min_level):
@@ -165,7 +105,7 @@ def _blocks(text: str, sections: Sequence[Section]) -> list[_Block]:
             continue
         if section.kind in _ENDS_LABEL:
             label = None
-        if section.kind == "table" and section.metadata.get("rows"):
+        if section.kind == "table" and section.parts:
             blocks.append(_Block(section, _table_prefix(text, section)))
         elif label is not None:
             blocks.append(_Block(section, _always(line), label))
@@ -196,19 +136,11 @@ def _always(prefix: str) -> Callable[[int], str | None]:
 
 def _table_prefix(text: str, section: Section) -> Callable[[int], str | None]:
     """A table: pieces from the first row on repeat the header and delimiter rows."""
-    header = _pair(section.metadata.get("header"))
-    rows = section.metadata.get("rows")
-    first_row = _pair(rows[0]) if isinstance(rows, list) and rows else None
-    if header is None or first_row is None:
+    if section.header is None or not section.parts:
         return _no_prefix
-    prefix = text[header[0] : first_row[0]]
-    return lambda s: prefix if s >= first_row[0] else ""
-
-
-def _pair(value: JSONValue) -> tuple[int, int] | None:
-    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value):
-        return int(value[0]), int(value[1])  # type: ignore[arg-type]  # checked just above
-    return None
+    first_row = section.parts[0][0]
+    prefix = text[section.header[0] : first_row]
+    return lambda s: prefix if s >= first_row else ""
 
 
 class _Packer:
@@ -308,7 +240,7 @@ class _Packer:
         metadata = _metadata(first.section) if len(run) == 1 else {}
         return [self._span(first, first.section.start, last.section.end, metadata)]
 
-    def _span(self, block: _Block, start: int, end: int, metadata: dict[str, JSONValue]) -> Span:
+    def _span(self, block: _Block, start: int, end: int, metadata: Metadata) -> Span:
         prefix = block.prefix_at(start)
         if block.label is not None:
             metadata = {**metadata, "label": block.label}
@@ -321,76 +253,55 @@ class _Packer:
     def _split_block(self, block: _Block) -> list[Span]:
         """Split one block larger than the size at the finest boundaries its kind allows."""
         section = block.section
-        sizer = self._sizer(block)
-        split_pieces = self._split_windows(section, sizer)
-        spans = []
-        base = _metadata(section)
-        for window, whole_units in split_pieces:
-            if is_blank(self.text, window.start, window.end):
-                continue
-            metadata = dict(base)
-            if not whole_units:
-                metadata["oversize_split"] = True
-            if window.oversize:
-                metadata["oversize"] = True
-            spans.append(self._span(block, window.start, window.end, metadata))
-        return spans
+        windows, whole_units = self._split_windows(section, self._sizer(block))
+        pieces = spans_from_windows(
+            self.text, windows, metadata=_metadata(section), split=not whole_units
+        )
+        return [self._span(block, p.start, p.end, p.metadata) for p in pieces]
 
-    def _split_windows(self, section: Section, sizer: Sizer) -> list[tuple[Window, bool]]:
-        """Return the pieces of an oversize block, each with whether it holds whole units."""
-        rows = section.metadata.get("rows")
-        items = section.metadata.get("items")
-        if section.kind == "table" and isinstance(rows, list) and rows:
-            header = _pair(section.metadata.get("header"))
-            units = [header] if header else []
-            return self._pack(units + [_pair(r) for r in rows], sizer, _CELL_LEVELS, 0)
-        if section.kind == "list" and isinstance(items, list) and items:
-            return self._pack([_pair(i) for i in items], sizer, None, self.budget.overlap)
+    def _split_windows(self, section: Section, sizer: Sizer) -> tuple[list[Window], bool]:
+        """Return the pieces of an oversize block, and whether they hold whole units.
+
+        Table rows and list items are packed whole (a row or item too large alone is split,
+        and flagged so); a fence is split between lines, prose between sentences, anything
+        else at the separators: those pieces are all parts of one block that was split.
+        """
+        if section.kind == "table" and section.parts:
+            units = [section.header, *section.parts] if section.header else section.parts
+            return self._pack(units, sizer, _CELL_LEVELS, 0), True
+        if section.kind == "list" and section.parts:
+            return self._pack(section.parts, sizer, DEFAULT_LEVELS, self.budget.overlap), True
         if section.kind == "code":
-            return [(w, False) for w in self._lines(section, sizer)]
+            return self._lines(section, sizer), False
         if section.kind == "prose":
             refine = refine_by_sentences(sizer, self.budget, self.text)
-            return [(w, False) for w in refine(section.start, section.end)]
+            return list(refine(section.start, section.end)), False
         windows = split_range(
             self.text, section.start, section.end, sizer=sizer, budget=self.budget
         )
-        return [(w, False) for w in windows]
+        return windows, False
 
     def _pack(
-        self,
-        units: Sequence[tuple[int, int] | None],
-        sizer: Sizer,
-        levels: tuple[tuple[str, ...], ...] | None,
-        overlap: int,
-    ) -> list[tuple[Window, bool]]:
+        self, units: Sequence[tuple[int, int]], sizer: Sizer, levels: Levels, overlap: int
+    ) -> list[Window]:
         """Pack whole rows or items; one too large alone is split at cells or separators."""
         budget = Budget(size=self.budget.size, overlap=0, unit=self.budget.unit)
 
         def refine(start: int, end: int) -> Sequence[Window]:
-            if levels is None:
-                return split_range(self.text, start, end, sizer=sizer, budget=budget)
             return split_range(self.text, start, end, sizer=sizer, budget=budget, levels=levels)
 
-        pieces = pack_units(
-            [u for u in units if u is not None],
-            sizer=sizer,
-            size=self.budget.size,
-            overlap=overlap,
-            refine=refine,
-        )
-        return [(Window(p.start, p.end, p.oversize), not p.split) for p in pieces]
+        return pack_units(units, sizer=sizer, size=self.budget.size, overlap=overlap, refine=refine)
 
     def _lines(self, section: Section, sizer: Sizer) -> list[Window]:
         """Split a code block by whole lines; a line too long alone is split at spaces."""
         lines = [m.span() for m in _LINE.finditer(self.text, section.start, section.end)]
-        pieces = pack_units(
+        return pack_units(
             lines,
             sizer=sizer,
             size=self.budget.size,
             overlap=self.budget.overlap,
             refine=lambda s, e: split_range(self.text, s, e, sizer=sizer, budget=self.budget),
         )
-        return [Window(p.start, p.end, p.oversize) for p in pieces]
 
 
 def _metadata(section: Section) -> dict[str, JSONValue]:

@@ -14,18 +14,13 @@ from typing import TYPE_CHECKING
 
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
-from ragchunk.strategies.sentence import refine_by_words, spans_from_pieces
-from ragchunk.text.pack import Window
 from ragchunk.text.paragraphs import split_paragraphs
-from ragchunk.text.sentences import split_sentences
+from ragchunk.text.refine import refine_by_sentences
+from ragchunk.text.spans import spans_from_windows
 from ragchunk.text.units import pack_units
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from ragchunk.measure import Sizer
     from ragchunk.model import Document, Span
-    from ragchunk.text.units import Refine
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,23 +28,6 @@ class ParagraphOptions:
     """Options of the paragraph strategy."""
 
     budget: Budget = Budget(size=1024, overlap=0)
-
-
-def refine_by_sentences(sizer: Sizer, budget: Budget, text: str) -> Refine:
-    """Return a ``refine`` that packs one oversize block as whole sentences."""
-    by_words = refine_by_words(sizer, budget, text)
-
-    def refine(start: int, end: int) -> Sequence[Window]:
-        pieces = pack_units(
-            split_sentences(text, start, end),
-            sizer=sizer,
-            size=budget.size,
-            overlap=budget.overlap,
-            refine=by_words,
-        )
-        return [Window(p.start, p.end, p.oversize) for p in pieces]
-
-    return refine
 
 
 def split(doc: Document, options: ParagraphOptions, ctx: Context) -> list[Span]:
@@ -63,7 +41,7 @@ def split(doc: Document, options: ParagraphOptions, ctx: Context) -> list[Span]:
         overlap=budget.overlap,
         refine=refine_by_sentences(ctx.sizer, budget, text),
     )
-    return spans_from_pieces(text, pieces)
+    return spans_from_windows(text, pieces)
 
 
 STRATEGY = Strategy(

@@ -12,29 +12,18 @@ is given.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from ragchunk.errors import OptionError
-from ragchunk.model import EMPTY_METADATA, Span
 from ragchunk.options import Budget
-from ragchunk.strategies._spec import Context, Strategy
-from ragchunk.strategies.recursive import DEFAULT_LEVELS, split_range
-from ragchunk.text.boundaries import is_blank
+from ragchunk.strategies._spec import Bounds, Context, Strategy
+from ragchunk.text.refine import refine_by_words
 from ragchunk.text.sentences import split_sentences
+from ragchunk.text.spans import spans_from_windows
 from ragchunk.text.units import pack_units
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from ragchunk.measure import Sizer
-    from ragchunk.model import Document, Metadata
-    from ragchunk.text.pack import Window
-    from ragchunk.text.units import Piece, Refine
-
-# Inside one sentence its full stops are not boundaries (Dr., a.m.): lines, clauses, words.
-_INSIDE_SENTENCE: Final = (DEFAULT_LEVELS[1], DEFAULT_LEVELS[3], DEFAULT_LEVELS[4])
-_SPLIT: Metadata = {"oversize_split": True}
-_ONE_CODE_POINT: Metadata = {"oversize_split": True, "oversize": True}
+    from ragchunk.model import Document, Span
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,11 +43,6 @@ class SentenceOptions:
         metadata={"help": "In sentence-count mode, sentences a chunk repeats from the last one."},
     )
 
-    @property
-    def bounded(self) -> bool:
-        """Whether ``--size`` binds without being given: not in sentence-count mode."""
-        return self.sentences is None
-
     def __post_init__(self) -> None:
         if self.sentences is None:
             if self.overlap_sentences:
@@ -76,28 +60,6 @@ class SentenceOptions:
             )
 
 
-def refine_by_words(sizer: Sizer, budget: Budget, text: str) -> Refine:
-    """Return a ``refine`` that splits one oversize sentence at lines, clauses, then words."""
-
-    def refine(start: int, end: int) -> Sequence[Window]:
-        return split_range(text, start, end, sizer=sizer, budget=budget, levels=_INSIDE_SENTENCE)
-
-    return refine
-
-
-def spans_from_pieces(text: str, pieces: Sequence[Piece]) -> list[Span]:
-    """Turn packed pieces into spans; pieces of a split unit get ``oversize_split``."""
-    spans = []
-    for piece in pieces:
-        if is_blank(text, piece.start, piece.end):
-            continue
-        metadata = EMPTY_METADATA
-        if piece.split:
-            metadata = _ONE_CODE_POINT if piece.oversize else _SPLIT
-        spans.append(Span(piece.start, piece.end, metadata=metadata))
-    return spans
-
-
 def split(doc: Document, options: SentenceOptions, ctx: Context) -> list[Span]:
     """Return spans of whole sentences covering ``doc.text`` in order.
 
@@ -107,18 +69,26 @@ def split(doc: Document, options: SentenceOptions, ctx: Context) -> list[Span]:
     text = doc.text
     budget = options.budget
     counting = options.sentences is not None
-    size = budget.size if options.bounded or ctx.size_given else None
     refine_budget = replace(budget, overlap=0) if counting else budget
     pieces = pack_units(
         split_sentences(text),
         sizer=ctx.sizer,
-        size=size,
+        size=ctx.limit,
         overlap=0 if counting else budget.overlap,
         max_units=options.sentences,
         overlap_units=options.overlap_sentences,
         refine=refine_by_words(ctx.sizer, refine_budget, text),
     )
-    return spans_from_pieces(text, pieces)
+    return spans_from_windows(text, pieces)
+
+
+def bounds(options: SentenceOptions) -> Bounds:
+    """Sentence-count mode binds the size only when given, and counts its overlap in sentences."""
+    if options.sentences is None:
+        return Bounds()
+    return Bounds(
+        bounded=False, sentences=options.sentences, overlap_sentences=options.overlap_sentences
+    )
 
 
 STRATEGY = Strategy(
@@ -127,4 +97,5 @@ STRATEGY = Strategy(
     "per chunk (-O sentences=N).",
     options=SentenceOptions,
     split=split,
+    bounds=bounds,
 )

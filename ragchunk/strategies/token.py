@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragchunk.measure import load_tokenizer
 from ragchunk.options import Budget
-from ragchunk.strategies._spec import Context, Strategy, spans_from_windows
+from ragchunk.strategies._spec import Bounds, Context, Strategy
 from ragchunk.text.boundaries import grapheme_ceil, grapheme_floor
 from ragchunk.text.pack import AlignStart, FindCut, pack
+from ragchunk.text.spans import spans_from_windows
 
 if TYPE_CHECKING:
     from ragchunk.measure import Sizer
@@ -52,10 +52,7 @@ def _cuts(tokens: Sizer) -> tuple[FindCut, AlignStart]:
 def split(doc: Document, options: TokenOptions, ctx: Context) -> list[Span]:
     """Return token windows covering ``doc.text`` in order, each within ``options.budget``."""
     budget = options.budget
-    tokens = (
-        ctx.sizer if budget.unit == "tokens" else load_tokenizer(ctx.tokenizer).prepare(doc.text)
-    )
-    find_cut, align_start = _cuts(tokens)
+    find_cut, align_start = _cuts(ctx.tokens())
     windows = pack(
         doc.text,
         0,
@@ -69,9 +66,15 @@ def split(doc: Document, options: TokenOptions, ctx: Context) -> list[Span]:
     return spans_from_windows(doc.text, windows)
 
 
+def _token_bounds(_options: TokenOptions) -> Bounds:
+    return Bounds(word_aligned=False)  # windows begin on a token, not a word
+
+
 STRATEGY = Strategy(
     name="token",
     summary="Sliding windows of N tokens with exact character offsets.",
     options=TokenOptions,
     split=split,
+    bounds=_token_bounds,
+    tokenizes=True,
 )

@@ -9,28 +9,12 @@ labelled text) never merge: their strategy sized them with that prefix.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ragchunk.model import Section, Span
-
-
-def heading_scopes(sections: Sequence[Section]) -> Callable[[int], int]:
-    """Return ``scope(offset)``: a number that changes at every heading and heading-path change."""
-    starts: list[int] = []
-    previous: tuple[str, ...] | None = None
-    for section in sections:
-        if section.kind == "heading" or section.headings != previous:
-            starts.append(section.start)
-        previous = section.headings
-
-    def scope(offset: int) -> int:
-        return bisect_right(starts, offset)
-
-    return scope
+    from ragchunk.model import Span
 
 
 def merge_small(
@@ -51,7 +35,7 @@ def merge_small(
         max_size: the hard limit a merged span must keep, or None when unbounded.
         size_alone: a span's own size, in the unit of the budget.
         size_as_chunk: a span's size as the limit counts it (with its breadcrumb).
-        scope: the heading scope of an offset (see ``heading_scopes``).
+        scope: the heading scope of an offset (see ``text.sections.heading_scopes``).
         headings_at: the heading path of an offset, for spans that carry none.
     """
     merged: list[Span] = []

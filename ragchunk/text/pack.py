@@ -25,16 +25,22 @@ AlignStart: TypeAlias = Callable[[str, int, int], int]
 
 
 class Window(NamedTuple):
-    """A packed span; ``oversize`` marks one indivisible code point larger than the budget."""
+    """A packed span of text.
+
+    ``oversize`` marks one indivisible code point larger than the budget; ``split`` marks a
+    piece of a unit that had to stay whole (a sentence, a row, a subtree) but was larger than
+    the size and was split (SPEC §3.3: the chunk gets ``metadata.oversize_split``).
+    """
 
     start: int
     end: int
     oversize: bool = False
+    split: bool = False
 
 
 new_window: Final = functools.partial(tuple.__new__, Window)
-"""``new_window((start, end, oversize))``: a ``Window`` made in C, several times cheaper than
-``Window(start, end)`` (a NamedTuple's ``__new__`` is Python code), for the char loops' many."""
+"""``new_window((start, end, oversize, split))``: a ``Window`` made in C, several times cheaper
+than ``Window(start, end)`` (a NamedTuple's ``__new__`` is Python code), for the char loops'."""
 
 
 def pack(
@@ -93,7 +99,7 @@ def _pack_chars(
     while done < end:
         limit = s + size
         cut = end if limit >= end else find_cut(text, done, limit)
-        windows.append(new_window((s, cut, False)))
+        windows.append(new_window((s, cut, False, False)))
         done = cut
         s = align_start(text, max(cut - overlap, s + 1), cut) if overlap and cut < end else cut
     return windows

@@ -4,30 +4,19 @@
 chunk, measured alone from its first unit's start to its last unit's end, stays within the size.
 The overlap is made of whole units too: the next chunk repeats the last units of the previous
 one as long as they fit the overlap (in units of measure, or as a count of units). A unit that
-is alone larger than the size is handed to ``refine``, whose pieces are flagged ``split``.
+is alone larger than the size is handed to ``refine``, whose windows are flagged ``split``.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
+
+from ragchunk.text.pack import Window, new_window
 
 if TYPE_CHECKING:
     from ragchunk.measure import Sizer
-    from ragchunk.text.pack import Window
-
-
-class Piece(NamedTuple):
-    """A packed span; ``split`` marks a piece of one unit larger than the size.
-
-    ``oversize`` marks a single code point larger than the size (see ``text.pack.Window``).
-    """
-
-    start: int
-    end: int
-    split: bool = False
-    oversize: bool = False
 
 
 Refine: TypeAlias = Callable[[int, int], Sequence["Window"]]
@@ -43,8 +32,8 @@ def pack_units(
     max_units: int | None = None,
     overlap_units: int = 0,
     refine: Refine,
-) -> list[Piece]:
-    """Pack consecutive units greedily into pieces of at most ``size`` units of measure.
+) -> list[Window]:
+    """Pack consecutive units greedily into windows of at most ``size`` units of measure.
 
     Args:
         units: non-overlapping spans in order (absolute, half-open).
@@ -57,9 +46,10 @@ def pack_units(
         refine: covers a unit that is alone larger than ``size``.
 
     Returns:
-        Pieces in order, each from a unit's start to a (later) unit's end, or a refined piece.
+        Windows in order, each from a unit's start to a (later) unit's end, or a refined
+        piece of one unit (flagged ``split``).
     """
-    pieces: list[Piece] = []
+    pieces: list[Window] = []
     n = len(units)
     bounds = _Bounds(units, sizer)
     i = 0  # the first unit not yet in any piece
@@ -73,7 +63,7 @@ def pack_units(
             pieces.extend(_refined(refine, *units[i]))
             i = first = i + 1
             continue
-        pieces.append(Piece(units[first][0], units[last][1]))
+        pieces.append(new_window((units[first][0], units[last][1], False, False)))
         previous_first, i = first, last + 1
         first = _overlap_start(bounds, previous_first, last, overlap, overlap_units, max_units)
     return pieces
@@ -186,5 +176,5 @@ def _overlap_start(
     return following - _search(fits, 0, last - previous_first + 1, guess)
 
 
-def _refined(refine: Refine, start: int, end: int) -> list[Piece]:
-    return [Piece(w.start, w.end, split=True, oversize=w.oversize) for w in refine(start, end)]
+def _refined(refine: Refine, start: int, end: int) -> list[Window]:
+    return [Window(w.start, w.end, w.oversize, split=True) for w in refine(start, end)]

@@ -88,7 +88,7 @@ def test_plain_text_split_imports_no_heavy_module(tmp_path: Path) -> None:
 
 
 def test_help_loads_no_engine_module() -> None:
-    engine = ("ragchunk.model", "ragchunk.measure", "ragchunk.options", "ragchunk.pipeline")
+    engine = ("ragchunk.model", "ragchunk.measure", "ragchunk.options", "ragchunk.engine")
     probe = (
         "import sys\n"
         "from ragchunk.cli import main\n"

@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import Final
 
 from ragchunk import parsers
-from ragchunk.check import find_differences, find_violations, limits_for
+from ragchunk.check import find_differences, find_violations
 from ragchunk.code.languages import names
+from ragchunk.deadline import TimedOut, time_limit
+from ragchunk.engine import chunk_document, limits_for
 from ragchunk.errors import InputError
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
-from ragchunk.pipeline import Plan, TimedOut, chunk_document, make_plan, time_limit
+from ragchunk.plan import Plan, make_plan
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent.parent / "fixtures"
@@ -74,10 +76,10 @@ def check_document(doc: Document) -> None:
 
 def check_chunks(doc: Document, plan: Plan) -> None:
     """Assert SPEC §3 for the plan's chunks of ``doc``, a second run included."""
-    chunks = chunk_document(doc, plan)
-    problems = find_violations(doc, chunks, limits_for(plan))
-    problems += find_differences(chunks, chunk_document(doc, plan))
-    assert not problems, f"{plan.strategy.name}: {problems[0]}"
+    chunks = chunk_document(doc, plan.recipe)
+    problems = find_violations(doc, chunks, limits_for(plan.recipe))
+    problems += find_differences(chunks, chunk_document(doc, plan.recipe))
+    assert not problems, f"{plan.recipe.strategy.name}: {problems[0]}"
 
 
 def parse_and_check(

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from ragchunk import strategies
-from ragchunk.pipeline import make_plan, process
+from ragchunk.engine import process
+from ragchunk.plan import make_plan
 from ragchunk.writers.jsonl import lines
 from tests.conftest import FIXTURES, ROOT
 

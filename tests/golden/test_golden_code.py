@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk.pipeline import make_plan, process
+from ragchunk.engine import process
+from ragchunk.plan import make_plan
 from ragchunk.writers.jsonl import lines
 from tests.conftest import FIXTURES, ROOT
 from tests.golden.test_golden import GOLDEN

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from ragchunk import strategies
 from ragchunk.model import Document
-from ragchunk.pipeline import make_plan
+from ragchunk.plan import make_plan
 from tests.invariants import assert_invariants
 
 PIECES = [

@@ -15,7 +15,7 @@ from ragchunk.measure import measure_for
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
-from ragchunk.pipeline import Plan, make_plan
+from ragchunk.plan import Plan, make_plan
 from ragchunk.text.breadcrumb import format_breadcrumb
 from tests.invariants import assert_invariants
 
@@ -99,10 +99,10 @@ def _refusal_is_by_design(error: InputError, doc: Document, plan: Plan) -> bool:
     assert message.startswith("doc.md: ")
     assert "\n" not in message
     if "the heading breadcrumb" in message:
-        budget = plan.options.budget
-        measure = measure_for(budget.unit, plan.tokenizer)
+        budget = plan.recipe.options.budget
+        measure = measure_for(budget.unit, plan.recipe.tokenizer)
         worst = max(measure.count(format_breadcrumb(s.headings)) for s in doc.sections)
-        return plan.contextualize and worst >= budget.size
+        return plan.recipe.contextualize and worst >= budget.size
     return "repeated in the chunks' contexts" in message
 
 

@@ -6,11 +6,12 @@ import dataclasses
 
 import pytest
 
-from ragchunk.check import Limits, find_differences, find_violations, limits_for
+from ragchunk.check import Limits, find_differences, find_violations
 from ragchunk.chunks import assemble
+from ragchunk.engine import chunk_document, limits_for
 from ragchunk.measure import CHARS
 from ragchunk.model import Chunk, Document, Span
-from ragchunk.pipeline import chunk_document, make_plan
+from ragchunk.plan import make_plan
 
 TEXT = "alpha beta gamma delta epsilon zeta eta theta iota kappa"
 DOC = Document(text=TEXT, source="t.txt", doc_id="t.txt")
@@ -96,11 +97,11 @@ def test_an_overlap_inside_a_grapheme_cluster() -> None:
 def test_one_code_point_over_the_limit_is_allowed_when_flagged() -> None:
     doc = Document(text="🧬🧬")
     plan = make_plan("fixed", size=1, overlap=0, unit="tokens")
-    chunks = chunk_document(doc, plan)
+    chunks = chunk_document(doc, plan.recipe)
     assert [c.metadata.get("oversize") for c in chunks] == [True, True]
-    assert find_violations(doc, chunks, limits_for(plan)) == []
+    assert find_violations(doc, chunks, limits_for(plan.recipe)) == []
     unflagged = changed(chunks, 0, metadata={})
-    assert find_violations(doc, unflagged, limits_for(plan)) == [
+    assert find_violations(doc, unflagged, limits_for(plan.recipe)) == [
         "chunk 0 [0:1]: its text has 3 cl100k_base, over the size limit 1"
     ]
 
@@ -108,9 +109,9 @@ def test_one_code_point_over_the_limit_is_allowed_when_flagged() -> None:
 def test_contextualize_needs_a_context() -> None:
     plan = make_plan("recursive", size=40, overlap=0, contextualize=True)
     doc = Document(text="Some text here.", sections=())
-    chunks = chunk_document(doc, plan)
-    assert find_violations(doc, chunks, limits_for(plan)) == []
-    assert find_violations(doc, changed(chunks, 0, context=None), limits_for(plan)) == [
+    chunks = chunk_document(doc, plan.recipe)
+    assert find_violations(doc, chunks, limits_for(plan.recipe)) == []
+    assert find_violations(doc, changed(chunks, 0, context=None), limits_for(plan.recipe)) == [
         "chunk 0 [0:15]: has no context"
     ]
 
@@ -127,21 +128,21 @@ def test_differences_between_two_runs_name_the_first() -> None:
 
 
 def test_limits_follow_the_plan() -> None:
-    assert limits_for(make_plan("hierarchical")).size is None
-    assert limits_for(make_plan("hierarchical", size=300)).size == 300
-    assert limits_for(make_plan("token", size=30, overlap=3)).word_aligned is False
-    limits = limits_for(make_plan("sentence", options={"sentences": "3"}))
+    assert limits_for(make_plan("hierarchical").recipe).size is None
+    assert limits_for(make_plan("hierarchical", size=300).recipe).size == 300
+    assert limits_for(make_plan("token", size=30, overlap=3).recipe).word_aligned is False
+    limits = limits_for(make_plan("sentence", options={"sentences": "3"}).recipe)
     assert (limits.size, limits.sentences) == (None, 3)
 
 
 def test_a_wrong_token_count_is_named() -> None:
     plan = make_plan("recursive", size=8, overlap=0, unit="tokens")
-    chunks = chunk_document(DOC, plan)
-    assert find_violations(DOC, chunks, limits_for(plan)) == []
+    chunks = chunk_document(DOC, plan.recipe)
+    assert find_violations(DOC, chunks, limits_for(plan.recipe)) == []
     first = chunks[0]
     assert first.tokens is not None
     wrong = changed(chunks, 0, tokens=first.tokens + 1)
-    assert find_violations(DOC, wrong, limits_for(plan)) == [
+    assert find_violations(DOC, wrong, limits_for(plan.recipe)) == [
         f"chunk 0 [{first.start}:{first.end}]: tokens is {first.tokens + 1}, "
         f"its text encodes alone to {first.tokens}"
     ]

@@ -16,7 +16,7 @@ from ragchunk.config import (
     load_config,
 )
 from ragchunk.errors import UsageError
-from ragchunk.pipeline import make_plans
+from ragchunk.plan import make_plans
 
 
 def write(path: Path, text: str) -> Path:
@@ -81,10 +81,13 @@ def test_rules_match_paths_relative_to_the_config_directory(tmp_path: Path) -> N
     data = plans.for_input(str(tmp_path / "data" / "a.txt"), "a.txt")
     other = plans.for_input(str(tmp_path / "notes" / "a.txt"), "a.txt")
     log = plans.for_input(str(tmp_path / "x" / "y.log"), "y.log")
-    assert (data.options.budget.size, data.options.budget.overlap) == (300, 30)
-    assert data.options.separators == ("\n\n", "\n")  # the section inherits the top's options
-    assert (other.options.budget.size, other.options.budget.overlap) == (400, 40)
-    assert (log.strategy.name, log.options.budget.size) == ("fixed", 100)
+    assert (data.recipe.options.budget.size, data.recipe.options.budget.overlap) == (300, 30)
+    assert data.recipe.options.separators == (
+        "\n\n",
+        "\n",
+    )  # the section inherits the top's options
+    assert (other.recipe.options.budget.size, other.recipe.options.budget.overlap) == (400, 40)
+    assert (log.recipe.strategy.name, log.recipe.options.budget.size) == ("fixed", 100)
     assert plans.for_input("-", "-") is plans.default
 
 
@@ -92,13 +95,13 @@ def test_flags_win_over_the_file_and_its_sections(tmp_path: Path) -> None:
     config = load_config(str(write(tmp_path / "ragchunk.toml", CONFIG)))
     plans = make_plans(config, Settings(size=250))
     data = plans.for_input(str(tmp_path / "data" / "a.txt"), "a.txt")
-    assert (data.options.budget.size, data.options.budget.overlap) == (250, 30)
-    assert data.options.separators == ("\n\n", "\n")
+    assert (data.recipe.options.budget.size, data.recipe.options.budget.overlap) == (250, 30)
+    assert data.recipe.options.separators == ("\n\n", "\n")
     log = plans.for_input(str(tmp_path / "a.log"), "a.log")
-    assert (log.strategy.name, log.options.budget.size) == ("fixed", 250)
+    assert (log.recipe.strategy.name, log.recipe.options.budget.size) == ("fixed", 250)
     forced = make_plans(config, Settings(strategy="token"))
     token = forced.for_input(str(tmp_path / "a.log"), "a.log")
-    assert (token.strategy.name, token.options.budget.size) == ("token", 100)
+    assert (token.recipe.strategy.name, token.recipe.options.budget.size) == ("token", 100)
 
 
 def test_flag_options_replace_the_file_s_and_must_fit_every_section(tmp_path: Path) -> None:
@@ -111,13 +114,13 @@ def test_flag_options_replace_the_file_s_and_must_fit_every_section(tmp_path: Pa
         f'(for the inputs of {tmp_path / "ragchunk.toml"} [files."*.log"])'
     )
     config = load_config(str(write(tmp_path / "other.toml", CONFIG.split("[files")[0])))
-    assert make_plans(config, flags).default.options.separators == (" ",)
+    assert make_plans(config, flags).default.recipe.options.separators == (" ",)
 
 
 def test_options_belong_to_the_strategy_of_their_scope(tmp_path: Path) -> None:
     path = write(tmp_path / "ragchunk.toml", CONFIG)
     plans = make_plans(load_config(str(path)), Settings(strategy="fixed"))
-    assert plans.default.strategy.name == "fixed"  # recursive's separators are not applied
+    assert plans.default.recipe.strategy.name == "fixed"  # recursive's separators are not applied
 
 
 def test_pyproject_tool_table(tmp_path: Path) -> None:

@@ -11,12 +11,13 @@ from typer.testing import CliRunner
 
 from ragchunk import strategies
 from ragchunk.cli import app
+from ragchunk.engine import chunk_document
 from ragchunk.errors import InputError, OptionError
 from ragchunk.measure import load_tokenizer
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
-from ragchunk.pipeline import chunk_document, make_plan
+from ragchunk.plan import make_plan
 from ragchunk.text.breadcrumb import format_breadcrumb
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
@@ -45,9 +46,9 @@ def test_every_strategy_gives_contexts_that_fit_with_their_breadcrumb(name: str,
 
 
 def test_the_breadcrumb_is_counted_so_chunks_get_smaller() -> None:
-    plain = chunk_document(guide(), make_plan("recursive", size=200, overlap=0))
+    plain = chunk_document(guide(), make_plan("recursive", size=200, overlap=0).recipe)
     with_context = chunk_document(
-        guide(), make_plan("recursive", size=200, overlap=0, contextualize=True)
+        guide(), make_plan("recursive", size=200, overlap=0, contextualize=True).recipe
     )
     assert len(with_context) > len(plain)
     assert {c.id for c in plain}.isdisjoint(c.id for c in with_context)
@@ -64,7 +65,9 @@ def test_markdown_read_from_plain_text_gets_breadcrumbs_too() -> None:
 
 def test_a_breadcrumb_larger_than_the_size_fails_the_file_in_one_sentence() -> None:
     with pytest.raises(InputError) as caught:
-        chunk_document(guide(), make_plan("recursive", size=30, overlap=0, contextualize=True))
+        chunk_document(
+            guide(), make_plan("recursive", size=30, overlap=0, contextualize=True).recipe
+        )
     assert str(caught.value) == (
         "guide.md: the heading breadcrumb 'Tide Gauge Station Guide > Before you leave' takes "
         "45 chars, leaving no room for text within --size 30; raise --size or drop "
@@ -92,7 +95,7 @@ def test_cli_contextualize_adds_the_context_field() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_min_size_merges_within_headings_and_the_size(name: str) -> None:
     doc = guide()
-    base = chunk_document(doc, make_plan(name, size=300, overlap=0))
+    base = chunk_document(doc, make_plan(name, size=300, overlap=0).recipe)
     plan = make_plan(name, size=300, overlap=0, min_size=120)
     merged = assert_invariants(doc, plan)
     assert len(merged) <= len(base)
@@ -108,9 +111,9 @@ def test_min_size_merges_within_headings_and_the_size(name: str) -> None:
 
 def test_min_size_never_crosses_a_heading() -> None:
     doc = parse(b"# A\n\nShort.\n\n# B\n\nAlso short.\n", ParseRequest())
-    chunks = chunk_document(doc, make_plan("markdown", size=200, min_size=100))
+    chunks = chunk_document(doc, make_plan("markdown", size=200, min_size=100).recipe)
     assert [c.text for c in chunks] == ["# A\n\nShort.", "# B\n\nAlso short."]
-    subtrees = chunk_document(doc, make_plan("hierarchical", min_size=100))
+    subtrees = chunk_document(doc, make_plan("hierarchical", min_size=100).recipe)
     assert [c.headings for c in subtrees] == [("A",), ("B",)]
 
 
@@ -139,7 +142,7 @@ def test_cli_reports_a_breadcrumb_too_large_as_a_failed_input() -> None:
 
 def test_a_config_file_sets_both_per_glob_and_flags_win(tmp_path: Path) -> None:
     from ragchunk.config import Settings, load_config
-    from ragchunk.pipeline import make_plans
+    from ragchunk.plan import make_plans
 
     config = tmp_path / "ragchunk.toml"
     config.write_text(
@@ -148,10 +151,10 @@ def test_a_config_file_sets_both_per_glob_and_flags_win(tmp_path: Path) -> None:
     )
     plans = make_plans(load_config(str(config)), Settings())
     guide_plan = plans.for_input(str(tmp_path / "guide.md"), "guide.md")
-    assert (guide_plan.contextualize, guide_plan.min_size) == (True, 50)
-    assert (plans.default.contextualize, plans.default.min_size) == (False, 0)
+    assert (guide_plan.recipe.contextualize, guide_plan.recipe.min_size) == (True, 50)
+    assert (plans.default.recipe.contextualize, plans.default.recipe.min_size) == (False, 0)
     flagged = make_plans(load_config(str(config)), Settings(min_size=20))
-    assert flagged.for_input(str(tmp_path / "guide.md"), "guide.md").min_size == 20
+    assert flagged.for_input(str(tmp_path / "guide.md"), "guide.md").recipe.min_size == 20
 
 
 def test_cli_jobs_keep_contexts_and_merges(tmp_path: Path) -> None:

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from ragchunk.engine import process
 from ragchunk.errors import UsageError
-from ragchunk.pipeline import Job, Plan, make_plan, process, run_jobs
+from ragchunk.plan import Plan, Recipe, make_plan
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.recursive import RecursiveOptions, split
+from ragchunk.workers import Job, run_jobs
 
 
 def crash_on_marker(doc, options, ctx):  # type: ignore[no-untyped-def]
@@ -52,7 +54,7 @@ def test_pool_results_are_in_input_order_and_equal_to_in_process(tmp_path: Path)
 def test_a_worker_that_dies_fails_only_its_input(tmp_path: Path) -> None:
     paths = write_inputs(tmp_path, 6)
     paths[2].write_text("CRASH here\n", encoding="utf-8")
-    plan = Plan(strategy=CRASHING, options=RecursiveOptions())
+    plan = Plan(Recipe(strategy=CRASHING, options=RecursiveOptions(), limit=512))
     results = list(run_jobs(jobs_for(paths, plan), workers=2))
     assert [r.doc_id for r in results] == [p.name for p in paths]
     assert [r.error for r in results] == [

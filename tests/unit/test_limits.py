@@ -13,26 +13,20 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ragchunk import pipeline
+from ragchunk import workers
 from ragchunk.cli import app
 from ragchunk.config import Settings
+from ragchunk.deadline import time_limit
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
+from ragchunk.engine import process
 from ragchunk.errors import LimitExceededError, OptionError
 from ragchunk.manifest import settings_digest
 from ragchunk.model import Span
-from ragchunk.pipeline import (
-    KILL_GRACE,
-    Job,
-    Plan,
-    make_plan,
-    plan_from_settings,
-    process,
-    read_input,
-    run_jobs,
-    time_limit,
-)
+from ragchunk.plan import Plan, Policy, Recipe, make_plan, plan_from_settings
+from ragchunk.reading import read_input
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.recursive import RecursiveOptions, split
+from ragchunk.workers import KILL_GRACE, Job, run_jobs
 from ragchunk.writers.jsonl import lines
 
 pytestmark = pytest.mark.timeout(10)
@@ -71,7 +65,7 @@ def inputs(tmp_path: Path, *texts: str) -> list[Path]:
 @pytest.mark.parametrize("marker", ["SLOW", "SWALLOW"])
 def test_an_input_past_its_timeout_fails_in_process(tmp_path: Path, marker: str) -> None:
     (path,) = inputs(tmp_path, f"{marker} text\n")
-    plan = Plan(strategy=SLOW, options=RecursiveOptions(), timeout=0.3)
+    plan = Plan(Recipe(strategy=SLOW, options=RecursiveOptions(), limit=512), Policy(timeout=0.3))
     began = time.monotonic()
     result = process(str(path), path.name, plan)
     assert time.monotonic() - began < 3
@@ -81,7 +75,7 @@ def test_an_input_past_its_timeout_fails_in_process(tmp_path: Path, marker: str)
 
 def test_the_timer_is_disarmed_and_an_outer_timer_restored(tmp_path: Path) -> None:
     (path,) = inputs(tmp_path, "quick text\n")
-    plan = Plan(strategy=SLOW, options=RecursiveOptions(), timeout=0.2)
+    plan = Plan(Recipe(strategy=SLOW, options=RecursiveOptions(), limit=512), Policy(timeout=0.2))
     handler = signal.getsignal(signal.SIGALRM)
     outer_before = signal.getitimer(signal.ITIMER_REAL)[0]  # pytest-timeout's, here
     assert process(str(path), path.name, plan).error is None
@@ -99,7 +93,7 @@ def test_no_timeout_arms_no_timer() -> None:
 
 def test_workers_time_out_alone_and_a_stuck_one_is_killed(tmp_path: Path) -> None:
     paths = inputs(tmp_path, "one\n", "SLOW\n", "two\n", "STUCK\n", "three\n")
-    plan = Plan(strategy=SLOW, options=RecursiveOptions(), timeout=0.5)
+    plan = Plan(Recipe(strategy=SLOW, options=RecursiveOptions(), limit=512), Policy(timeout=0.5))
     began = time.monotonic()
     results = list(run_jobs([Job(str(p), p.name, plan) for p in paths], workers=2))
     assert time.monotonic() - began < 0.5 + KILL_GRACE + 4
@@ -153,17 +147,17 @@ def test_limits_are_validated() -> None:
 
 
 def test_the_library_sets_no_timeout_and_the_command_line_does() -> None:
-    assert make_plan().timeout is None
-    assert make_plan().max_bytes == DEFAULT_MAX_BYTES
-    assert plan_from_settings(Settings()).timeout == DEFAULT_TIMEOUT
+    assert make_plan().policy.timeout is None
+    assert make_plan().policy.max_bytes == DEFAULT_MAX_BYTES
+    assert plan_from_settings(Settings()).policy.timeout == DEFAULT_TIMEOUT
     plan = plan_from_settings(Settings(timeout=2.5, max_bytes=1000))
-    assert (plan.timeout, plan.max_bytes) == (2.5, 1000)
+    assert (plan.policy.timeout, plan.policy.max_bytes) == (2.5, 1000)
 
 
 def test_limits_change_no_chunk_id_and_no_manifest_digest() -> None:
     plain, limited = make_plan(), make_plan(timeout=5, max_bytes=10)
-    assert plain.fingerprint == limited.fingerprint
-    assert settings_digest(plain) == settings_digest(limited)
+    assert plain.recipe.fingerprint == limited.recipe.fingerprint
+    assert settings_digest(plain.recipe) == settings_digest(limited.recipe)
 
 
 def test_cli_flags_and_config_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -206,9 +200,9 @@ LEAKY = Strategy(name="leaky", summary="test", options=RecursiveOptions, split=l
 def test_a_worker_that_grew_is_replaced_after_its_job(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pipeline, "RECYCLE_MIB", 20)  # before the workers fork
+    monkeypatch.setattr(workers, "RECYCLE_MIB", 20)  # before the workers fork
     paths = inputs(tmp_path, "LEAK one\n", *(f"text {k}\n" for k in range(6)))
-    plan = Plan(strategy=LEAKY, options=RecursiveOptions())
+    plan = Plan(Recipe(strategy=LEAKY, options=RecursiveOptions(), limit=512))
     results = list(run_jobs([Job(str(p), p.name, plan) for p in paths], workers=2))
     assert [r.error for r in results] == [None] * 7
     pids = [r.chunks[0].metadata["pid"] for r in results]
@@ -222,7 +216,7 @@ def test_rendered_output_comes_in_pieces(tmp_path: Path) -> None:
     (result,) = run_jobs([Job(str(path), path.name, plan, render=lines)])
     assert result.chunks == ()
     assert result.rendered is not None
-    assert len(result.rendered) == -(-result.chunk_count // pipeline.RENDER_BLOCK)
+    assert len(result.rendered) == -(-result.chunk_count // workers.RENDER_BLOCK)
     assert "".join(result.rendered) == lines(process(str(path), path.name, plan).chunks)
 
 

@@ -12,10 +12,11 @@ from docx.enum.style import WD_STYLE_TYPE
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 
+from ragchunk.engine import chunk_document
 from ragchunk.model import Document, Page
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.docx import parse
-from ragchunk.pipeline import chunk_document, make_plan
+from ragchunk.plan import make_plan
 from tests.conftest import FIXTURES
 
 REPORT = FIXTURES / "docx" / "report.docx"
@@ -77,9 +78,10 @@ def test_headings_lists_and_tables_in_document_order() -> None:
     ]
     assert [s.level for s in doc.sections if s.kind == "heading"] == [1, 2, 3, 1]
     listing, table = doc.sections[3], doc.sections[4]
-    assert [doc.text[s:e] for s, e in listing.metadata["items"]] == ["first", "second"]  # type: ignore[union-attr, misc]
-    assert doc.text[slice(*table.metadata["header"])] == "| a | b\\|c |"  # type: ignore[arg-type]
-    assert [doc.text[s:e] for s, e in table.metadata["rows"]] == ["| 1 | 2 |"]  # type: ignore[union-attr, misc]
+    assert [doc.text[s:e] for s, e in listing.parts] == ["first", "second"]
+    assert table.header is not None
+    assert doc.text[slice(*table.header)] == "| a | b\\|c |"
+    assert [doc.text[s:e] for s, e in table.parts] == ["| 1 | 2 |"]
     assert doc.pages == ()
     assert not doc.has_lines
     assert doc.format == "docx"
@@ -229,7 +231,7 @@ def test_report_fixture_structure_and_pages() -> None:
     assert doc.text[table.start : table.end].splitlines()[0] == (
         "| Station | Sensor | Offset (m) | Calibrated |"
     )
-    assert len(table.metadata["rows"]) == 5  # type: ignore[arg-type]
+    assert len(table.parts) == 5
     assert [p.number for p in doc.pages] == [1, 2, 3]
     assert doc.text[doc.pages[0].end - 12 : doc.pages[0].end] == "| 2024-05-09 |"[-12:]
     assert doc.text[doc.pages[1].start :].startswith("Maintenance in 2024")
@@ -251,7 +253,7 @@ def test_chunks_under_a_heading_2_carry_the_heading_1_to_heading_2_path(
 ) -> None:
     doc = parse(REPORT.read_bytes(), ParseRequest(source="r.docx"))
     plan = make_plan("recursive", size=size, overlap=0, unit=unit)  # type: ignore[arg-type]
-    chunks = chunk_document(doc, plan)
+    chunks = chunk_document(doc, plan.recipe)
     heading_2 = next(s for s in doc.sections if s.headings[-1:] == ("Calibration",))
     heading_3 = next(s for s in doc.sections if s.headings[-1:] == ("Radar gauges",))
     under_h2 = [c for c in chunks if heading_2.start <= c.start < heading_3.start]

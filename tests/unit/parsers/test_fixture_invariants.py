@@ -9,7 +9,9 @@ import pytest
 
 from ragchunk import strategies
 from ragchunk.model import Document
-from ragchunk.pipeline import make_plan, parse_bytes
+from ragchunk.parsers._spec import ParseRequest
+from ragchunk.plan import make_plan
+from ragchunk.reading import parse_bytes
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
 
@@ -31,7 +33,7 @@ BUDGETS = [
 @cache
 def parsed(path: Path) -> Document:
     """Parse a fixture once: the parse does not depend on the strategy or budget."""
-    return parse_bytes(path.read_bytes(), str(path), path.name, make_plan(), [])
+    return parse_bytes(path.read_bytes(), ParseRequest(source=str(path), doc_id=path.name))
 
 
 def test_every_kind_of_fixture_is_present() -> None:

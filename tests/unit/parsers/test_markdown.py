@@ -116,12 +116,9 @@ def test_table_records_header_and_row_spans() -> None:
     table = find_sections(text)[1]
     assert table.kind == "table"
     assert text[table.start : table.end] == "| a | b |\n|---|:-:|\n| 1 | 2 |\n| 3 | 4 |"
-    header = table.metadata["header"]
-    rows = table.metadata["rows"]
-    assert isinstance(header, list)
-    assert isinstance(rows, list)
-    assert text[header[0] : header[1]] == "| a | b |\n|---|:-:|"  # type: ignore[misc]
-    assert [text[s:e] for s, e in rows] == ["| 1 | 2 |", "| 3 | 4 |"]  # type: ignore[misc]
+    assert table.header is not None
+    assert text[table.header[0] : table.header[1]] == "| a | b |\n|---|:-:|"
+    assert [text[s:e] for s, e in table.parts] == ["| 1 | 2 |", "| 3 | 4 |"]
 
 
 def test_list_items_are_direct_children_with_their_nested_lists() -> None:
@@ -130,9 +127,7 @@ def test_list_items_are_direct_children_with_their_nested_lists() -> None:
     assert section.kind == "list"
     assert section.metadata["ordered"] is True
     assert section.metadata["marker"] == "."
-    items = section.metadata["items"]
-    assert isinstance(items, list)
-    assert [text[s:e] for s, e in items] == [  # type: ignore[misc]
+    assert [text[s:e] for s, e in section.parts] == [
         "1. first\n   - nested a\n   - nested b",
         "2. second\n\n   more",
     ]
@@ -231,10 +226,9 @@ def test_station_guide_fixture() -> None:
     drift = next(s for s in sections if s.headings[-1:] == ("Drift procedure",))
     assert drift.headings == ("Tide Gauge Station Guide", "Station checks", "Drift procedure")
     (table,) = (s for s in sections if s.kind == "table")
-    rows = table.metadata["rows"]
-    assert isinstance(rows, list)
+    rows = table.parts
     assert len(rows) == 13
-    for start, end in rows:  # type: ignore[misc]
+    for start, end in rows:
         row = text[start:end]
         assert row.startswith("| ")
         assert row.endswith(" |")
@@ -350,8 +344,8 @@ def test_large_table_and_list_are_parsed_in_bounded_time() -> None:
     began = time.perf_counter()
     table, listing = find_sections(text)
     assert time.perf_counter() - began < 20
-    assert len(table.metadata["rows"]) == rows  # type: ignore[arg-type]
-    assert len(listing.metadata["items"]) == rows  # type: ignore[arg-type]
+    assert len(table.parts) == rows
+    assert len(listing.parts) == rows
 
 
 def test_only_the_tokens_sections_read_are_kept() -> None:
@@ -365,8 +359,8 @@ def test_only_the_tokens_sections_read_are_kept() -> None:
     assert len(_block_parser().parse(items)) < 2 * 1000 + 10
     sections = find_sections(table + "\n" + items)
     assert [s.kind for s in sections] == ["table", "list"]
-    assert len(sections[0].metadata["rows"]) == 1000  # type: ignore[arg-type]
-    assert len(sections[1].metadata["items"]) == 1000  # type: ignore[arg-type]
+    assert len(sections[0].parts) == 1000
+    assert len(sections[1].parts) == 1000
 
 
 def test_nesting_ten_thousand_deep_is_prose_past_the_cap() -> None:

@@ -9,12 +9,13 @@ from pathlib import Path
 import pypdf
 import pytest
 
+from ragchunk.engine import chunk_document
 from ragchunk.errors import CorruptDocumentError
 from ragchunk.model import PAGE_SEPARATOR, Document
 from ragchunk.parsers import detect
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.pdf import parse, parse_pdf_date
-from ragchunk.pipeline import chunk_document, make_plan
+from ragchunk.plan import make_plan
 from tests.conftest import FIXTURES
 
 OUTLINED = FIXTURES / "pdf" / "report-outline.pdf"
@@ -104,7 +105,7 @@ def test_sections_are_ordered_disjoint_and_cover_the_text() -> None:
 def test_chunks_report_the_pages_they_span() -> None:
     doc, _ = load(OUTLINED)
     plan = make_plan("fixed", size=200, overlap=0)
-    chunks = chunk_document(doc, plan)
+    chunks = chunk_document(doc, plan.recipe)
     page_1, page_2 = doc.pages[0], doc.pages[1]
     spanning = [c for c in chunks if c.start < page_1.end and c.end > page_2.start]
     assert spanning

@@ -9,8 +9,9 @@ from typer.testing import CliRunner
 
 from ragchunk import strategies
 from ragchunk.cli import app
+from ragchunk.engine import process
 from ragchunk.model import Document, Section
-from ragchunk.pipeline import make_plan, process
+from ragchunk.plan import make_plan
 from ragchunk.strategies.auto import choose
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
@@ -48,7 +49,7 @@ def test_invariants_hold_and_hierarchical_is_bounded_by_the_default_size() -> No
     result = process(str(path), path.name, plan, keep_document=True)
     assert result.document is not None
     chunks = assert_invariants(result.document, plan)
-    assert max(c.chars for c in chunks) <= plan.options.budget.size
+    assert max(c.chars for c in chunks) <= plan.recipe.options.budget.size
 
 
 def test_stats_name_the_strategies_chosen() -> None:

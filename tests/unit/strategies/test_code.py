@@ -11,9 +11,9 @@ from ragchunk.model import Chunk, Document
 from ragchunk.options import Budget
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.code import parse
-from ragchunk.pipeline import make_plan
+from ragchunk.plan import make_plan
 from ragchunk.strategies.code import LINE_LEVELS, CodeOptions, is_minified
-from ragchunk.strategies.recursive import DEFAULT_LEVELS, split_range
+from ragchunk.text.separators import DEFAULT_LEVELS, split_range
 from tests.invariants import assert_invariants
 
 
@@ -42,7 +42,7 @@ def rows(chunks: list[Chunk]) -> list[tuple[object, ...]]:
 def test_defaults_are_tokens_without_overlap() -> None:
     assert CodeOptions().budget == Budget(size=512, overlap=0, unit="tokens")
     plan = make_plan("code", size=100)
-    assert plan.options.budget == Budget(size=100, overlap=0, unit="tokens")
+    assert plan.recipe.options.budget == Budget(size=100, overlap=0, unit="tokens")
 
 
 def test_small_definitions_are_packed_up_to_the_size() -> None:
@@ -204,7 +204,7 @@ def test_text_that_is_not_code_is_packed_by_lines() -> None:
     doc = Document(text=text)
     plan = make_plan("code", size=25, unit="chars")
     chunks = assert_invariants(doc, plan)
-    budget = plan.options.budget
+    budget = plan.recipe.options.budget
     expected = split_range(
         text, 0, len(text), sizer=CHARS.prepare(text), budget=budget, levels=LINE_LEVELS
     )

@@ -6,11 +6,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
+from ragchunk.engine import chunk_document, process
 from ragchunk.errors import OptionError
 from ragchunk.model import Document, Page, Section
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
-from ragchunk.pipeline import chunk_document, make_plan, process
+from ragchunk.plan import make_plan
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
 
@@ -40,14 +41,16 @@ def test_one_chunk_per_subtree_down_to_max_depth() -> None:
 
 
 def test_max_depth_one_merges_whole_top_level_sections() -> None:
-    chunks = chunk_document(markdown(TEXT), make_plan("hierarchical", options={"max_depth": "1"}))
+    chunks = chunk_document(
+        markdown(TEXT), make_plan("hierarchical", options={"max_depth": "1"}).recipe
+    )
     assert [c.headings for c in chunks] == [(), ("One",), ("Two",)]
     assert chunks[1].text.endswith("Body B.")
 
 
 def test_unbounded_without_size_and_refined_with_it() -> None:
     doc = markdown(TEXT)
-    unbounded = chunk_document(doc, make_plan("hierarchical"))
+    unbounded = chunk_document(doc, make_plan("hierarchical").recipe)
     assert max(c.chars for c in unbounded) > 200
     assert not any(c.metadata for c in unbounded)
     bounded = assert_invariants(doc, make_plan("hierarchical", size=100))

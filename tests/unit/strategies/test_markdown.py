@@ -9,11 +9,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
+from ragchunk.engine import chunk_document
 from ragchunk.errors import LimitExceededError, OptionError
 from ragchunk.model import Chunk, Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
-from ragchunk.pipeline import chunk_document, make_plan
+from ragchunk.plan import make_plan
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
 
@@ -259,6 +260,6 @@ def test_repeated_headers_beyond_the_output_budget_fail_with_one_sentence() -> N
     header += "|" + "---|" * 200 + "\n"
     text = header + "".join(f"| {n} |\n" for n in range(400))
     with pytest.raises(LimitExceededError) as caught:
-        chunk_document(markdown(text), make_plan("markdown", size=12))
+        chunk_document(markdown(text), make_plan("markdown", size=12).recipe)
     assert str(caught.value).startswith("doc.md: the breadcrumbs, table headers and labels")
     assert "\n" not in str(caught.value)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from ragchunk.engine import chunk_document
 from ragchunk.errors import OptionError
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
-from ragchunk.pipeline import chunk_document, make_plan
+from ragchunk.plan import make_plan
 from tests.invariants import assert_invariants
 
 TEXT = (
@@ -67,7 +68,7 @@ def test_sentence_count_mode_takes_n_sentences_and_repeats_m() -> None:
 
 def test_sentence_count_mode_is_unbounded_unless_a_size_is_given() -> None:
     doc = Document(text=TEXT)
-    unbounded = chunk_document(doc, make_plan("sentence", options={"sentences": "6"}))
+    unbounded = chunk_document(doc, make_plan("sentence", options={"sentences": "6"}).recipe)
     assert [c.text for c in unbounded] == [TEXT]  # 6 sentences, well over no size at all
     bounded = assert_invariants(doc, make_plan("sentence", size=70, options={"sentences": "6"}))
     assert len(bounded) > 1

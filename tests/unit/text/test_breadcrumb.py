@@ -50,8 +50,8 @@ def test_a_prefixed_sizer_never_takes_the_code_point_fast_path() -> None:
 def test_spans_whose_context_was_undercounted_are_split_with_their_own_breadcrumb() -> None:
     from ragchunk.model import Span
     from ragchunk.options import Budget
-    from ragchunk.strategies.recursive import split_range
     from ragchunk.text.breadcrumb import fit_contexts
+    from ragchunk.text.separators import split_range
 
     text = "alpha beta gamma delta epsilon zeta"
     sizer = CHARS.prepare(text)

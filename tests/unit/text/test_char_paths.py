@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from ragchunk.measure import CHARS, CharSizer
 from ragchunk.options import Budget
 from ragchunk.strategies import fixed
-from ragchunk.strategies.recursive import DEFAULT_LEVELS, align_to_separator, char_windows
 from ragchunk.text.boundaries import last_separator_cut, last_whitespace_end
 from ragchunk.text.pack import align_to_word, pack
+from ragchunk.text.separators import DEFAULT_LEVELS, align_to_separator, char_windows
 
 PIECES = ["word", " ", "  ", "\n", "\n\n", "\n\n\n", "\r\n", "\r\n\r\n", "\t", ", ", ". ", "! ",
           "。", "、", "e\u0301", "👨‍👩‍👧", "ab", "aab", "supercalifragilistic"]  # fmt: skip

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ragchunk.model import Section, Span
-from ragchunk.text.merge import heading_scopes, merge_small
+from ragchunk.text.merge import merge_small
+from ragchunk.text.sections import heading_scopes
 
 SECTIONS = (
     Section(0, 5, "heading", ("A",), 1),

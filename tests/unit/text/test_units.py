@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from ragchunk.measure import CharSizer
 from ragchunk.text.pack import Window
 from ragchunk.text.sentences import split_sentences
-from ragchunk.text.units import Piece, _search, pack_units
+from ragchunk.text.units import _search, pack_units
 
 TEXT = "One two. Three four five. Six. Seven eight nine ten. Eleven."
 UNITS = split_sentences(TEXT)  # lengths 8, 16, 4, 21, 7
@@ -18,7 +18,7 @@ def _refuse(start: int, end: int) -> list[Window]:
     raise AssertionError(f"no unit should need refining ({start}, {end})")
 
 
-def _texts(pieces: list[Piece]) -> list[str]:
+def _texts(pieces: list[Window]) -> list[str]:
     return [TEXT[p.start : p.end] for p in pieces]
 
 
@@ -67,8 +67,8 @@ def test_a_unit_larger_than_the_size_is_refined_and_flagged() -> None:
 
     pieces = pack_units(UNITS, sizer=CharSizer(TEXT), size=12, refine=refine)
     assert calls == [UNITS[1], UNITS[3]]
-    assert pieces[0] == Piece(*UNITS[0])
-    assert pieces[1] == Piece(UNITS[1][0], UNITS[1][0] + 10, split=True)
+    assert pieces[0] == Window(*UNITS[0])
+    assert pieces[1] == Window(UNITS[1][0], UNITS[1][0] + 10, split=True)
     assert all(p.split for p in pieces if (p.start, p.end) not in UNITS and p.end - p.start != 4)
 
 

@@ -1,0 +1,47 @@
+"""Refining one block too large for the size: whole sentences first, then words.
+
+A ``Refine`` covers one oversize unit with windows that fit the size (``text.units``). These
+are the refinements strategies share: inside a sentence at lines, clauses, then words; inside a
+paragraph (or any prose block) at whole sentences, a sentence still too large by words.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ragchunk.text.sentences import split_sentences
+from ragchunk.text.separators import INSIDE_SENTENCE, split_range
+from ragchunk.text.units import pack_units
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ragchunk.measure import Sizer
+    from ragchunk.options import Budget
+    from ragchunk.text.pack import Window
+    from ragchunk.text.units import Refine
+
+
+def refine_by_words(sizer: Sizer, budget: Budget, text: str) -> Refine:
+    """Return a ``refine`` that splits one oversize sentence at lines, clauses, then words."""
+
+    def refine(start: int, end: int) -> Sequence[Window]:
+        return split_range(text, start, end, sizer=sizer, budget=budget, levels=INSIDE_SENTENCE)
+
+    return refine
+
+
+def refine_by_sentences(sizer: Sizer, budget: Budget, text: str) -> Refine:
+    """Return a ``refine`` that packs one oversize block as whole sentences (then words)."""
+    by_words = refine_by_words(sizer, budget, text)
+
+    def refine(start: int, end: int) -> Sequence[Window]:
+        return pack_units(
+            split_sentences(text, start, end),
+            sizer=sizer,
+            size=budget.size,
+            overlap=budget.overlap,
+            refine=by_words,
+        )
+
+    return refine

@@ -1,0 +1,347 @@
+"""Running many inputs: in this process, or in a pool of worker processes (``--jobs``).
+
+``run_jobs`` yields one ``FileResult`` per job, in job order, as soon as each is ready. The only
+concurrency in ragchunk lives here (STYLE §2.9). Each worker has a pipe of its own; at most a
+few results per worker wait in memory, a worker stuck past its deadline is killed and replaced,
+and a worker that grew large on one input retires after it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from ragchunk.deadline import timeout_message
+from ragchunk.engine import FileResult, process
+from ragchunk.errors import UsageError
+from ragchunk.inputs import find_inputs
+from ragchunk.measure import use_one_encoding_thread
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from types import MappingProxyType
+
+    from ragchunk.inputs import Input
+    from ragchunk.model import Chunk
+    from ragchunk.plan import Plan, Plans
+
+_IN_FLIGHT_PER_WORKER: Final = 4
+"""Results a worker may have ready ahead of the reader: bounds memory, keeps workers busy."""
+KILL_GRACE: Final = 2.0
+"""Seconds past its deadline before a worker that has not answered is killed."""
+RENDER_BLOCK: Final = 1000
+"""Chunks rendered into one piece of ``FileResult.rendered``."""
+RECYCLE_MIB: Final = 150
+"""A worker that grew by this much since it started is replaced after its job (Linux)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One input and the plan it is chunked with.
+
+    Attributes:
+        source: the path to read (``-`` for standard input).
+        doc_id: the document's id in the output.
+        plan: the validated plan for this input.
+        known_hash: skip the input (``FileResult.unchanged``) when its content hash is this.
+        render: turns the chunks into output text where they are made (in the worker
+            process), so that only text crosses between processes; a module-level function.
+    """
+
+    source: str
+    doc_id: str
+    plan: Plan
+    known_hash: str | None = None
+    render: Callable[[Sequence[Chunk]], str] | None = None
+
+
+def expand(paths: Sequence[str]) -> list[tuple[str, str]]:
+    """Return ``(source, doc_id)`` for every input: files as given, directories walked.
+
+    The walk uses the defaults of ``ragchunk.inputs.find_inputs`` (hidden, ignored and binary
+    files skipped); ``doc_id`` is the path relative to the walked directory.
+    """
+    return [(item.source, item.doc_id) for item in find_inputs(paths).inputs]
+
+
+def run(paths: Sequence[str], plan: Plan) -> Iterator[FileResult]:
+    """Yield one result per input, in input order, in this process."""
+    return run_jobs([Job(source, doc_id, plan) for source, doc_id in expand(paths)])
+
+
+def make_jobs(inputs: Iterable[Input], plans: Plans) -> list[Job]:
+    """Return one job per input, each with the plan its configuration scope gives it."""
+    return [Job(i.source, i.doc_id, plans.for_input(i.source, i.doc_id)) for i in inputs]
+
+
+def default_jobs() -> int:
+    """Return the number of CPU cores this process may use (the default of ``--jobs``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_workers(workers: int) -> None:
+    """Raise ``UsageError`` unless ``workers`` (``--jobs``) is at least 1."""
+    if workers < 1:
+        raise UsageError(f"--jobs must be at least 1 (got {workers})")
+
+
+def run_jobs(jobs: Sequence[Job], *, workers: int = 1) -> Generator[FileResult, None, None]:
+    """Yield one result per job, in job order, as soon as each is ready.
+
+    With ``workers`` > 1 and more than one job, jobs run in worker processes; at most a few
+    results per worker wait in memory, so memory does not grow with the number of files, and
+    the output is the same as with one worker. A worker that dies (killed, out of memory) fails
+    only the input it was working on. Closing the iterator early (``--fail-fast``, a closed
+    pipe, Ctrl-C) stops the workers at once. With ``debug`` plans everything runs in this
+    process, so that an unexpected exception arrives with its traceback.
+
+    Raises:
+        UsageError: ``workers`` is below 1.
+    """
+    check_workers(workers)
+    count = min(workers, len(jobs))
+    if count <= 1 or any(job.plan.policy.debug for job in jobs):
+        return (_work(job) for job in jobs)
+    return _run_pool(jobs, count)
+
+
+def _work(job: Job) -> FileResult:
+    result = process(job.source, job.doc_id, job.plan, known_hash=job.known_hash)
+    if job.render is None or not result.chunks:
+        return result
+    chunks, render = result.chunks, job.render
+    pieces = (render(chunks[k : k + RENDER_BLOCK]) for k in range(0, len(chunks), RENDER_BLOCK))
+    return dataclasses.replace(result, chunks=(), rendered=tuple(pieces))
+
+
+def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, None]:
+    """Feed jobs to worker processes, one at a time each, and yield results in job order."""
+    from multiprocessing.connection import wait
+
+    pool = [_Worker() for _ in range(workers)]
+    window = workers * _IN_FLIGHT_PER_WORKER
+    ready: dict[int, FileResult] = {}
+    submitted = yielded = 0
+    finished = False
+    try:
+        while yielded < len(jobs):
+            for worker in pool:
+                if worker.index is None and submitted < len(jobs) and submitted < yielded + window:
+                    worker.give(submitted, jobs[submitted])
+                    submitted += 1
+            if yielded in ready:
+                yield ready.pop(yielded)
+                yielded += 1
+                continue
+            busy = [worker for worker in pool if worker.index is not None]
+            answered = wait([worker.connection for worker in busy], _time_to_deadline(busy))
+            for worker in busy:
+                if worker.connection in answered:
+                    index, result = worker.take()
+                    ready[index] = result
+                elif worker.is_overdue():
+                    index, result = worker.kill_overdue()
+                    ready[index] = result
+        finished = True
+    finally:
+        for worker in pool:
+            worker.stop(gracefully=finished)
+
+
+class _Worker:
+    """One worker process and the pipe to it; it chunks one job at a time.
+
+    Each worker has a pipe of its own, read only by this process, so a worker that is killed
+    (by us on Ctrl-C, or by the system) can never leave a shared queue half-written.
+    """
+
+    def __init__(self) -> None:
+        self.index: int | None = None
+        self.job: Job | None = None
+        self.deadline: float | None = None
+        self._start()
+
+    def _start(self) -> None:
+        import multiprocessing
+
+        ours, theirs = multiprocessing.Pipe()
+        self.process = multiprocessing.Process(target=_serve, args=(theirs,), daemon=True)
+        with _stop_signals_blocked():  # until the worker has set its own handlers
+            self.process.start()
+        theirs.close()
+        self.connection = ours
+
+    def give(self, index: int, job: Job) -> None:
+        """Send a job; a worker found dead on the way is replaced first.
+
+        With a timeout, the worker stops the job itself at the deadline (``time_limit``);
+        ``KILL_GRACE`` later the parent kills it, in case it is stuck where no signal reaches.
+        """
+        import time
+
+        self.index, self.job = index, job
+        timeout = job.plan.policy.timeout
+        self.deadline = None if timeout is None else time.monotonic() + timeout + KILL_GRACE
+        try:
+            self.connection.send(job)
+        except OSError:
+            self._restart()
+            self.connection.send(job)
+
+    def take(self) -> tuple[int, FileResult]:
+        """Return the index and result of the job given; a dead worker fails it and restarts."""
+        index, job = self._release()
+        try:
+            result, retiring = self.connection.recv()
+        except (EOFError, OSError):
+            message = f"{job.source}: the worker process chunking it died ({self._death()})"
+            result = FileResult(job.source, job.doc_id, error=message)
+            self._restart()
+            return index, result
+        if retiring:  # it grew large on this input: a fresh process for the next one
+            self.process.join(timeout=5)
+            self._restart()
+        return index, result
+
+    def is_overdue(self) -> bool:
+        """Return whether the job given has run past its deadline and kill grace."""
+        import time
+
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def kill_overdue(self) -> tuple[int, FileResult]:
+        """Kill the worker, fail its job as timed out, and start a fresh worker."""
+        index, job = self._release()
+        self.process.kill()  # SIGKILL: whatever the worker is stuck in, it cannot hold this off
+        self.process.join()
+        self.connection.close()
+        self._start()
+        error = timeout_message(job.source, job.plan.policy.timeout)
+        return index, FileResult(job.source, job.doc_id, error=error)
+
+    def _release(self) -> tuple[int, Job]:
+        index, job = self.index, self.job
+        self.index = self.job = self.deadline = None
+        if index is None or job is None:
+            raise RuntimeError("no job was given")  # a bug in _run_pool, not bad input
+        return index, job
+
+    def stop(self, *, gracefully: bool) -> None:
+        """End the worker: asked to, once all is done; terminated, when cut short."""
+        if gracefully:
+            with contextlib.suppress(OSError):
+                self.connection.send(None)
+            self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join()
+        self.connection.close()
+
+    def _restart(self) -> None:
+        self.stop(gracefully=False)
+        self._start()
+
+    def _death(self) -> str:
+        import signal
+
+        self.process.join(timeout=5)
+        code = self.process.exitcode
+        if code is not None and code < 0:
+            name = signal.Signals(-code).name
+            return f"killed by {name}, perhaps out of memory" if name == "SIGKILL" else f"{name}"
+        return f"exit code {code}"
+
+
+def _time_to_deadline(busy: Sequence[_Worker]) -> float | None:
+    """Return the seconds until the first busy worker is overdue, or None without deadlines."""
+    import time
+
+    deadlines = [worker.deadline for worker in busy if worker.deadline is not None]
+    return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+
+
+def _serve(connection: Connection) -> None:
+    """Run in a worker process: chunk each job received until told to stop (``None``).
+
+    Each answer is ``(result, retiring)``: a worker that grew by ``RECYCLE_MIB`` since it
+    started retires after its answer and the parent starts a fresh one, since memory freed
+    after a large input is seldom given back to the system and would sit beside the next.
+    """
+    _init_worker()
+    baseline = _resident_mib()
+    with contextlib.suppress(EOFError):  # the parent went away
+        while (job := connection.recv()) is not None:
+            result = _work(job)
+            now = _resident_mib()
+            grown = now - baseline if now is not None and baseline is not None else 0.0
+            retiring = grown > RECYCLE_MIB
+            connection.send((result, retiring))
+            if retiring:
+                return
+
+
+def _resident_mib() -> float | None:
+    """Return this process's resident memory in MiB (Linux), else None."""
+    try:
+        fields = Path("/proc/self/statm").read_text(encoding="ascii").split()
+    except OSError:
+        return None
+    return int(fields[1]) * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+
+
+_STOP_SIGNALS: Final = ("SIGINT", "SIGTERM")
+
+
+@contextlib.contextmanager
+def _stop_signals_blocked() -> Iterator[None]:
+    """Hold back SIGINT and SIGTERM: a worker must not get them before it set its handlers."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # not POSIX: nothing to hold back
+        yield
+        return
+    stops = {getattr(signal, name) for name in _STOP_SIGNALS}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _init_worker() -> None:
+    """Prepare a worker process: Ctrl-C is the parent's to handle, results must pickle."""
+    import copyreg
+    import signal
+    import types
+
+    # The terminal sends SIGINT to the whole process group; the parent stops the workers, with
+    # SIGTERM, whose default action is wanted even if the parent handled it otherwise. Both
+    # were blocked across the fork (see _Worker._start); pending ones arrive on unblocking.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        stops = {getattr(signal, name) for name in _STOP_SIGNALS}
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+    copyreg.pickle(types.MappingProxyType, _reduce_mapping)
+    use_one_encoding_thread()  # the workers already use every core
+
+
+def _reduce_mapping(mapping: MappingProxyType[str, Any]) -> tuple[Any, tuple[Any, ...]]:
+    # Chunk metadata is a read-only mapping proxy, which pickle cannot handle by itself.
+    return _restore_mapping, (dict(mapping),)
+
+
+def _restore_mapping(values: dict[str, Any]) -> Mapping[str, Any]:
+    from types import MappingProxyType
+
+    from ragchunk.model import EMPTY_METADATA
+
+    return MappingProxyType(values) if values else EMPTY_METADATA
