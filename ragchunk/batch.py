@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from ragchunk import pipeline
-from ragchunk.inputs import STDIN, WalkOptions, absolute, find_inputs, make_globs
+from ragchunk.globs import make_globs
+from ragchunk.inputs import STDIN, WalkOptions, absolute, find_inputs
 
 if TYPE_CHECKING:
     from ragchunk.config import RunSettings
-    from ragchunk.inputs import Note
+    from ragchunk.inputs import Note, Skipped
     from ragchunk.manifest import Entry, Manifest
     from ragchunk.pipeline import FileResult, Job, Plans
 
@@ -35,6 +36,7 @@ class Batch:
         jobs: the inputs with their plans, in input order.
         outputs: each job's output file under ``-o DIR/`` (None: the shared stream).
         notes: what the walk left out, one sentence each.
+        skipped: how many entries the walk skipped, by reason.
         refused: inputs whose output would be unsafe, as failures.
         roots: the directories named on the command line (walked).
         output_file: ``-o FILE``: one JSONL file for every input.
@@ -49,6 +51,7 @@ class Batch:
     notes: tuple[Note, ...]
     refused: tuple[FileResult, ...]
     roots: tuple[str, ...]
+    skipped: tuple[Skipped, ...] = ()
     output_file: Path | None = None
     output_dir: Path | None = None
     manifest: Manifest | None = None
@@ -86,6 +89,7 @@ def prepare(paths: list[str], plans: Plans, run: RunSettings, *, output: str | N
         jobs=tuple(jobs),
         outputs=tuple(outputs),
         notes=found.notes,
+        skipped=found.skipped,
         refused=tuple(refused),
         roots=tuple(p for p in paths if p != STDIN and Path(p).is_dir()),
         output_file=output_file,

@@ -36,7 +36,8 @@ from typing import Any, Final, TypeVar
 
 from ragchunk import strategies
 from ragchunk.errors import OptionError, UsageError
-from ragchunk.inputs import STDIN, Glob, absolute
+from ragchunk.globs import Glob
+from ragchunk.inputs import STDIN, absolute
 from ragchunk.options import Unit, convert_value
 from ragchunk.registry import did_you_mean
 

@@ -26,6 +26,7 @@ from ragchunk.cli._app import (
     stderr_console,
     stdout_console,
 )
+from ragchunk.inputs import describe_skipped
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -131,8 +132,12 @@ def execute(batch: Batch, display: Display) -> int:
             run.say(f"note: {note.message}")
     for failure in batch.refused:
         run.say(f"error: {failure.error}")
-    if not batch.jobs and not batch.refused and not display.quiet:
-        run.say(f"note: nothing to chunk: no input files under {', '.join(batch.roots)}")
+    if _is_empty(batch) and not display.quiet:
+        under = ", ".join(batch.roots)
+        if batch.skipped:
+            run.say(f"note: nothing to chunk under {under}: {describe_skipped(batch.skipped)}")
+        else:
+            run.say(f"note: nothing to chunk: no input files under {under}")
     started = time.monotonic()
     try:
         _consume(run)
@@ -188,6 +193,8 @@ def _summarise(run: _Run, seconds: float) -> None:
             f"manifest {batch.manifest.path}: {_count(tally.chunked, 'input')} processed, "
             f"{tally.unchanged} unchanged and skipped, {tally.removed} removed"
         )
+    if run.display.verbose and batch.skipped and not _is_empty(batch):
+        run.say(f"skipped by the walk: {describe_skipped(batch.skipped)}")
     if run.display.verbose:
         run.say(
             f"{_count(tally.done, 'input')}: {tally.chunked} chunked into "
@@ -195,6 +202,11 @@ def _summarise(run: _Run, seconds: float) -> None:
             f"{len(tally.failures)} failed, {len(batch.notes)} left out by the walk; "
             f"{seconds:.1f} s"
         )
+
+
+def _is_empty(batch: Batch) -> bool:
+    """Return whether the run has nothing to chunk (and no refused input to report)."""
+    return not batch.jobs and not batch.refused
 
 
 def _say_checked(run: _Run) -> None:
