@@ -28,7 +28,6 @@ that sets them. Unknown keys and badly typed values are ``UsageError``s naming t
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -37,8 +36,10 @@ from typing import Any, Final, TypeVar
 
 from ragchunk import strategies
 from ragchunk.errors import OptionError, UsageError
-from ragchunk.inputs import STDIN, Glob, absolute
+from ragchunk.globs import Glob
+from ragchunk.inputs import STDIN, absolute
 from ragchunk.options import Unit, convert_value
+from ragchunk.registry import did_you_mean
 
 CONFIG_NAME: Final = "ragchunk.toml"
 PYPROJECT_NAME: Final = "pyproject.toml"
@@ -307,8 +308,7 @@ def _values(table: dict[str, Any], keys: dict[str, tuple[str, Any]], where: str)
 
 
 def _unknown_key(key: str, allowed: list[str]) -> str:
-    close = difflib.get_close_matches(key, allowed, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else f" (known keys: {', '.join(allowed)})"
+    hint = did_you_mean(key, allowed) or f" (known keys: {', '.join(allowed)})"
     return f"unknown key {key!r}{hint}"
 
 

@@ -147,7 +147,8 @@ def load_manifest(path: Path) -> Manifest:
 
 def save_manifest(path: Path, entries: Mapping[str, Entry]) -> None:
     """Write the manifest atomically, entries sorted by key."""
-    from ragchunk.writers.jsonl import atomic_writer, escape_surrogates
+    from ragchunk.writers.atomic import atomic_writer
+    from ragchunk.writers.jsonl import escape_surrogates
 
     data = {
         "format": FORMAT,

@@ -8,7 +8,6 @@ type (never guessed from the string), and unknown keys are rejected with the clo
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import types
 import typing
@@ -17,8 +16,20 @@ from typing import Any, Literal, TypeAlias, get_args, get_origin, get_type_hints
 
 from ragchunk.defaults import UNITS
 from ragchunk.errors import OptionError
+from ragchunk.registry import did_you_mean
 
 Unit: TypeAlias = Literal["chars", "tokens"]
+
+
+def parse_unit(value: str) -> Unit:
+    """Return ``value`` as a unit; the one check of ``--unit`` (flags, ``stats``, ``Budget``).
+
+    Raises:
+        OptionError: ``value`` is not one of ``UNITS``.
+    """
+    if value not in UNITS:
+        raise OptionError("--unit", f"must be one of {', '.join(UNITS)} (got {value!r})")
+    return typing.cast("Unit", value)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,8 +47,7 @@ class Budget:
     unit: Unit = "chars"
 
     def __post_init__(self) -> None:
-        if self.unit not in UNITS:
-            raise OptionError("--unit", f"must be one of chars, tokens (got {self.unit!r})")
+        parse_unit(self.unit)
         if self.size < 1:
             raise OptionError("--size", f"must be at least 1 (got {self.size})")
         if self.overlap < 0:
@@ -125,11 +135,9 @@ def build_options(
 
 
 def _unknown_key_message(key: str, valid: list[str], strategy: str) -> str:
-    close = difflib.get_close_matches(key, valid, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
     listing = ", ".join(valid) if valid else "none"
     owner = f"the {strategy} strategy" if strategy else "this strategy"
-    return f"is not an option of {owner} (its options: {listing}){hint}"
+    return f"is not an option of {owner} (its options: {listing}){did_you_mean(key, valid)}"
 
 
 def convert_value(key: str, tp: Any, raw: object) -> object:

@@ -26,7 +26,7 @@ from ragchunk.strategies._spec import OptionsT, Strategy
 
 if TYPE_CHECKING:
     from ragchunk.config import Config, Settings
-    from ragchunk.inputs import Glob
+    from ragchunk.globs import Glob
     from ragchunk.options import Budget, Unit
 
 

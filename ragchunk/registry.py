@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ragchunk.errors import OptionError
@@ -26,9 +26,16 @@ def load(table: Mapping[str, str], name: str, *, option: str, attribute: str) ->
 def unknown_name_message(name: str, table: Mapping[str, object]) -> str:
     """Return ``"'x' is unknown (choose from a, b; did you mean 'y'?)"``."""
     choices = sorted(table)
-    close = difflib.get_close_matches(name, choices, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"{name!r} is unknown (choose from {', '.join(choices)}){hint}"
+    return f"{name!r} is unknown (choose from {', '.join(choices)}){did_you_mean(name, choices)}"
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """Return ``"; did you mean 'y'?"`` for the choice closest to ``name``, or ``""`` if none is.
+
+    Every "unknown name" message ends with this hint: strategies, formats, options, config keys.
+    """
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def names(table: Mapping[str, str]) -> tuple[str, ...]:

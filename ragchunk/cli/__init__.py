@@ -6,7 +6,6 @@ names each failure); 2 bad usage or options.
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Annotated, Optional
 
@@ -44,12 +43,10 @@ def _root(
 
 
 def main() -> None:
-    """Run the command line; a closed standard output (``| head``) ends quietly."""
-    try:
-        app(prog_name="ragchunk")
-    except BrokenPipeError:
-        # The reader went away: point stdout at /dev/null so the interpreter's final flush
-        # cannot raise again, and exit like a well-behaved filter.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(EXIT_OK)
+    """Run the command line.
+
+    A closed standard output (``| head``) is handled where the data is written
+    (``cli._batch``): Click turns a broken pipe inside a command into exit code 1 before it
+    could reach this function.
+    """
+    app(prog_name="ragchunk")

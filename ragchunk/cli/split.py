@@ -241,19 +241,19 @@ def split_command(
     ] = None,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
+    from ragchunk.batch import prepare
     from ragchunk.cli import _batch
     from ragchunk.config import RunSettings, Settings, load_config
+    from ragchunk.options import parse_unit
     from ragchunk.plan import make_plans
 
     given = _given(ctx)
     with usage_errors():
-        if unit is not None and unit not in UNITS:
-            raise UsageError(f"--unit must be one of chars, tokens (got {unit!r})")
         flags = Settings(
             strategy=strategy if "strategy" in given else None,
             size=size,
             overlap=overlap,
-            unit=unit,  # type: ignore[arg-type]  # checked against UNITS above
+            unit=None if unit is None else parse_unit(unit),
             tokenizer=tokenizer if "tokenizer" in given else None,
             count_tokens=count_tokens or None,
             format=input_format,
@@ -276,7 +276,7 @@ def split_command(
         configuration = load_config(config)
         plans = make_plans(configuration, flags, password=password, debug=debug, check=check)
         try:
-            batch = _batch.prepare(paths, plans, run.over(configuration.run), output=output)
+            batch = prepare(paths, plans, run.over(configuration.run), output=output)
         except KeyboardInterrupt:  # Ctrl-C while walking a large tree: nothing written yet
             sys.stderr.write("interrupted while finding the inputs; nothing was written\n")
             raise typer.Exit(_batch.EXIT_INTERRUPTED) from None

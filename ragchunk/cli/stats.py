@@ -61,12 +61,11 @@ def stats_command(
     top: Annotated[int, typer.Option("--top", help="How many documents to list (0: all).")] = 20,
 ) -> None:
     """Summarise chunk files (the help text is STATS_HELP)."""
+    from ragchunk.options import parse_unit
     from ragchunk.writers.stats import ChunkStats
 
     with usage_errors():
-        if unit not in UNITS:
-            raise UsageError(f"--unit must be one of chars, tokens (got {unit!r})")
-    stats = ChunkStats(limit=limit, unit=unit)
+        stats = ChunkStats(limit=limit, unit=parse_unit(unit))
     failures = []
     for path in paths:
         try:

@@ -1,16 +1,13 @@
-"""JSONL: one chunk record per line (SPEC §2), and atomic output files."""
+"""JSONL: one chunk record per line (SPEC §2)."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
-import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from json.encoder import encode_basestring
-from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ragchunk.model import Chunk
@@ -76,45 +73,3 @@ def record_line(chunk: Chunk) -> str:
 def lines(chunks: Iterable[Chunk]) -> str:
     """Return the JSONL text of ``chunks``: one object per line, each line ending in a newline."""
     return "".join(map(record_line, chunks))
-
-
-_LIVE_TEMPORARIES: set[Path] = set()
-"""Temporary files of writers still open, for ``remove_temporaries`` to find."""
-
-
-@contextlib.contextmanager
-def atomic_writer(path: Path) -> Iterator[IO[str]]:
-    """Open a temporary file beside ``path``; move it into place only if the block succeeds.
-
-    A failed or interrupted run leaves the old file (or none) and no partial file behind.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # The name is chosen and registered before the file exists, so that an interrupt arriving
-    # at any moment, even while the file is being created, still finds it to remove (mkstemp
-    # would give the name only once the file exists).
-    temp = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"
-    _LIVE_TEMPORARIES.add(temp)
-    opened = False
-    try:
-        # 0o666 and O_EXCL: the mode open() would give (the umask applies), never an old file.
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        opened = True
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            yield handle
-        temp.replace(path)
-    except BaseException as exc:
-        if opened or not isinstance(exc, FileExistsError):  # else the file is not ours
-            temp.unlink(missing_ok=True)
-        raise
-    finally:
-        _LIVE_TEMPORARIES.discard(temp)
-
-
-def remove_temporaries() -> None:
-    """Remove the temporary files of writers that an interrupt cut short.
-
-    An interrupt can land between a writer's ``__enter__`` and the ``with`` block that would
-    clean up, leaving the generator suspended; its file is removed here instead.
-    """
-    while _LIVE_TEMPORARIES:
-        _LIVE_TEMPORARIES.pop().unlink(missing_ok=True)

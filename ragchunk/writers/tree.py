@@ -3,7 +3,7 @@
 Nothing is ever written outside ``DIR``: a ``doc_id`` that is absolute or climbs with ``..``
 (an input named as ``/data/a.txt`` or ``../a.txt``) loses its leading ``/`` and ``..`` parts, as
 tar does with member names, and a path that would still leave ``DIR`` through a symbolic link is
-refused. Files are written atomically (``jsonl.atomic_writer``).
+refused. Files are written atomically (``atomic.atomic_writer``).
 """
 
 from __future__ import annotations

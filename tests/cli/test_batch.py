@@ -189,7 +189,7 @@ def test_ctrl_c_while_walking_the_tree_says_so_and_writes_nothing(
     def interrupted(*_args: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("ragchunk.cli._batch.find_inputs", interrupted)
+    monkeypatch.setattr("ragchunk.batch.find_inputs", interrupted)
     out = tmp_path / "out"
     result = runner.invoke(app, ["split", str(tree), "-o", f"{out}/"])
     assert (result.exit_code, result.stdout) == (130, "")

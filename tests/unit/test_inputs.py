@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from ragchunk.errors import UsageError
-from ragchunk.inputs import MAX_DEPTH, Glob, WalkOptions, find_inputs, is_binary, make_globs
+from ragchunk.globs import Glob, make_globs
+from ragchunk.inputs import (
+    MAX_DEPTH,
+    Skipped,
+    WalkOptions,
+    describe_skipped,
+    find_inputs,
+    is_binary,
+)
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00"
 
@@ -299,3 +307,103 @@ def test_a_damaged_zip_without_extension_does_not_stop_the_walk(tmp_path: Path) 
     make_tree(tmp_path / "tree", {"archive": damaged.read_bytes(), "a.txt": "a"})
     assert doc_ids(tmp_path / "tree") == ["a.txt"]
     assert notes(tmp_path / "tree") == [("archive", "binary")]
+
+
+def make_repository(root: Path, files: dict[str, str | bytes]) -> Path:
+    """A git work tree, as the walk sees one: a ``.git`` directory at its top."""
+    make_tree(root, files)
+    (root / ".git").mkdir()
+    return root
+
+
+DATA = {"data/a.txt": "a", "data/b.txt": "b", "data/sub/c.txt": "c", "src/main.txt": "m"}
+
+
+class TestNamedDirectory:
+    """Ignore rules decide what a walk finds below a named directory, never the directory."""
+
+    @pytest.mark.parametrize("rule", ["data/", "data", "/data", "**/data", "dat*/"])
+    def test_a_named_directory_is_walked_though_a_gitignore_above_ignores_it(
+        self, tmp_path: Path, rule: str
+    ) -> None:
+        root = make_repository(tmp_path / "repo", {".gitignore": f"{rule}\n", **DATA})
+        assert doc_ids(root / "data") == ["a.txt", "b.txt", "sub/c.txt"]
+        assert doc_ids(root) == ["src/main.txt"]
+        assert doc_ids(root / "data" / "sub") == ["c.txt"]  # below an ignored directory too
+
+    def test_rules_above_still_decide_what_lies_below(self, tmp_path: Path) -> None:
+        rules = "data/\n*.log\ndata/*.tmp\nsub/\n!keep.log\n"
+        files = {"data/x.log": "x", "data/keep.log": "k", "data/y.tmp": "y", **DATA}
+        root = make_repository(tmp_path / "repo", {".gitignore": rules, **files})
+        assert doc_ids(root / "data") == ["a.txt", "b.txt", "keep.log"]
+
+    def test_a_rule_for_everything_below_applies_as_in_ripgrep(self, tmp_path: Path) -> None:
+        root = make_repository(tmp_path / "repo", {".gitignore": "data/**\n", **DATA})
+        assert doc_ids(root / "data") == []
+        assert doc_ids(root / "data", gitignore=False) == ["a.txt", "b.txt", "sub/c.txt"]
+
+    def test_a_gitignore_inside_the_named_directory_still_applies(self, tmp_path: Path) -> None:
+        files = {".gitignore": "data/\n", "data/.gitignore": "b.txt\n", **DATA}
+        root = make_repository(tmp_path / "repo", files)
+        assert doc_ids(root / "data") == ["a.txt", "sub/c.txt"]
+        assert doc_ids(root / "data", gitignore=False) == ["a.txt", "b.txt", "sub/c.txt"]
+
+    def test_the_repository_exclude_file_follows_the_same_rule(self, tmp_path: Path) -> None:
+        root = make_repository(tmp_path / "repo", DATA)
+        (root / ".git" / "info").mkdir()
+        (root / ".git" / "info" / "exclude").write_text("data/\nsub/\n")
+        assert doc_ids(root) == ["src/main.txt"]
+        assert doc_ids(root / "data") == ["a.txt", "b.txt"]
+
+    def test_a_named_hidden_directory_is_walked_and_its_hidden_entries_skipped(
+        self, tmp_path: Path
+    ) -> None:
+        root = make_tree(tmp_path / "t", {".notes/a.txt": "a", ".notes/.draft.txt": "d"})
+        assert doc_ids(root) == []
+        assert doc_ids(root / ".notes") == ["a.txt"]
+
+
+class TestSkipped:
+    def test_skipped_entries_are_counted_by_reason(self, tmp_path: Path) -> None:
+        files: dict[str, str | bytes] = {
+            ".gitignore": "*.log\nbuild/\n",
+            "a.log": "l",
+            "b.log": "l",
+            "build/out.txt": "o",
+            ".env": "e",
+            ".cache/x.txt": "x",
+            "image.png": PNG,
+            "drafts/wip.md": "w",
+            "notes.txt": "n",
+            "keep.md": "k",
+        }
+        root = make_repository(tmp_path / "repo", files)
+        found = find_inputs([str(root)], WalkOptions(exclude=make_globs(["drafts/"])))
+        assert [i.doc_id for i in found.inputs] == ["keep.md", "notes.txt"]
+        assert found.skipped == (
+            Skipped("gitignore", files=2, directories=1),
+            Skipped("hidden", files=2, directories=1),
+            Skipped("excluded", directories=1),
+            Skipped("binary", files=1),
+        )
+        assert describe_skipped(found.skipped) == (
+            "2 files and 1 directory ignored by .gitignore (use --no-gitignore), "
+            "2 hidden files and 1 hidden directory (use --include '*' --include '.*'), "
+            "1 directory excluded by --exclude, 1 binary file"
+        )
+        with_include = find_inputs([str(root)], WalkOptions(include=make_globs(["*.md"])))
+        assert with_include.skipped == (
+            Skipped("gitignore", files=2, directories=1),
+            Skipped("not-included", files=4, directories=1),  # hidden ones among them
+        )
+
+    def test_counts_add_up_over_every_walked_directory(self, tmp_path: Path) -> None:
+        one = make_tree(tmp_path / "one", {".a": "a", "x.txt": "x"})
+        two = make_tree(tmp_path / "two", {".b": "b"})
+        found = find_inputs([str(one), str(two), str(one / ".a")])
+        assert [i.doc_id for i in found.inputs] == ["x.txt", (one / ".a").as_posix()]
+        assert found.skipped == (Skipped("hidden", files=2),)
+        assert (
+            describe_skipped(found.skipped) == "2 hidden files (use --include '*' --include '.*')"
+        )
+        assert find_inputs([str(one / "x.txt")]).skipped == ()

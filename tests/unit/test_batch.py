@@ -1,0 +1,156 @@
+"""Batch runs as a library: routing outputs, counting, manifest records and removals."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+from ragchunk import workers
+from ragchunk.batch import (
+    Batch,
+    Tally,
+    is_directory_output,
+    output_stream,
+    prepare,
+    results,
+    write_output,
+)
+from ragchunk.config import Config, RunSettings, Settings
+from ragchunk.plan import make_plans
+
+PARAGRAPH = "A sentence about retrieval. Another about chunks, overlap and size.\n\n"
+
+
+def make_tree(root: Path, names: list[str]) -> Path:
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(PARAGRAPH * 2, encoding="utf-8")
+    return root
+
+
+def make_batch(paths: list[str], *, output: str | None, manifest: Path | None = None) -> Batch:
+    plans = make_plans(Config(), Settings(size=60, overlap=0))
+    run = RunSettings(jobs=1, manifest=None if manifest is None else str(manifest))
+    return prepare(paths, plans, run, output=output)
+
+
+class _StopError(Exception):
+    """Cuts a run short, as Ctrl-C or a failing write would."""
+
+
+def run_all(batch: Batch, *, stop_after: int | None = None) -> Tally:
+    """Run the batch as the command line does, writing outputs; stop early on request."""
+    tally = Tally.start(batch)
+    with (
+        contextlib.suppress(_StopError),
+        tally.recording(),
+        output_stream(batch, io.StringIO()) as out,
+        results(batch, jsonl=True) as outcomes,
+    ):
+        for job, target, result in outcomes:
+            if result.unchanged:
+                tally.skip()
+            else:
+                write_output(result, target, out)
+                tally.add(job, target, result)
+            if tally.done == stop_after:
+                raise _StopError
+    return tally
+
+
+def listing(directory: Path) -> list[str]:
+    return sorted(p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file())
+
+
+def test_directory_outputs_are_a_trailing_slash_or_an_existing_directory(tmp_path: Path) -> None:
+    assert is_directory_output(f"{tmp_path}/new/")
+    assert is_directory_output(str(tmp_path))
+    assert not is_directory_output(str(tmp_path / "all.jsonl"))
+
+
+def test_prepare_routes_each_input_to_its_mirrored_file(tmp_path: Path) -> None:
+    docs = make_tree(tmp_path / "docs", ["a.txt", "sub/b.txt"])
+    out = tmp_path / "out"
+    batch = make_batch([str(docs)], output=f"{out}/")
+    assert [job.doc_id for job in batch.jobs] == ["a.txt", "sub/b.txt"]
+    assert batch.outputs == (out / "a.txt.jsonl", out / "sub" / "b.txt.jsonl")
+    assert (batch.output_dir, batch.output_file, batch.roots) == (out, None, (str(docs),))
+
+
+def test_two_inputs_claiming_one_output_the_second_is_refused(tmp_path: Path) -> None:
+    first = make_tree(tmp_path / "x", ["a.txt"])
+    second = make_tree(tmp_path / "y", ["a.txt"])
+    out = tmp_path / "out"
+    batch = make_batch([str(first), str(second)], output=f"{out}/")
+    assert [job.source for job in batch.jobs] == [str(first / "a.txt")]
+    assert batch.outputs == (out / "a.txt.jsonl",)
+    assert [failure.error for failure in batch.refused] == [
+        f"{second / 'a.txt'}: its output {out / 'a.txt.jsonl'} is already that of {first / 'a.txt'}"
+    ]
+
+
+def test_a_tally_counts_and_records_every_written_input(tmp_path: Path) -> None:
+    docs = make_tree(tmp_path / "docs", ["a.txt", "b.txt"])
+    manifest = tmp_path / "m.json"
+    tally = run_all(make_batch([str(docs)], output=f"{tmp_path}/out/", manifest=manifest))
+    assert (tally.done, tally.chunked, tally.unchanged, tally.failures) == (2, 2, 0, [])
+    assert tally.chunks == sum(e.chunks for e in tally.entries.values())
+    saved = json.loads(manifest.read_text(encoding="utf-8"))["inputs"]
+    assert sorted(saved) == ["docs/a.txt", "docs/b.txt"]
+    assert saved["docs/a.txt"]["output"] == "out/a.txt.jsonl"
+
+
+def test_a_run_cut_short_records_finished_files_but_not_a_shared_one(tmp_path: Path) -> None:
+    docs = make_tree(tmp_path / "docs", ["a.txt", "b.txt", "c.txt"])
+    per_input = tmp_path / "per-input.json"
+    run_all(make_batch([str(docs)], output=f"{tmp_path}/out/", manifest=per_input), stop_after=1)
+    assert list(json.loads(per_input.read_text(encoding="utf-8"))["inputs"]) == ["docs/a.txt"]
+    shared = tmp_path / "shared.json"
+    out = tmp_path / "all.jsonl"
+    run_all(make_batch([str(docs)], output=str(out), manifest=shared), stop_after=1)
+    assert not shared.exists()
+    assert not out.exists()  # the shared file is written atomically: all or nothing
+
+
+def test_outputs_of_gone_inputs_are_removed_with_their_empty_directories(tmp_path: Path) -> None:
+    docs = make_tree(tmp_path / "docs", ["keep.txt", "old/deep/gone.txt"])
+    out, manifest = tmp_path / "out", tmp_path / "m.json"
+    run_all(make_batch([str(docs)], output=f"{out}/", manifest=manifest))
+    assert listing(out) == ["keep.txt.jsonl", "old/deep/gone.txt.jsonl"]
+    (docs / "old" / "deep" / "gone.txt").unlink()
+    tally = run_all(make_batch([str(docs)], output=f"{out}/", manifest=manifest))
+    assert (tally.removed, tally.unchanged, tally.chunked) == (1, 1, 0)
+    assert listing(out) == ["keep.txt.jsonl"]
+    assert not (out / "old").exists()
+    assert list(json.loads(manifest.read_text(encoding="utf-8"))["inputs"]) == ["docs/keep.txt"]
+
+
+def test_a_recorded_output_outside_the_output_directory_is_never_removed(tmp_path: Path) -> None:
+    docs = make_tree(tmp_path / "docs", ["a.txt"])
+    out, manifest = tmp_path / "out", tmp_path / "m.json"
+    outside = tmp_path / "precious.jsonl"
+    outside.write_text("{}\n", encoding="utf-8")
+    entry = {"hash": "0", "settings": "0", "output": "precious.jsonl", "chunks": 1}
+    data = {"format": 1, "inputs": {"docs/gone.txt": entry}}
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+    tally = run_all(make_batch([str(docs)], output=f"{out}/", manifest=manifest))
+    assert tally.removed == 1
+    assert outside.read_text(encoding="utf-8") == "{}\n"
+
+
+def test_write_output_goes_to_the_file_else_the_stream(tmp_path: Path) -> None:
+    source = make_tree(tmp_path, ["a.txt"]) / "a.txt"
+    (result,) = workers.run_jobs(make_batch([str(source)], output=None).jobs)
+    stream = io.StringIO()
+    write_output(result, None, stream)
+    assert [json.loads(line)["doc_id"] for line in stream.getvalue().splitlines()] == [
+        str(source)
+    ] * result.chunk_count
+    target = tmp_path / "out" / "a.jsonl"
+    write_output(result, target, stream)
+    assert target.read_text(encoding="utf-8") == stream.getvalue()
+    write_output(result, None, None)  # tables and stats only: nothing is written
+    assert listing(tmp_path) == ["a.txt", "out/a.jsonl"]
