@@ -105,7 +105,7 @@ def test_token_offsets_are_exact_across_long_mixed_scripts() -> None:
 
 
 def test_parallel_encoding_of_a_large_text_equals_the_single_encoding(monkeypatch) -> None:
-    import ragchunk.measure as measure_module
+    from ragchunk.measure import tiktoken as measure_module
 
     text = "Some words, then more words.  Spaces\tand\ttabs.\n\nGrüße 日本 😀 end " * 50
     measure = load_tokenizer("cl100k_base")
@@ -120,7 +120,7 @@ def test_parallel_encoding_of_a_large_text_equals_the_single_encoding(monkeypatc
 
 
 def test_sizes_stay_exact_across_forced_cuts_in_unspaced_runs(monkeypatch) -> None:
-    import ragchunk.measure as measure_module
+    from ragchunk.measure import tiktoken as measure_module
 
     monkeypatch.setattr(measure_module, "_SEGMENT", 64)
     text = "short words here " + "x" * 500 + " and then words again, " * 20
@@ -129,3 +129,12 @@ def test_sizes_stay_exact_across_forced_cuts_in_unspaced_runs(monkeypatch) -> No
     for start in range(0, len(text), 37):
         for end in range(start, len(text), 53):
             assert sizer.size(start, end) == measure.count(text[start:end])
+
+
+def test_sizers_flag_plain_length_and_only_characters_are_plain_length() -> None:
+    text = "Grüße, 日本 😀 words"
+    chars, tokens = CHARS.prepare(text), load_tokenizer("cl100k_base").prepare(text)
+    assert (CHARS.is_length, chars.is_length, chars.unit) == (True, True, "chars")
+    assert all(chars.size(s, e) == e - s for s in range(len(text)) for e in range(s, len(text)))
+    assert (load_tokenizer("cl100k_base").is_length, tokens.is_length) == (False, False)
+    assert tokens.unit == "tokens"
