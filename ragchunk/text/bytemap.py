@@ -10,6 +10,7 @@ from bisect import bisect_right
 from typing import Final
 
 _BLOCK: Final = 512  # code points between stored byte offsets
+_CONTINUATION: Final = bytes(range(0x80, 0xC0))  # bytes that do not start a code point
 
 
 class ByteMap:
@@ -17,7 +18,8 @@ class ByteMap:
 
     Checkpoints every ``_BLOCK`` code points hold the byte offset there; a lookup encodes (or
     decodes) at most one block, and all-ASCII blocks need no coding at all. The text is never
-    encoded as a whole: a sizer looks up a few offsets per chunk.
+    encoded as a whole: a sizer looks up a few offsets per chunk. Lone surrogates count as the
+    three bytes ``surrogatepass`` gives them.
     """
 
     __slots__ = ("_ascii", "_byte_starts", "_text")
@@ -60,9 +62,10 @@ class ByteMap:
         base = self._byte_starts[k]
         if self._ascii[k]:
             return k * _BLOCK + (byte - base)
-        # A partial character at the end is dropped by "ignore": the offset floors to its start.
-        head = self._block_bytes(k)[: byte - base]
-        return k * _BLOCK + len(head.decode("utf-8", errors="ignore"))
+        # Code points starting up to and including ``byte``, counted by deleting the bytes that
+        # continue one (a lone surrogate's three bytes count once, as ``surrogatepass`` wrote).
+        head = self._block_bytes(k)[: byte - base + 1]
+        return k * _BLOCK + len(head.translate(None, _CONTINUATION)) - 1
 
     def _block_bytes(self, k: int) -> bytes:
         return self._text[k * _BLOCK : (k + 1) * _BLOCK].encode("utf-8", "surrogatepass")

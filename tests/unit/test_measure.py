@@ -32,6 +32,7 @@ WORDS = st.sampled_from(
         "<|endoftext|>",
         "\r\n",
         "ab\u200dcd",
+        "\udcff",
     ]
 )
 TEXT = st.lists(WORDS, min_size=0, max_size=200).map("".join)
@@ -65,6 +66,17 @@ def test_token_offsets_match_tiktoken_decoding() -> None:
     measure = load_tokenizer("cl100k_base")
     encoding = measure._encoding  # type: ignore[attr-defined]
     _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(text))
+    assert [sizer.offset(i) for i in range(sizer.total)] == starts
+
+
+def test_token_offsets_are_exact_after_lone_surrogates() -> None:
+    """tiktoken encodes a lone surrogate as U+FFFD: three bytes, one code point, as here."""
+    text = "ab \ud800cd ef\udcff gh " + "日本 " * 200 + "x\udcff y"
+    measure = load_tokenizer("cl100k_base")
+    sizer = measure.prepare(text)
+    encoding = measure._encoding  # type: ignore[attr-defined]
+    replaced = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(replaced))
     assert [sizer.offset(i) for i in range(sizer.total)] == starts
 
 
