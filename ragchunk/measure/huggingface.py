@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -9,7 +10,9 @@ from typing import TYPE_CHECKING, Final
 from ragchunk.errors import UsageError
 
 if TYPE_CHECKING:
-    from tokenizers import Tokenizer
+    from tokenizers import Encoding, Tokenizer
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 class HuggingFaceSizer:
@@ -24,7 +27,7 @@ class HuggingFaceSizer:
         self._text = text
         offsets = measure.offsets(text)
         starts = sorted({s for s, _ in offsets} - {0})
-        self._starts = [0, *starts, len(text)]
+        self._starts = [0, *starts, len(text)] if text else [0]
         self.total = len(self._starts) - 1
 
     def offset(self, index: int) -> int:
@@ -52,11 +55,20 @@ class HuggingFaceMeasure:
 
     def count(self, text: str) -> int:
         """Return the number of tokens of ``text`` encoded alone."""
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return len(self._encode(text).ids)
 
     def offsets(self, text: str) -> list[tuple[int, int]]:
         """Return each token's character span in ``text``."""
-        return list(self._tokenizer.encode(text, add_special_tokens=False).offsets)
+        return list(self._encode(text).offsets)
+
+    def _encode(self, text: str) -> Encoding:
+        encode = self._tokenizer.encode
+        try:
+            return encode(text, add_special_tokens=False)
+        except TypeError:
+            # A lone surrogate cannot cross into Rust; U+FFFD stands for it one for one (as
+            # tiktoken does), so character offsets are unchanged.
+            return encode(_SURROGATE.sub("\ufffd", text), add_special_tokens=False)
 
     def prepare(self, text: str) -> HuggingFaceSizer:
         """Return a sizer for spans of ``text``."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragchunk.errors import UsageError
@@ -141,6 +143,44 @@ def test_sizes_stay_exact_across_forced_cuts_in_unspaced_runs(monkeypatch) -> No
     for start in range(0, len(text), 37):
         for end in range(start, len(text), 53):
             assert sizer.size(start, end) == measure.count(text[start:end])
+
+
+@pytest.fixture(scope="module")
+def tokenizer_json(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Train a small BPE tokenizer offline and save it as a ``tokenizer.json`` file."""
+    tokenizers = pytest.importorskip("tokenizers")
+    path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
+    tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=120, special_tokens=["[UNK]"])
+    tokenizer.train_from_iterator(["the quick brown fox jumps over the lazy dog"] * 20, trainer)
+    tokenizer.save(str(path))
+    return str(path)
+
+
+@given(TEXT, st.data())
+@settings(max_examples=40)
+def test_hugging_face_sizes_equal_encoding_the_span_alone(
+    tokenizer_json: str, text: str, data: st.DataObject
+) -> None:
+    measure = load_tokenizer(tokenizer_json)
+    sizer = measure.prepare(text)
+    assert (sizer.unit, sizer.is_length, measure.is_length) == ("tokens", False, False)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert sizer.size(start, end) == measure.count(text[start:end])
+    offsets = [sizer.offset(i) for i in range(sizer.total + 1)]
+    assert offsets == sorted(offsets)
+    assert (offsets[0], offsets[-1]) == (0, len(text))
+    assert all(sizer.index(offset) == i for i, offset in enumerate(offsets[:-1]))
+
+
+def test_invalid_tokenizer_json_is_a_usage_error(tmp_path: Path) -> None:
+    pytest.importorskip("tokenizers")
+    path = tmp_path / "tokenizer.json"
+    path.write_text('{"not": "a tokenizer"}', encoding="utf-8")
+    with pytest.raises(UsageError, match=r"is not a valid tokenizer\.json"):
+        load_tokenizer(str(path))
 
 
 def test_sizers_flag_plain_length_and_only_characters_are_plain_length() -> None:
