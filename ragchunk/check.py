@@ -173,7 +173,7 @@ def _check_sizes(chunks: Sequence[Chunk], limits: Limits) -> Iterator[_Found]:
         sizes = [(name, limits.measure.count(text)) for name, text in measured]
         over = [(name, size) for name, size in sizes if size > limits.size]
         own = sizes[0][1]
-        if chunk.tokens is not None and limits.measure.name != "chars" and chunk.tokens != own:
+        if chunk.tokens is not None and not limits.measure.is_length and chunk.tokens != own:
             message = f"tokens is {chunk.tokens}, its text encodes alone to {own}"
             yield (position, 1), f"{_name(chunk)}: {message}"
         if chunk.metadata.get("oversize"):

@@ -21,7 +21,7 @@ from ragchunk.code.languages import (
     NAMESPACE_KINDS,
     Language,
 )
-from ragchunk.measure import _ByteMap
+from ragchunk.text.bytemap import ByteMap
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -172,7 +172,7 @@ def _parse_cached(text: str, name: str) -> Syntax:
 
 def _parse(text: str, name: str) -> Syntax:
     tree = parse_tree(text, name)
-    char = (lambda byte: byte) if text.isascii() else _ByteMap(text).char_of
+    char = (lambda byte: byte) if text.isascii() else ByteMap(text).char_of
     definitions, node_definitions = _find_definitions(text, LANGUAGES[name], tree.root_node, char)
     node_starts = [d.node_start for d in definitions]
     return Syntax(

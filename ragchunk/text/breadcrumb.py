@@ -44,9 +44,9 @@ def check_breadcrumbs(
     for path in dict.fromkeys(paths):
         cost = measure.count(format_breadcrumb(path))
         if cost >= limit:
-            unit = "chars" if measure.name == "chars" else "tokens"
+            crumb = " > ".join(path)
             raise InputError(
-                f"{source}: the heading breadcrumb {' > '.join(path)!r} takes {cost} {unit}, "
+                f"{source}: the heading breadcrumb {crumb!r} takes {cost} {measure.unit}, "
                 f"leaving no room for text within --size {limit}; raise --size or drop "
                 "--contextualize"
             )
@@ -60,6 +60,7 @@ class PrefixedSizer:
     """
 
     __slots__ = ("_additive", "_count", "_inner", "_prefix_at", "_text")
+    is_length: Final = False  # a prefix makes a span's size differ from its length
 
     def __init__(
         self,

@@ -60,7 +60,7 @@ def pack(
         Windows in order; their union covers ``[start, end)`` and consecutive windows share at
         most ``overlap`` units, the shared part beginning where ``align_start`` allows.
     """
-    if getattr(sizer, "unit", None) == "chars":
+    if sizer.is_length:
         return _pack_chars(text, start, end, size, overlap, find_cut, align_start)
     windows: list[Window] = []
     s = start

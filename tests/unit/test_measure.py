@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragchunk.errors import UsageError
@@ -32,6 +34,7 @@ WORDS = st.sampled_from(
         "<|endoftext|>",
         "\r\n",
         "ab\u200dcd",
+        "\udcff",
     ]
 )
 TEXT = st.lists(WORDS, min_size=0, max_size=200).map("".join)
@@ -65,6 +68,17 @@ def test_token_offsets_match_tiktoken_decoding() -> None:
     measure = load_tokenizer("cl100k_base")
     encoding = measure._encoding  # type: ignore[attr-defined]
     _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(text))
+    assert [sizer.offset(i) for i in range(sizer.total)] == starts
+
+
+def test_token_offsets_are_exact_after_lone_surrogates() -> None:
+    """tiktoken encodes a lone surrogate as U+FFFD: three bytes, one code point, as here."""
+    text = "ab \ud800cd ef\udcff gh " + "日本 " * 200 + "x\udcff y"
+    measure = load_tokenizer("cl100k_base")
+    sizer = measure.prepare(text)
+    encoding = measure._encoding  # type: ignore[attr-defined]
+    replaced = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(replaced))
     assert [sizer.offset(i) for i in range(sizer.total)] == starts
 
 
@@ -105,7 +119,7 @@ def test_token_offsets_are_exact_across_long_mixed_scripts() -> None:
 
 
 def test_parallel_encoding_of_a_large_text_equals_the_single_encoding(monkeypatch) -> None:
-    import ragchunk.measure as measure_module
+    from ragchunk.measure import tiktoken as measure_module
 
     text = "Some words, then more words.  Spaces\tand\ttabs.\n\nGrüße 日本 😀 end " * 50
     measure = load_tokenizer("cl100k_base")
@@ -120,7 +134,7 @@ def test_parallel_encoding_of_a_large_text_equals_the_single_encoding(monkeypatc
 
 
 def test_sizes_stay_exact_across_forced_cuts_in_unspaced_runs(monkeypatch) -> None:
-    import ragchunk.measure as measure_module
+    from ragchunk.measure import tiktoken as measure_module
 
     monkeypatch.setattr(measure_module, "_SEGMENT", 64)
     text = "short words here " + "x" * 500 + " and then words again, " * 20
@@ -129,3 +143,50 @@ def test_sizes_stay_exact_across_forced_cuts_in_unspaced_runs(monkeypatch) -> No
     for start in range(0, len(text), 37):
         for end in range(start, len(text), 53):
             assert sizer.size(start, end) == measure.count(text[start:end])
+
+
+@pytest.fixture(scope="module")
+def tokenizer_json(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Train a small BPE tokenizer offline and save it as a ``tokenizer.json`` file."""
+    tokenizers = pytest.importorskip("tokenizers")
+    path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
+    tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=120, special_tokens=["[UNK]"])
+    tokenizer.train_from_iterator(["the quick brown fox jumps over the lazy dog"] * 20, trainer)
+    tokenizer.save(str(path))
+    return str(path)
+
+
+@given(TEXT, st.data())
+@settings(max_examples=40)
+def test_hugging_face_sizes_equal_encoding_the_span_alone(
+    tokenizer_json: str, text: str, data: st.DataObject
+) -> None:
+    measure = load_tokenizer(tokenizer_json)
+    sizer = measure.prepare(text)
+    assert (sizer.unit, sizer.is_length, measure.is_length) == ("tokens", False, False)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert sizer.size(start, end) == measure.count(text[start:end])
+    offsets = [sizer.offset(i) for i in range(sizer.total + 1)]
+    assert offsets == sorted(offsets)
+    assert (offsets[0], offsets[-1]) == (0, len(text))
+    assert all(sizer.index(offset) == i for i, offset in enumerate(offsets[:-1]))
+
+
+def test_invalid_tokenizer_json_is_a_usage_error(tmp_path: Path) -> None:
+    pytest.importorskip("tokenizers")
+    path = tmp_path / "tokenizer.json"
+    path.write_text('{"not": "a tokenizer"}', encoding="utf-8")
+    with pytest.raises(UsageError, match=r"is not a valid tokenizer\.json"):
+        load_tokenizer(str(path))
+
+
+def test_sizers_flag_plain_length_and_only_characters_are_plain_length() -> None:
+    text = "Grüße, 日本 😀 words"
+    chars, tokens = CHARS.prepare(text), load_tokenizer("cl100k_base").prepare(text)
+    assert (CHARS.is_length, chars.is_length, chars.unit) == (True, True, "chars")
+    assert all(chars.size(s, e) == e - s for s in range(len(text)) for e in range(s, len(text)))
+    assert (load_tokenizer("cl100k_base").is_length, tokens.is_length) == (False, False)
+    assert tokens.unit == "tokens"

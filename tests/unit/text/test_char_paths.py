@@ -27,7 +27,10 @@ texts = st.lists(st.sampled_from(PIECES), max_size=120).map("".join)
 
 
 class PlainSizer:
-    """Code points, like ``CharSizer``, but without its ``unit``: ``pack`` measures every window."""
+    """Code points like ``CharSizer``, not flagged as lengths: ``pack`` measures every window."""
+
+    unit = "chars"
+    is_length = False
 
     def __init__(self, text: str) -> None:
         self.total = len(text)

