@@ -80,12 +80,8 @@ class PrefixedSizer:
 
     @property
     def unit(self) -> str:
-        """The inner unit, marked as prefixed: never plain ``chars``.
-
-        A prefix makes a span's size differ from its length, so packing must measure it (the
-        code-point fast path of ``text.pack`` would not count the prefix).
-        """
-        return f"{self._inner.unit} with a prefix"
+        """The inner sizer's unit: a prefix changes sizes (``is_length``), not what they count."""
+        return self._inner.unit
 
     @property
     def total(self) -> int:

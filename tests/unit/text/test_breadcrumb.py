@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ragchunk.measure import CHARS, load_tokenizer
 from ragchunk.text.breadcrumb import PrefixedSizer, format_breadcrumb, with_prefix
+from ragchunk.text.pack import align_to_word, pack
 
 TEXT = "Intro text here. Body of the first section, with more words. Tail."
 
@@ -42,9 +43,21 @@ def test_a_further_prefix_comes_after_the_breadcrumb() -> None:
     assert plain.size(17, 60) == sizer.size(17, 60)
 
 
-def test_a_prefixed_sizer_never_takes_the_code_point_fast_path() -> None:
+def test_a_prefixed_sizer_keeps_its_unit_but_never_takes_the_code_point_fast_path() -> None:
     sizer = PrefixedSizer(TEXT, CHARS.prepare(TEXT), count=len, prefix_at=_prefix, additive=True)
-    assert sizer.unit != "chars"
+    assert (sizer.unit, sizer.is_length) == ("chars", False)
+    windows = pack(
+        TEXT,
+        0,
+        len(TEXT),
+        sizer=sizer,
+        size=24,
+        overlap=0,
+        find_cut=lambda _text, _lo, limit: limit,
+        align_start=align_to_word,
+    )
+    assert all(sizer.size(w.start, w.end) <= 24 for w in windows)  # prefix counted
+    assert any(w.end - w.start < 24 and w.end < len(TEXT) for w in windows)
 
 
 def test_spans_whose_context_was_undercounted_are_split_with_their_own_breadcrumb() -> None:
