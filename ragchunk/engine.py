@@ -164,7 +164,7 @@ def _contextualized(doc: Document, ctx: Context) -> Context:
         ctx.sizer,
         count=ctx.measure.count,
         prefix_at=breadcrumb,
-        additive=ctx.measure.name == "chars",
+        additive=ctx.measure.is_length,
     )
     return replace(ctx, sizer=sizer, breadcrumb=breadcrumb, contextualize=True)
 
@@ -183,7 +183,7 @@ def _fit_contexts(
         spans,
         sizer=sizer,
         count=ctx.measure.count,
-        additive=ctx.measure.name == "chars",
+        additive=ctx.measure.is_length,
         limit=recipe.budget.size,
         headings_at=heading_lookup(doc.sections),
         refine=refine,

@@ -59,6 +59,6 @@ def structure(doc: Document, ctx: Context) -> Structure:
         doc.text,
         count=ctx.measure.count,
         prefix_at=breadcrumb,
-        additive=ctx.measure.name == "chars",
+        additive=ctx.measure.is_length,
     )
     return Structure(sections, headings_at, replace(ctx, sizer=sizer, breadcrumb=breadcrumb))

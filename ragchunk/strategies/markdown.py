@@ -219,7 +219,7 @@ class _Packer:
             self.text,
             count=self.ctx.measure.count,
             prefix_at=lambda s: block.prefix_at(s) or "",
-            additive=self.budget.unit == "chars",
+            additive=self.ctx.measure.is_length,
         )
 
     def _probe(self, block: _Block) -> int | None:

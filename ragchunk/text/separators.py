@@ -48,7 +48,7 @@ def split_range(
     levels: Levels = DEFAULT_LEVELS,
 ) -> list[Window]:
     """Return windows covering ``text[start:end]``, each within ``budget``, cut at separators."""
-    if getattr(sizer, "unit", None) == "chars":
+    if sizer.is_length:
         return char_windows(text, start, end, budget=budget, levels=levels)
 
     def find_cut(text: str, lo: int, limit: int) -> int:
