@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -21,6 +22,8 @@ from ragchunk.code.languages import (
     NAMESPACE_KINDS,
     Language,
 )
+from ragchunk.code.names import describe_wrapped
+from ragchunk.model import TOP_LEVEL_SYMBOL
 from ragchunk.text.bytemap import ByteMap
 
 if TYPE_CHECKING:
@@ -28,8 +31,6 @@ if TYPE_CHECKING:
 
 ATTACHED_TYPES: Final = frozenset({"decorator", "attribute_item"})
 """Node types besides comments that belong to the definition right below them."""
-
-_MAX_NAME: Final = 120
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +200,7 @@ def _find_definitions(
     for node in nodes:
         if node.id in consumed:
             continue
-        found = _describe_wrapped(node, language, consumed)
+        found = describe_wrapped(node, language, consumed)
         if found is None:
             continue
         name, kind = found
@@ -234,165 +235,6 @@ def _definition(
         path=path,
         parent=parent,
     )
-
-
-def _describe_wrapped(
-    node: tree_sitter.Node, language: Language, consumed: set[int]
-) -> tuple[str, str] | None:
-    """Return ``(name, kind)`` of a definition node, looking through wrappers."""
-    if node.type not in language.wrappers:
-        return _describe(node, language)
-    found = [
-        (child, described)
-        for child in node.named_children
-        if (described := _describe_wrapped(child, language, consumed)) is not None
-    ]
-    if len(found) != 1:
-        return None
-    consumed.add(found[0][0].id)
-    return found[0][1]
-
-
-def _describe(node: tree_sitter.Node, language: Language) -> tuple[str, str] | None:
-    """Return ``(name, kind)`` when ``node`` defines something, else None."""
-    kind = language.definitions.get(node.type)
-    if kind is None:
-        return None
-    special = _SPECIAL.get(node.type)
-    if special is not None:
-        return special(node, kind)
-    name = _name(node)
-    return None if name is None else (name, _refine_kind(node, kind))
-
-
-def _refine_kind(node: tree_sitter.Node, kind: str) -> str:
-    """Tell apart the kinds one node type stands for (Swift, Kotlin, Go type specs)."""
-    declared = node.child_by_field_name("declaration_kind")  # Swift: struct, enum, extension...
-    if declared is not None:
-        return _text(declared)
-    if node.type == "class_declaration" and any(c.type == "interface" for c in node.children):
-        return "interface"  # Kotlin
-    if node.type == "class_declaration" and any(
-        c.type == "modifiers" and "enum" in _text(c).split() for c in node.children
-    ):
-        return "enum"  # Kotlin
-    shape = node.child_by_field_name("type") if node.type == "type_spec" else None
-    if shape is not None and shape.type in ("struct_type", "interface_type"):
-        return shape.type.removesuffix("_type")  # Go
-    return kind
-
-
-def _name(node: tree_sitter.Node) -> str | None:
-    """Return the name a definition node declares, or None for an anonymous one."""
-    named = node.child_by_field_name("name")
-    if named is not None:
-        return _text(named)
-    declarator = node.child_by_field_name("declarator")  # C and C++: walk to the identifier
-    if declarator is not None:
-        while (inner := _inner_declarator(declarator)) is not None:
-            declarator = inner
-        return _text(declarator)
-    return _DEFAULT_NAMES.get(node.type)
-
-
-def _inner_declarator(node: tree_sitter.Node) -> tree_sitter.Node | None:
-    """Return the declarator inside a C declarator (``*f``, ``&f``, ``(*f)``, ``f(...)``)."""
-    inner = node.child_by_field_name("declarator")
-    if inner is None and node.type in ("reference_declarator", "parenthesized_declarator"):
-        inner = next((c for c in node.named_children if "declarator" in c.type), None)
-    return inner
-
-
-def _describe_variable(node: tree_sitter.Node, kind: str) -> tuple[str, str] | None:
-    """``const f = () => ...`` defines ``f``; other variables define nothing."""
-    declarators = [c for c in node.named_children if c.type == "variable_declarator"]
-    if len(declarators) != 1:
-        return None
-    value = declarators[0].child_by_field_name("value")
-    name = declarators[0].child_by_field_name("name")
-    if value is None or name is None:
-        return None
-    if value.type in ("arrow_function", "function_expression", "function", "generator_function"):
-        return _text(name), kind
-    if value.type == "class":
-        return _text(name), "class"
-    return None
-
-
-def _describe_with_body(node: tree_sitter.Node, kind: str) -> tuple[str, str] | None:
-    """A struct, module or namespace defines something only with a body (not ``struct s;``)."""
-    if node.child_by_field_name("body") is None:
-        return None
-    if node.parent is not None and node.parent.type == "type_definition":
-        return None  # `typedef struct s {...} t;` is described once, by the typedef
-    name = _name(node)
-    return None if name is None else (name, kind)
-
-
-def _describe_typedef(node: tree_sitter.Node, kind: str) -> tuple[str, str] | None:
-    """``typedef struct {...} point;`` defines the struct ``point``."""
-    name = _name(node)
-    if name is None:
-        return None
-    shape = node.child_by_field_name("type")
-    if shape is not None and shape.child_by_field_name("body") is not None:
-        return name, shape.type.removesuffix("_specifier")
-    return name, kind
-
-
-def _describe_impl(node: tree_sitter.Node, kind: str) -> tuple[str, str] | None:
-    """Rust ``impl<'a> Display for Lexer<'a>`` is named after its type: ``Lexer``."""
-    shape = node.child_by_field_name("type")
-    if shape is None:
-        return None
-    while shape.type == "generic_type" and (inner := shape.child_by_field_name("type")):
-        shape = inner
-    return _text(shape), kind
-
-
-def _describe_method(node: tree_sitter.Node, kind: str) -> tuple[str, str] | None:
-    """A method is named after itself; a Go method after its receiver too: ``Store.Get``."""
-    name = _name(node)
-    receiver = node.child_by_field_name("receiver")
-    if name is None or receiver is None:
-        return None if name is None else (name, kind)
-    for parameter in receiver.named_children:
-        shape = parameter.child_by_field_name("type")
-        while shape is not None and shape.type in ("pointer_type", "generic_type"):
-            shape = shape.child_by_field_name("type") or (
-                shape.named_children[0] if shape.named_children else None
-            )
-        if shape is not None:
-            return f"{_text(shape)}.{name}", kind
-    return name, kind
-
-
-def _text(node: tree_sitter.Node) -> str:
-    raw = node.text or b""
-    return " ".join(raw.decode("utf-8", "surrogatepass").split())[:_MAX_NAME]
-
-
-_SPECIAL: Final[Mapping[str, Callable[[tree_sitter.Node, str], tuple[str, str] | None]]] = {
-    "lexical_declaration": _describe_variable,
-    "variable_declaration": _describe_variable,
-    "struct_specifier": _describe_with_body,
-    "union_specifier": _describe_with_body,
-    "enum_specifier": _describe_with_body,
-    "class_specifier": _describe_with_body,
-    "mod_item": _describe_with_body,
-    "module": _describe_with_body,
-    "namespace_definition": _describe_with_body,
-    "type_definition": _describe_typedef,
-    "impl_item": _describe_impl,
-    "method_declaration": _describe_method,
-}
-
-_DEFAULT_NAMES: Final = {
-    "init_declaration": "init",
-    "deinit_declaration": "deinit",
-    "companion_object": "Companion",
-    "secondary_constructor": "constructor",
-}
 
 
 def attached_start(text: str, node: tree_sitter.Node, char: Callable[[int], int]) -> int:
@@ -437,3 +279,43 @@ def top_level(syntax: Syntax) -> Iterator[Definition]:
             parent = definitions[parent].parent
         if parent < 0:
             yield definition
+
+
+def describe_span(
+    syntax: Syntax, start: int, end: int, chain: tuple[int, ...]
+) -> tuple[tuple[str, ...], str, str]:
+    """Return ``(headings, symbol, kind)`` for a chunk ``[start, end)`` inside ``chain``.
+
+    The symbol names the outermost definitions the chunk holds whole (comma-separated), else
+    the innermost split definition it is a part of, else ``<top-level>``. Headings are the
+    names of the split definitions it lies in, outermost first.
+    """
+    inside = syntax.definitions[chain[-1]] if chain else None
+    headings: tuple[str, ...] = ()
+    if inside is not None:
+        # A definition parted only from the comment above it is held whole: not "inside" it.
+        is_whole = start <= inside.node_start and inside.end <= end
+        headings = inside.path if is_whole else (*inside.path, inside.name)
+    held = _held(syntax, start, end)
+    if held:
+        symbols = dict.fromkeys(d.symbol for d in held)
+        kinds = dict.fromkeys(d.kind for d in held)
+        return headings, ", ".join(symbols), ", ".join(kinds)
+    if inside is not None:
+        return headings, inside.symbol, inside.kind
+    return headings, TOP_LEVEL_SYMBOL, "top-level"
+
+
+def _held(syntax: Syntax, start: int, end: int) -> list[Definition]:
+    """Return the outermost definitions lying whole in ``[start, end)``, in order."""
+    definitions, node_starts = syntax.definitions, syntax.node_starts
+
+    def is_held(d: Definition) -> bool:
+        return start <= d.node_start and d.end <= end
+
+    candidates = definitions[bisect_left(node_starts, start) : bisect_left(node_starts, end)]
+    return [
+        d
+        for d in candidates
+        if is_held(d) and not (d.parent >= 0 and is_held(definitions[d.parent]))
+    ]

@@ -12,14 +12,14 @@ packed by lines; minified code falls back to the recursive strategy.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from ragchunk.code.languages import CONTAINER_KINDS, LANGUAGES
-from ragchunk.code.syntax import attached_start, parse
-from ragchunk.model import TOP_LEVEL_SYMBOL, Span
+from ragchunk.code.syntax import attached_start, describe_span, parse
+from ragchunk.model import Span
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
 from ragchunk.text.boundaries import is_blank
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     import tree_sitter
 
-    from ragchunk.code.syntax import Definition, Syntax
+    from ragchunk.code.syntax import Syntax
     from ragchunk.measure import Sizer
     from ragchunk.model import Document, JSONValue
 
@@ -377,7 +377,7 @@ def _error_chunks(chunks: list[_Piece], offsets: list[int]) -> set[int]:
 
 def _span(syntax: Syntax, start: int, chunk: _Piece, *, has_error: bool) -> Span:
     """Return the span of one chunk with its headings, symbol, kind and flags."""
-    headings, symbol, kind = _describe(syntax, chunk.start, chunk.end, chunk.chain)
+    headings, symbol, kind = describe_span(syntax, chunk.start, chunk.end, chunk.chain)
     metadata: dict[str, JSONValue] = {"symbol": symbol, "kind": kind}
     if chunk.fragment:
         metadata["oversize_split"] = True
@@ -386,46 +386,6 @@ def _span(syntax: Syntax, start: int, chunk: _Piece, *, has_error: bool) -> Span
     if has_error:
         metadata["syntax_error"] = True
     return Span(start, chunk.end, headings=headings, metadata=metadata)
-
-
-def _describe(
-    syntax: Syntax, start: int, end: int, chain: tuple[int, ...]
-) -> tuple[tuple[str, ...], str, str]:
-    """Return ``(headings, symbol, kind)`` for a chunk ``[start, end)`` inside ``chain``.
-
-    The symbol names the outermost definitions the chunk holds whole (comma-separated), else
-    the innermost split definition it is a part of, else ``<top-level>``. Headings are the
-    names of the split definitions it lies in, outermost first.
-    """
-    inside = syntax.definitions[chain[-1]] if chain else None
-    headings: tuple[str, ...] = ()
-    if inside is not None:
-        # A definition parted only from the comment above it is held whole: not "inside" it.
-        is_whole = start <= inside.node_start and inside.end <= end
-        headings = inside.path if is_whole else (*inside.path, inside.name)
-    held = _held(syntax, start, end)
-    if held:
-        symbols = dict.fromkeys(d.symbol for d in held)
-        kinds = dict.fromkeys(d.kind for d in held)
-        return headings, ", ".join(symbols), ", ".join(kinds)
-    if inside is not None:
-        return headings, inside.symbol, inside.kind
-    return headings, TOP_LEVEL_SYMBOL, "top-level"
-
-
-def _held(syntax: Syntax, start: int, end: int) -> list[Definition]:
-    """Return the outermost definitions lying whole in ``[start, end)``, in order."""
-    definitions, node_starts = syntax.definitions, syntax.node_starts
-
-    def is_held(d: Definition) -> bool:
-        return start <= d.node_start and d.end <= end
-
-    candidates = definitions[bisect_left(node_starts, start) : bisect_left(node_starts, end)]
-    return [
-        d
-        for d in candidates
-        if is_held(d) and not (d.parent >= 0 and is_held(definitions[d.parent]))
-    ]
 
 
 STRATEGY = Strategy(
