@@ -74,8 +74,8 @@ class TestBash:
         assert "--manifest" in bash_complete("split", "--ma")
 
     def test_paths(self) -> None:
-        assert bash_complete("split", "te", cwd=FIXTURES) == ["text"]
-        assert bash_complete("split", "-o", "te", cwd=FIXTURES) == ["text"]
+        assert bash_complete("split", "tex", cwd=FIXTURES) == ["text"]
+        assert bash_complete("split", "-o", "tex", cwd=FIXTURES) == ["text"]
 
     def test_strategy_option_keys_end_in_equals(self) -> None:
         assert "separators=" in bash_complete("split", "-O", "")
