@@ -1,4 +1,5 @@
-"""The house rules as tests: lint, format, strict typing, and the public API surface."""
+"""The house rules as tests: lint, format, strict typing, the import contract, and the public API
+surface."""
 
 from __future__ import annotations
 
@@ -36,3 +37,18 @@ def test_public_api_is_sorted_and_importable() -> None:
     assert ragchunk.__all__ == sorted(ragchunk.__all__)
     for name in ragchunk.__all__:
         assert getattr(ragchunk, name) is not None
+
+
+def test_the_import_contract_holds() -> None:
+    """The layers and independence contracts of pyproject's [tool.importlinter]."""
+    script = "import sys, importlinter.cli as c; sys.exit(c.lint_imports(no_cache=True))"
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
