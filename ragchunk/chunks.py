@@ -73,13 +73,13 @@ def assemble(
             it, only spans with a prefix get one.
 
     Raises:
-        LimitExceededError: the contexts would exceed the document's output budget.
+        LimitExceededError: the contexts would exceed the document's repeat allowance.
     """
     text, doc_id, source = doc.text, doc.doc_id, doc.source
     headings_at = heading_lookup(doc.sections)
     symbols = _SymbolLookup(doc.sections) if doc.format == "code" else None
     pages = _PageLookup(doc.pages) if doc.pages else None
-    budget = output_budget(text)
+    allowance = repeat_allowance(text)
     repeated = 0  # characters of breadcrumbs and prefixes put into contexts so far
     chunks: list[Chunk] = []
     append, count, has_lines, doc_metadata = chunks.append, text.count, doc.has_lines, doc.metadata
@@ -112,8 +112,8 @@ def assemble(
         if contextualize or span.prefix is not None:
             lead = (format_breadcrumb(headings) if contextualize else "") + (span.prefix or "")
             repeated += len(lead)
-            if repeated > budget:  # checked before the repeated text is built
-                raise LimitExceededError(_over_budget(doc, budget))
+            if repeated > allowance:  # checked before the repeated text is built
+                raise LimitExceededError(_over_allowance(doc, allowance))
             context = lead + piece
         name = span.strategy or strategy
         append(
@@ -163,7 +163,7 @@ class _IdHasher:
         return str(digest.hexdigest())
 
 
-def output_budget(text: str) -> int:
+def repeat_allowance(text: str) -> int:
     """Return the most characters of repeated text the contexts of one document may hold.
 
     Repeated breadcrumbs, table headers and labels must never turn a small document into an
@@ -172,10 +172,10 @@ def output_budget(text: str) -> int:
     return max(65536, 32 * len(text))
 
 
-def _over_budget(doc: Document, budget: int) -> str:
+def _over_allowance(doc: Document, allowance: int) -> str:
     return (
         f"{doc.source}: the breadcrumbs, table headers and labels repeated in the chunks' "
-        f"contexts would exceed {budget} characters (32 times the document); raise --size or "
+        f"contexts would exceed {allowance} characters (32 times the document); raise --size or "
         "drop --contextualize"
     )
 
