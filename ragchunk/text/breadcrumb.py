@@ -8,12 +8,12 @@ for that whole string, so ``PrefixedSizer`` measures a span as the context it wo
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.errors import InputError
+from ragchunk.text.spans import spans_from_windows
 
 if TYPE_CHECKING:
     from ragchunk.measure import Measure, Sizer
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 BREADCRUMB_SEPARATOR: Final = " > "
 BREADCRUMB_END: Final = "\n\n"
-_NON_SPACE: Final = re.compile(r"\S")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -168,17 +167,11 @@ def fit_contexts(
         lead_sizer = PrefixedSizer(
             text, sizer, count=count, prefix_at=_constant(lead), additive=additive
         )
-        for window in refine(span.start, span.end, lead_sizer):
-            if _NON_SPACE.search(text, window.start, window.end) is None:
-                continue
-            metadata = {**span.metadata, "oversize_split": True}
-            if window.oversize:
-                metadata["oversize"] = True
-            fitted.append(
-                replace(
-                    span, start=window.start, end=window.end, headings=headings, metadata=metadata
-                )
-            )
+        windows = refine(span.start, span.end, lead_sizer)
+        fitted += (
+            replace(span, start=p.start, end=p.end, headings=headings, metadata=p.metadata)
+            for p in spans_from_windows(text, windows, metadata=span.metadata, split=True)
+        )
     return fitted
 
 
