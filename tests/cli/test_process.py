@@ -88,7 +88,18 @@ def test_plain_text_split_imports_no_heavy_module(tmp_path: Path) -> None:
 
 
 def test_help_loads_no_engine_module() -> None:
-    engine = ("ragchunk.model", "ragchunk.measure", "ragchunk.options", "ragchunk.engine")
+    engine = (
+        "ragchunk.model",
+        "ragchunk.measure",
+        "ragchunk.options",
+        "ragchunk.plan",
+        "ragchunk.engine",
+        "ragchunk.workers",
+        "ragchunk.batch",
+        "ragchunk.strategies._spec",
+        "ragchunk.parsers",
+        "ragchunk.text.pack",
+    )
     probe = (
         "import sys\n"
         "from ragchunk.cli import main\n"
