@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ragchunk.parsers._spec import ParseRequest
 
 # markdown-it's own notion of a line ending (rules_core/normalize.py): a lone CR ends a line
-# too, so line starts are found with the same pattern rather than with LineIndex's LF-only one.
+# too, so line starts are found with the same pattern (an LF-only line index would miss it).
 _NEWLINE: Final = re.compile(r"\r\n?|\n")
 _FRONT_MATTER_FENCES: Final = ("---", "...")
 _BLANK: Final = " \t\r\n\f\v"
