@@ -2,8 +2,9 @@
 
 ``ragchunk.batch.prepare`` does everything that can fail as bad usage (it runs inside
 ``usage_errors``); ``execute`` runs the batch and renders the results as they stream in, and
-returns the exit code. stdout carries only data (JSONL, or the table/stats the user asked
-for); everything else goes to stderr.
+returns the exit code. stdout carries only data (JSONL, or the table the user asked for);
+everything else goes to stderr, the ``--stats`` summary included, so that ``split --stats | …``
+still pipes the chunks.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class Display:
 
     Attributes:
         table: a table per input on stdout instead of JSONL.
-        stats: a size summary on stdout.
+        stats: a size summary on stderr (stdout keeps the JSONL, or the table).
         quiet: no progress, warnings or notes on stderr (failures still show).
         verbose: one line per input and a closing summary on stderr.
     """
@@ -157,7 +158,7 @@ def execute(batch: Batch, display: Display) -> int:
         os.close(devnull)
         return EXIT_OK
     if run.stats is not None:
-        _print_stats(run.stats)
+        _print_stats(run.console, run.stats)
     _summarise(run, time.monotonic() - started)
     return EXIT_FAILED_INPUTS if run.tally.failures or run.tally.violations else EXIT_OK
 
@@ -166,11 +167,12 @@ def _consume(run: _Run) -> None:
     """Render the results in order; the manifest is saved even when this is cut short."""
     batch = run.tally.batch
     # Tables and stats need the chunks; plain JSONL is rendered where the chunks are made.
+    # A table replaces the JSONL on stdout; stats go to stderr, so stdout keeps the data.
     wants_chunks = run.display.table or run.display.stats
     with (
         run.tally.recording(),
         _terminate_as_interrupt(),
-        output_stream(batch, None if wants_chunks else sys.stdout) as run.stream,
+        output_stream(batch, None if run.display.table else sys.stdout) as run.stream,
         _progress(run, len(batch.jobs)) as advance,
         results(batch, jsonl=not wants_chunks) as outcomes,
     ):
@@ -233,10 +235,11 @@ def _print_failure_table(console: Console, failures: list[FileResult], total: in
     console.print(table)
 
 
-def _print_stats(stats: ChunkStats) -> None:
+def _print_stats(console: Console, stats: ChunkStats) -> None:
+    """Print the ``--stats`` summary on stderr: stdout carries data only (a pipeline's input)."""
     from ragchunk.writers.stats import build_sizes
 
-    stdout_console().print(build_sizes(stats))
+    console.print(build_sizes(stats))
 
 
 @contextlib.contextmanager

@@ -59,4 +59,4 @@ def test_stats_name_the_strategies_chosen() -> None:
         env={"COLUMNS": "200"},
     )
     assert result.exit_code == 0, result.stderr
-    assert "strategy hierarchical, markdown" in " ".join(result.stdout.split())
+    assert "strategy hierarchical, markdown" in " ".join(result.stderr.split())
