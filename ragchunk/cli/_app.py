@@ -14,7 +14,6 @@ from typer.core import TyperCommand
 from ragchunk.errors import UsageError
 
 if TYPE_CHECKING:
-    import click
     from rich.console import Console
 
 EXIT_OK: Final = 0
@@ -43,7 +42,8 @@ class PlainUsage(TyperCommand):
     Typer wraps a required argument in braces (``{PATH}``), which reads as a set to choose from.
     """
 
-    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
+        # (typer.Context is what Typer passes; mypy sees its vendored click's base class)
         """Return the usage line's pieces, required arguments without braces."""
         pieces = super().collect_usage_pieces(ctx)
         return [p[1:-1] if p.startswith("{") and p.endswith("}") else p for p in pieces]
