@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING
 
 from ragchunk import workers
 from ragchunk.engine import FileResult
+from ragchunk.errors import UsageError
 from ragchunk.globs import make_globs
 from ragchunk.inputs import STDIN, WalkOptions, absolute, find_inputs
 
@@ -70,18 +71,23 @@ def prepare(paths: list[str], plans: Plans, run: RunSettings, *, output: str | N
     """Find the inputs and decide each one's plan, output file and manifest state.
 
     Raises:
-        UsageError: a bad glob, ``--jobs`` below 1, an unreadable manifest.
+        UsageError: a bad glob, ``--jobs`` below 1, an unreadable manifest, a ``--root`` that
+            is not a directory.
     """
     output_dir = Path(output) if output and is_directory_output(output) else None
     output_file = Path(output) if output and output_dir is None else None
     manifest = _load_manifest(run.manifest)
     own = [output_dir, output_file, manifest.path if manifest else None]
     skip = frozenset(absolute(p) for p in own if p is not None)
+    root = run.root or "."
+    if not Path(root).is_dir():
+        raise UsageError(f"--root {root}: not a directory")
     walk = WalkOptions(
         include=make_globs(run.include or ()),
         exclude=make_globs(run.exclude or ()),
         gitignore=run.gitignore is not False,
         skip=skip,
+        root=root,
     )
     count = workers.default_jobs() if run.jobs is None else run.jobs
     workers.check_workers(count)

@@ -244,6 +244,17 @@ def split_command(
             show_default=False,
         ),
     ] = None,
+    # Stable identity (issue 13).
+    root: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--root",
+            help="doc_id is each file's path relative to DIR (files outside it keep their "
+            "absolute path) [default: the current directory].",
+            metavar="DIR",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare
@@ -277,6 +288,7 @@ def split_command(
             jobs=jobs,
             fail_fast=fail_fast or None,
             manifest=manifest,
+            root=root,
         )
         configuration = load_config(config)
         plans = make_plans(configuration, flags, password=password, debug=debug, check=check)
