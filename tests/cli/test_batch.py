@@ -407,6 +407,29 @@ class TestConfigFiles:
             "ragchunk.toml": "recursive",
         }
 
+    def test_a_glob_that_matches_no_input_gets_a_note_naming_its_directory(
+        self, tree: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        make_tree(
+            tree,
+            {
+                "ragchunk.toml": (
+                    '[files."guide/*.md"]\nsize = 50\noverlap = 0\n'
+                    '[files."intro.md"]\nsize = 60\noverlap = 0\n'
+                    '[files."docs/**"]\nsize = 70\noverlap = 0\n'
+                ),
+            },
+        )
+        monkeypatch.chdir(tree / "guide")  # the file is found from here up; globs stay its own
+        result = runner.invoke(app, ["split", "."])
+        assert result.exit_code == 0
+        assert result.stderr == (
+            f"note: {tree / 'ragchunk.toml'} [files.\"docs/**\"]: the glob 'docs/**' matched "
+            f"none of the 2 inputs (globs are relative to {tree})\n"
+        )
+        quiet = runner.invoke(app, ["split", ".", "-q"])
+        assert quiet.stderr == ""
+
     def test_pyproject_table_and_explicit_config(
         self, tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
