@@ -53,6 +53,7 @@ _HTML_CLOSER: Final = re.compile(r"(?:[ \t]*</[A-Za-z][\w-]*[ \t]*>[ \t]*(?:\r?\
 _VOID_TAGS: Final = frozenset(("br", "hr", "img", "input", "meta", "link", "wbr", "source"))
 _BLOCK_OPENER: Final = re.compile(r"///[ \t]*[\w-]")
 _BLOCK_CLOSER: Final = re.compile(r"///[ \t]*")
+_TABLE_SYNTAX: Final = re.compile(r"[\s|:-]*")
 _INDENTED_OPENER: Final = re.compile(r"(?:!!!|\?\?\?\+?|===)[ \t]")
 
 
@@ -255,8 +256,15 @@ class _Packer:
                 run = [*moved, block]
                 continue
             if self._fits(block, block.section.start, block.section.end):
-                spans += self._flush(run)
-                run = [block]
+                shared = self._share_headings(run, block)
+                if shared is None:
+                    spans += self._flush(run)
+                    run = [block]
+                    continue
+                kept, pieces = shared
+                spans += self._flush(kept)
+                spans += pieces
+                run = []
                 continue
             cut = len(run)
             while cut > 0 and run[cut - 1].leads:
@@ -275,6 +283,31 @@ class _Packer:
             index = last
         spans += self._flush(run)
         return spans
+
+    def _share_headings(
+        self, run: Sequence[_Block], block: _Block
+    ) -> tuple[Sequence[_Block], list[Span]] | None:
+        """Split a block that fits alone but not beside the headings ending ``run``.
+
+        Headings would stand alone: the block (prose, a list, a table) is split into whole
+        sentences, items or rows so that they lead its first piece. Returns what stays in the
+        run and the pieces, or None when no such split exists (a fence, one long sentence).
+        """
+        cut = len(run)
+        while cut > 0 and run[cut - 1].section.kind == "heading":
+            cut -= 1
+        if cut == len(run) or block.section.kind not in ("prose", "list", "table"):
+            return None
+        start = run[cut].section.start
+        windows, _ = self._split_windows(
+            block.section, self._sizer(block), start, block.section.end
+        )
+        if len(windows) < 2 or any(w.split or w.oversize for w in windows):
+            return None
+        if windows[0].end <= run[-1].section.end:
+            return None  # the headings would still be alone
+        pieces = spans_from_windows(self.text, windows, metadata=_metadata(block.section))
+        return run[:cut], [self._span(block, p.start, p.end, p.metadata) for p in pieces]
 
     def _regroup(
         self, run: Sequence[_Block], block: _Block
@@ -377,8 +410,7 @@ class _Packer:
         separators, and those pieces are all parts of one block that had to stay whole.
         """
         if section.kind == "table" and section.parts:
-            units = [section.header, *section.parts] if section.header else [*section.parts]
-            return self._pack(_widened(units, start, end), sizer, _CELL_LEVELS, 0), True
+            return self._table(section, sizer, start, end), True
         if section.kind == "list" and section.parts:
             units = _widened(section.parts, start, end)
             return self._pack(units, sizer, DEFAULT_LEVELS, self.budget.overlap), True
@@ -409,6 +441,31 @@ class _Packer:
 
         return pack_units(units, sizer=sizer, size=self.budget.size, overlap=overlap, refine=refine)
 
+    def _table(self, section: Section, sizer: Sizer, start: int, end: int) -> list[Window]:
+        """Pack whole rows; a first row that must be split shares its first piece with the header.
+
+        The header rows are a unit of their own unless the first row is too large alone: then
+        header and first row are one unit, split at cells across both, so the header never
+        makes a chunk of its own before the pieces of a split row. A piece that is nothing but
+        table syntax (a lone ``|``, a ``---`` run) joins a neighbour where it fits.
+        """
+        rows = [*section.parts]
+        if section.header is not None:
+            if sizer.size(*rows[0]) > self.budget.size:
+                rows[0] = (section.header[0], rows[0][1])
+            else:
+                rows.insert(0, section.header)
+        units = _widened(rows, start, end)
+        budget = Budget(size=self.budget.size, overlap=0, unit=self.budget.unit)
+        first = units[0]
+
+        def refine(lo: int, hi: int) -> Sequence[Window]:
+            levels = _CELL_LEVELS[1:] if (lo, hi) == first else _CELL_LEVELS
+            return split_range(self.text, lo, hi, sizer=sizer, budget=budget, levels=levels)
+
+        windows = pack_units(units, sizer=sizer, size=self.budget.size, refine=refine)
+        return _absorb_syntax(self.text, windows, sizer, self.budget.size)
+
     def _lines(self, lines: Sequence[tuple[int, int]], sizer: Sizer) -> list[Window]:
         """Split a code block by whole lines; a line too long alone is split at spaces."""
         return pack_units(
@@ -418,6 +475,32 @@ class _Packer:
             overlap=self.budget.overlap,
             refine=lambda s, e: split_range(self.text, s, e, sizer=sizer, budget=self.budget),
         )
+
+
+def _absorb_syntax(text: str, windows: list[Window], sizer: Sizer, size: int) -> list[Window]:
+    """Join each window of table syntax alone (pipes, dashes, colons) to a neighbour that fits."""
+    result: list[Window] = []
+    pending: Window | None = None  # a syntax window that did not fit the one before it
+    for window in windows:
+        if pending is not None:
+            if sizer.size(pending.start, window.end) <= size:
+                split = pending.split or window.split
+                window = Window(pending.start, window.end, window.oversize, split)
+            else:
+                result.append(pending)
+            pending = None
+        if _TABLE_SYNTAX.fullmatch(text, window.start, window.end):
+            previous = result[-1] if result else None
+            if previous is not None and sizer.size(previous.start, window.end) <= size:
+                split = previous.split or window.split
+                result[-1] = Window(previous.start, window.end, previous.oversize, split)
+            else:
+                pending = window
+            continue
+        result.append(window)
+    if pending is not None:
+        result.append(pending)
+    return result
 
 
 def _widened(units: Sequence[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:
