@@ -194,14 +194,20 @@ def _merge_small(
     doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, recipe: Recipe[Any]
 ) -> list[Span]:
     """Merge chunks smaller than ``--min-size`` into a neighbour under the same heading."""
+
+    def size_as_chunk(start: int, end: int, prefix: str | None) -> int:
+        if not prefix:
+            return ctx.sizer.size(start, end)
+        # A repeated header or label: counted whole, as the merged chunk's context holds it.
+        return ctx.measure.count(ctx.breadcrumb(start) + prefix + doc.text[start:end])
+
     return merge_small(
         spans,
         min_size=recipe.min_size,
         max_size=recipe.limit,
         size_alone=sizer.size,
-        size_as_chunk=ctx.sizer.size,
+        size_as_chunk=size_as_chunk,
         scope=heading_scopes(doc.sections),
-        headings_at=heading_lookup(doc.sections),
     )
 
 
