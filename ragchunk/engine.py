@@ -84,7 +84,11 @@ class FileResult:
 def chunk_document(
     doc: Document, recipe: Recipe[Any], diagnostics: list[Diagnostic] | None = None
 ) -> list[Chunk]:
-    """Run the recipe's strategy and passes over one parsed document; return its records."""
+    """Run the recipe's strategy and passes over one parsed document; return its records.
+
+    A strategy that picks another per document (``auto``) runs the recipe of its choice.
+    """
+    recipe = recipe.for_document(doc)
     sink = [] if diagnostics is None else diagnostics
 
     def warn(code: str, message: str) -> None:
@@ -322,7 +326,7 @@ def check_chunks(doc: Document, chunks: Sequence[Chunk], recipe: Recipe[Any]) ->
     """
     from ragchunk.check import find_differences, find_violations
 
-    found = find_violations(doc, chunks, limits_for(recipe))
+    found = find_violations(doc, chunks, limits_for(recipe.for_document(doc)))
     found += find_differences(chunks, chunk_document(doc, recipe))
     return tuple(found)
 
