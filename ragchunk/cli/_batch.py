@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Final
 
 from ragchunk.batch import Batch, Tally, output_stream, results, write_output
@@ -27,6 +27,7 @@ from ragchunk.cli._app import (
     stderr_console,
     stdout_console,
 )
+from ragchunk.engine import LARGE_CHUNK
 from ragchunk.inputs import describe_skipped
 
 if TYPE_CHECKING:
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
     from ragchunk.workers import Job
     from ragchunk.writers.stats import ChunkStats
 
+_ONCE_PER_RUN: Final = frozenset({LARGE_CHUNK})
+"""Warnings about the run's settings rather than one input: said for the first input only."""
 EXIT_INTERRUPTED: Final = 130
 """128 + SIGINT, as shells report a run stopped with Ctrl-C."""
 
@@ -69,6 +72,7 @@ class _Run:
     stats: ChunkStats | None = None
     stream: IO[str] | None = None
     stderr: Console | None = None
+    said: set[str] = field(default_factory=set)  # warnings said once per run, by code
 
     @property
     def console(self) -> Console:
@@ -116,6 +120,10 @@ class _Run:
         if self.display.quiet:
             return
         for diagnostic in result.diagnostics:
+            if diagnostic.code in _ONCE_PER_RUN:
+                if diagnostic.code in self.said:
+                    continue
+                self.said.add(diagnostic.code)
             self.say(f"warning: {diagnostic.message}")
         if self.display.verbose and result.error is None:
             what = "unchanged, skipped" if result.unchanged else _count(result.chunk_count, "chunk")

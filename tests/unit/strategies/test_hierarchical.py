@@ -117,3 +117,25 @@ def test_strategies_and_help_say_it_is_unbounded_unless_sized() -> None:
     helped = runner.invoke(app, ["split", "--help"], env={"COLUMNS": "200"})
     words = " ".join(helped.stdout.replace("│", " ").split())
     assert "hierarchical and sentence-count mode are unbounded unless it is given" in words
+
+
+def test_an_unbounded_chunk_past_an_embedding_window_is_warned_about_once_per_run(
+    tmp_path,
+) -> None:
+    from typer.testing import CliRunner
+
+    from ragchunk.cli import app
+
+    body = "Tide records are kept for every station. " * 1000  # about 8,000 tokens and more
+    for name in ("a.md", "b.md"):
+        (tmp_path / name).write_text(f"# Records\n\n{body}{body}\n\n# Small\n\nShort.\n")
+    result = CliRunner().invoke(app, ["split", str(tmp_path), "-s", "hierarchical", "-j", "1"])
+    assert result.exit_code == 0
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"warning: {tmp_path / 'a.md'}: 1 chunk over 8192 tokens")
+    assert "give --size" in warnings[0]
+    bounded = CliRunner().invoke(
+        app, ["split", str(tmp_path), "-s", "hierarchical", "--size", "2000"]
+    )
+    assert bounded.stderr == ""
