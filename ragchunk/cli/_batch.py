@@ -108,7 +108,8 @@ class _Run:
             from ragchunk.writers.table import build
 
             title = f"{one_line(result.doc_id)} · {_count(result.chunk_count, 'chunk')}"
-            stdout_console().print(build(result.chunks, title))
+            console = stdout_console()
+            console.print(build(result.chunks, title, console.width))
         if self.stats is not None:
             from ragchunk.writers.stats import ChunkFacts
 
