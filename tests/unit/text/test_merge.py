@@ -52,12 +52,12 @@ def test_other_metadata_or_a_prefix_never_refuse_a_merge() -> None:
     # Only a heading boundary or the size may refuse a merge (issue 13).
     flagged = Span(6, 10, metadata={"oversize_split": True, "kind": "code"})
     prefixed = Span(21, 25, prefix="| h |\n")
-    merged = _merge(
-        [flagged, Span(11, 20, metadata={"kind": "table"}), prefixed, Span(26, 30)], min_size=10
-    )
-    assert [(s.start, s.end) for s in merged] == [(6, 20), (21, 30)]
+    merged = _merge([flagged, Span(11, 20, metadata={"kind": "table"}), prefixed], min_size=10)
+    assert [(s.start, s.end) for s in merged] == [(6, 25)]
     assert merged[0].metadata == {"oversize_split": True}  # the flag stays, kinds disagree
-    assert merged[1].prefix == "| h |\n"  # the first part's prefix, counted in the size
+    after_prefix = _merge([prefixed, Span(26, 30)], min_size=10)
+    assert [(s.start, s.end, s.prefix) for s in after_prefix] == [(21, 30, "| h |\n")]
+    # The merged chunk keeps the first part's prefix, and the size counts it: 6 + 9 > 12.
     assert _merge([prefixed, Span(26, 30)], min_size=10, max_size=12)[0].end == 25
 
 
