@@ -485,7 +485,7 @@ def _absorb_syntax(text: str, windows: list[Window], sizer: Sizer, size: int) ->
         if pending is not None:
             if sizer.size(pending.start, window.end) <= size:
                 split = pending.split or window.split
-                window = Window(pending.start, window.end, window.oversize, split)
+                window = Window(pending.start, window.end, oversize=False, split=split)
             else:
                 result.append(pending)
             pending = None
@@ -493,7 +493,7 @@ def _absorb_syntax(text: str, windows: list[Window], sizer: Sizer, size: int) ->
             previous = result[-1] if result else None
             if previous is not None and sizer.size(previous.start, window.end) <= size:
                 split = previous.split or window.split
-                result[-1] = Window(previous.start, window.end, previous.oversize, split)
+                result[-1] = Window(previous.start, window.end, oversize=False, split=split)
             else:
                 pending = window
             continue
