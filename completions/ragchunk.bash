@@ -58,8 +58,9 @@ _ragchunk_split() {
         --max-bytes) return ;;
         --config) _ragchunk_files; return ;;
         --min-size) return ;;
+        --root) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --root -h --help"; return; fi
     _ragchunk_files
 }
 

@@ -21,7 +21,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -l tokenizer -r -F -
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -s O -l option -x -a 'max_depth= min_level= overlap_sentences= sentences= separators=' -d 'Strategy option as key=value (repeatable).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -s o -l output -r -F -d 'Write JSONL to this file, or to DIR/ one file per input mirroring the tree (a trailing slash or an existing directory); always atomically.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l table -d 'Show a table instead of JSONL.'
-complete -c ragchunk -n '__fish_seen_subcommand_from split' -l stats -d 'Print a size summary.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l stats -d 'Also print a size summary on stderr (stdout keeps the chunks).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l count-tokens -d 'Add a token count to every chunk.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l format -x -a 'code docx markdown pdf text' -d 'Force the input format instead of detecting it.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l password -x -d 'Password for encrypted PDFs.'
@@ -42,6 +42,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -l check -d 'Also ch
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l config -r -F -d 'Read settings from this file instead of the ragchunk.toml or pyproject.toml found from here up.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l contextualize -d 'Add a context field (heading breadcrumb + text) to every chunk; --size then counts the breadcrumb.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l min-size -x -d 'Merge chunks smaller than this (unit of --size) into a neighbour under the same heading, within --size.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l root -x -d 'doc_id is each file\'s path relative to DIR (files outside it keep their absolute path) [default: the current directory].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -s h -l help -d 'Show the help and exit.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -F
 complete -c ragchunk -n '__fish_seen_subcommand_from stats' -l limit -x -d 'Count and list the chunks larger than this.'

@@ -50,18 +50,21 @@ def chunk_file(
     format: str | None = None,
     language: str | None = None,
     password: str | None = None,
+    root: str = ".",
 ) -> list[Chunk]:
     """Parse the file at ``path`` and return its chunks.
 
     ``format`` forces the parser (detected from the extension and content otherwise),
     ``language`` forces a source file's language (as ``--language``), and ``password`` opens
-    an encrypted PDF.
+    an encrypted PDF. The chunks' ``doc_id`` is the file's path relative to ``root`` (as
+    ``--root``; ``ragchunk.inputs.doc_id_for``), so it and the ids match ``ragchunk split``'s.
 
     Raises:
         UsageError: a bad strategy name or option.
         InputError: the file cannot be read or parsed.
     """
     from ragchunk.engine import process
+    from ragchunk.inputs import doc_id_for
     from ragchunk.plan import make_plan
 
     plan = make_plan(
@@ -75,7 +78,7 @@ def chunk_file(
         language=language,
         password=password,
     )
-    result = process(path, path, plan)
+    result = process(path, doc_id_for(path, root), plan)
     if result.error is not None:
         raise InputError(result.error)
     return list(result.chunks)

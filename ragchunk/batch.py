@@ -19,12 +19,15 @@ from typing import IO, TYPE_CHECKING
 
 from ragchunk import workers
 from ragchunk.engine import FileResult
+from ragchunk.errors import UsageError
 from ragchunk.globs import make_globs
 from ragchunk.inputs import STDIN, WalkOptions, absolute, find_inputs
 
 if TYPE_CHECKING:
-    from ragchunk.config import RunSettings
-    from ragchunk.inputs import Note, Skipped
+    from collections.abc import Sequence
+
+    from ragchunk.config import Config, RunSettings
+    from ragchunk.inputs import Input, Note, Skipped
     from ragchunk.manifest import Entry, Manifest
     from ragchunk.plan import Plans
     from ragchunk.workers import Job
@@ -70,18 +73,23 @@ def prepare(paths: list[str], plans: Plans, run: RunSettings, *, output: str | N
     """Find the inputs and decide each one's plan, output file and manifest state.
 
     Raises:
-        UsageError: a bad glob, ``--jobs`` below 1, an unreadable manifest.
+        UsageError: a bad glob, ``--jobs`` below 1, an unreadable manifest, a ``--root`` that
+            is not a directory.
     """
     output_dir = Path(output) if output and is_directory_output(output) else None
     output_file = Path(output) if output and output_dir is None else None
     manifest = _load_manifest(run.manifest)
     own = [output_dir, output_file, manifest.path if manifest else None]
     skip = frozenset(absolute(p) for p in own if p is not None)
+    root = run.root or "."
+    if not Path(root).is_dir():
+        raise UsageError(f"--root {root}: not a directory")
     walk = WalkOptions(
         include=make_globs(run.include or ()),
         exclude=make_globs(run.exclude or ()),
         gitignore=run.gitignore is not False,
         skip=skip,
+        root=root,
     )
     count = workers.default_jobs() if run.jobs is None else run.jobs
     workers.check_workers(count)
@@ -90,7 +98,7 @@ def prepare(paths: list[str], plans: Plans, run: RunSettings, *, output: str | N
     return Batch(
         jobs=tuple(jobs),
         outputs=tuple(outputs),
-        notes=found.notes,
+        notes=found.notes + _unmatched_globs(plans.config, found.inputs),
         skipped=found.skipped,
         refused=tuple(refused),
         roots=tuple(p for p in paths if p != STDIN and Path(p).is_dir()),
@@ -99,6 +107,30 @@ def prepare(paths: list[str], plans: Plans, run: RunSettings, *, output: str | N
         manifest=manifest,
         workers=count,
         fail_fast=bool(run.fail_fast),
+    )
+
+
+def _unmatched_globs(config: Config | None, inputs: Sequence[Input]) -> tuple[Note, ...]:
+    """Return a note per ``[files."GLOB"]`` section of the configuration that no input matches.
+
+    Its globs are relative to the configuration file's directory, not to where the run starts
+    or to the folders named, which is easy to forget: the note says which directory it is.
+    """
+    if config is None or config.path is None or not config.rules or not inputs:
+        return ()
+    from ragchunk.inputs import Note
+
+    parts = [config.match_parts(item.source, item.doc_id) for item in inputs]
+    directory = absolute(config.path.parent)
+    return tuple(
+        Note(
+            str(config.path),
+            "unmatched-glob",
+            f"{rule.where}: the glob {rule.glob.text!r} matched none of the {len(inputs)} "
+            f"inputs (globs are relative to {directory})",
+        )
+        for rule in config.rules
+        if not any(rule.glob.matches(p) for p in parts)
     )
 
 

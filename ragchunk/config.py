@@ -9,6 +9,7 @@ Keys are the flags' names without the dashes; flags win over the file::
     size = 512
     overlap = 50
     exclude = ["drafts/**"]
+    root = "."                # doc_ids relative to this file's directory, from anywhere
 
     [options]                 # strategy options, as with -O key=value
     separators = ["\n\n", "\n"]
@@ -68,6 +69,7 @@ _RUN_KEYS: Final[dict[str, tuple[str, Any]]] = {
     "jobs": ("jobs", int),
     "fail-fast": ("fail_fast", bool),
     "manifest": ("manifest", str),
+    "root": ("root", str),
 }
 """Keys only the top level may set: they shape the whole run."""
 
@@ -123,6 +125,7 @@ class RunSettings:
     jobs: int | None = None
     fail_fast: bool | None = None
     manifest: str | None = None
+    root: str | None = None
 
     def over(self, lower: RunSettings) -> RunSettings:
         """Return these settings with ``lower``'s filling what is not set here."""
@@ -258,6 +261,8 @@ def _parse(path: Path, where: str, table: dict[str, Any]) -> Config:
         raise UsageError(f"{where}: jobs must be at least 1 (got {run.jobs})")
     if run.manifest is not None:
         run = dataclasses.replace(run, manifest=str(path.parent / run.manifest))
+    if run.root is not None:  # like the manifest, relative to the file: ids pinned for CI
+        run = dataclasses.replace(run, root=str(path.parent / run.root))
     rules = _rules(table.get(_FILES, {}), where)
     return Config(path=path, where=where, defaults=defaults, run=run, rules=rules)
 

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import hashlib
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk import strategies
 from ragchunk.chunks import assemble, gc_paused
@@ -84,7 +84,11 @@ class FileResult:
 def chunk_document(
     doc: Document, recipe: Recipe[Any], diagnostics: list[Diagnostic] | None = None
 ) -> list[Chunk]:
-    """Run the recipe's strategy and passes over one parsed document; return its records."""
+    """Run the recipe's strategy and passes over one parsed document; return its records.
+
+    A strategy that picks another per document (``auto``) runs the recipe of its choice.
+    """
+    recipe = recipe.for_document(doc)
     sink = [] if diagnostics is None else diagnostics
 
     def warn(code: str, message: str) -> None:
@@ -110,6 +114,8 @@ def chunk_document(
     if recipe.contextualize and recipe.limit is not None:
         spans = _fit_contexts(doc, spans, ctx, sizer, recipe)
     counted = recipe.count_tokens or recipe.budget.unit == "tokens"
+    if recipe.limit is None:
+        _warn_if_large(doc, spans, tokens, recipe.strategy.name, warn)
     return assemble(
         doc,
         spans,
@@ -118,6 +124,39 @@ def chunk_document(
         tokens=tokens() if counted else None,
         contextualize=recipe.contextualize,
     )
+
+
+EMBEDDING_WINDOW: Final = 8192
+"""Tokens a typical embedding model takes at most: an unbounded chunk past it gets a warning."""
+LARGE_CHUNK: Final = "large-chunk"
+"""The code of that warning; the command line says it once per run."""
+
+
+def _warn_if_large(
+    doc: Document,
+    spans: Sequence[Span],
+    tokens: Callable[[], Sizer],
+    strategy: str,
+    warn: Callable[[str, str], None],
+) -> None:
+    """Warn when an unbounded strategy made chunks larger than ``EMBEDDING_WINDOW`` tokens.
+
+    A code point is at most four tokens (one per UTF-8 byte), so only spans longer than a
+    quarter of the window are measured, and the text is encoded only if there is one.
+    """
+    long = [s for s in spans if 4 * (s.end - s.start) > EMBEDDING_WINDOW]
+    if not long:
+        return
+    sizer = tokens()
+    sizes = [n for n in (sizer.size(s.start, s.end) for s in long) if n > EMBEDDING_WINDOW]
+    if sizes:
+        noun = "chunk" if len(sizes) == 1 else "chunks"
+        warn(
+            LARGE_CHUNK,
+            f"{doc.source}: {len(sizes)} {noun} over {EMBEDDING_WINDOW} tokens (the largest "
+            f"{max(sizes)}), more than a typical embedding model takes: {strategy} is "
+            "unbounded without --size; give --size, and longer parts are refined to it",
+        )
 
 
 def _token_sizer(text: str, recipe: Recipe[Any], sizer: Sizer) -> Callable[[], Sizer]:
@@ -194,14 +233,20 @@ def _merge_small(
     doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, recipe: Recipe[Any]
 ) -> list[Span]:
     """Merge chunks smaller than ``--min-size`` into a neighbour under the same heading."""
+
+    def size_as_chunk(start: int, end: int, prefix: str | None) -> int:
+        if not prefix:
+            return ctx.sizer.size(start, end)
+        # A repeated header or label: counted whole, as the merged chunk's context holds it.
+        return ctx.measure.count(ctx.breadcrumb(start) + prefix + doc.text[start:end])
+
     return merge_small(
         spans,
         min_size=recipe.min_size,
         max_size=recipe.limit,
         size_alone=sizer.size,
-        size_as_chunk=ctx.sizer.size,
+        size_as_chunk=size_as_chunk,
         scope=heading_scopes(doc.sections),
-        headings_at=heading_lookup(doc.sections),
     )
 
 
@@ -316,7 +361,7 @@ def check_chunks(doc: Document, chunks: Sequence[Chunk], recipe: Recipe[Any]) ->
     """
     from ragchunk.check import find_differences, find_violations
 
-    found = find_violations(doc, chunks, limits_for(recipe))
+    found = find_violations(doc, chunks, limits_for(recipe.for_document(doc)))
     found += find_differences(chunks, chunk_document(doc, recipe))
     return tuple(found)
 

@@ -1,10 +1,19 @@
 """Inputs: the files a run chunks, found by walking the paths the user gave (SPEC §5, §6).
 
-A file named on the command line is always an input, as given (``doc_id`` = the path as given).
-A directory is walked depth-first with the entries of each directory sorted by name, so the order
-is stable; each file's ``doc_id`` is its path relative to that directory. A directory named on the
-command line is always walked, whatever its name and whatever ignore rules above it say; below
-it, the walk skips:
+A file named on the command line is always an input. A directory is walked depth-first with
+the entries of each directory sorted by name, so the order is stable.
+
+Every input's ``doc_id`` follows one rule, however the file was reached (``doc_id_for``): its
+path relative to the *root* (``--root``, default the current directory), ``/``-separated,
+``.`` and ``..`` resolved and symbolic links left as they are; a file outside the root gets its
+absolute path; standard input is ``-``. So ``split docs/a.md`` and ``split docs/`` give ``a.md``
+the same ``doc_id`` (``docs/a.md``), two folders' ``tutorial/intro.md`` stay apart, and a run
+from another directory with the same ``--root`` gives the same ids. A file reached twice in one
+run (named and walked, or under two named folders) is chunked once, with a note, so a
+``doc_id`` is unique within a run.
+
+A directory named on the command line is always walked, whatever its name and whatever ignore
+rules above it say; below it, the walk skips:
 
 - hidden entries (a name starting with ``.``) unless an ``--include`` glob names them, and
   version-control directories (``.git``...) always;
@@ -101,30 +110,59 @@ class WalkOptions:
         exclude: files and directories matching one of these globs are left out.
         gitignore: honour ``.gitignore`` files.
         skip: absolute paths never taken as inputs (the run's own output and manifest).
+        root: the directory ``doc_id``s are relative to (``--root``; see ``doc_id_for``).
     """
 
     include: tuple[Glob, ...] = ()
     exclude: tuple[Glob, ...] = ()
     gitignore: bool = True
     skip: frozenset[str] = frozenset()
+    root: str = "."
+
+
+def doc_id_for(path: str, root: str = ".") -> str:
+    """Return the ``doc_id`` of the file at ``path``: its path relative to ``root``.
+
+    The path is made absolute and normalised (``..`` resolved, symbolic links kept) and taken
+    relative to ``root`` the same way, ``/``-separated; a file outside ``root`` keeps its
+    absolute path. Standard input (``-``) is ``-``. How the file was named or reached does not
+    matter: this is the one rule for every input of every run (see the module docstring).
+    """
+    if path == STDIN:
+        return STDIN
+    full = absolute(path)
+    base = absolute(root)
+    if os.path.commonpath([full, base]) == base:
+        return PurePath(os.path.relpath(full, base)).as_posix()
+    return PurePath(full).as_posix()
 
 
 def find_inputs(paths: Sequence[str], options: WalkOptions | None = None) -> Found:
-    """Return every input for ``paths`` (files as given, directories walked) and the notes."""
+    """Return every input for ``paths`` (files as given, directories walked) and the notes.
+
+    A file reached a second time (same ``doc_id``) is left out with a note.
+    """
     options = options or WalkOptions()
     inputs: list[Input] = []
     notes: list[Note] = []
+    seen: dict[str, str] = {}
     counts = {reason: [0, 0] for reason in SKIP_REASONS}
     for path in paths:
         if path != STDIN and Path(path).is_dir():
-            walk = _Walk(Path(path), options, counts)
-            for item in walk.run():
-                if isinstance(item, Input):
-                    inputs.append(item)
-                else:
-                    notes.append(item)
+            found: Iterator[Input | Note] = _Walk(Path(path), options, counts).run()
         else:
-            inputs.append(Input(path, path if path == STDIN else Path(path).as_posix()))
+            found = iter((Input(path, doc_id_for(path, options.root)),))
+        for item in found:
+            if isinstance(item, Note):
+                notes.append(item)
+            elif item.doc_id in seen and item.doc_id != STDIN:
+                message = (
+                    f"{item.source}: skipped, the same file as {seen[item.doc_id]} (taken once)"
+                )
+                notes.append(Note(item.source, "duplicate-input", message))
+            else:
+                seen[item.doc_id] = item.source
+                inputs.append(item)
     skipped = tuple(Skipped(r, f, d) for r, (f, d) in counts.items() if f or d)
     return Found(tuple(inputs), tuple(notes), skipped)
 
@@ -280,7 +318,7 @@ class _Walk:
                 self.counts["binary"][0] += 1
                 yield Note(path, "binary", f"{path}: skipped, binary data")
                 return
-        yield Input(path, "/".join(parts))
+        yield Input(path, doc_id_for(path, self.options.root))
 
     def _skip_reason(
         self, parts: tuple[str, ...], *, is_dir: bool, ignores: list[IgnoreFile]

@@ -27,6 +27,7 @@ from ragchunk.strategies._spec import OptionsT, Strategy
 if TYPE_CHECKING:
     from ragchunk.config import Config, Settings
     from ragchunk.globs import Glob
+    from ragchunk.model import Document
     from ragchunk.options import Budget, Unit
 
 
@@ -50,6 +51,8 @@ class Recipe(Generic[OptionsT]):
             the breadcrumb within the size limit.
         min_size: merge chunks smaller than this (in the budget's unit) into a neighbour under
             the same heading; 0 turns merging off.
+        choices: for a strategy that picks another per document (``auto``), the recipe of
+            each strategy it may pick, by name; ``for_document`` returns the one to run.
         fingerprint: a digest of what changes spans, part of every chunk id.
     """
 
@@ -63,6 +66,7 @@ class Recipe(Generic[OptionsT]):
     hashes: bool = False
     contextualize: bool = False
     min_size: int = 0
+    choices: Mapping[str, Recipe[Any]] = field(default_factory=dict)
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -76,6 +80,12 @@ class Recipe(Generic[OptionsT]):
         digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "fingerprint", digest)
 
+    def for_document(self, doc: Document) -> Recipe[Any]:
+        """Return the recipe that chunks ``doc``: this one, or the choice made for it."""
+        if self.strategy.choose is None or not self.choices:
+            return self
+        return self.choices[self.strategy.choose(doc)]
+
     @property
     def budget(self) -> Budget:
         """The size, overlap and unit the strategy packs to."""
@@ -84,6 +94,8 @@ class Recipe(Generic[OptionsT]):
     @property
     def needs_tokens(self) -> bool:
         """Whether chunking or the records need the tokenizer (loaded when the plan is made)."""
+        if any(choice.needs_tokens for choice in self.choices.values()):
+            return True
         return self.budget.unit == "tokens" or self.count_tokens or self.strategy.tokenizes
 
 
@@ -182,21 +194,44 @@ def make_plan(
         parsers.check_name(format)
     if language is not None:
         check_language(language)
-    recipe = Recipe(
-        strategy=chosen,
-        options=built,
-        limit=limit,
-        tokenizer=tokenizer,
-        count_tokens=count_tokens,
-        format=format,
-        language=language,
-        hashes=hashes,
-        contextualize=contextualize,
-        min_size=min_size or 0,
-    )
+    common: dict[str, Any] = {
+        "tokenizer": tokenizer,
+        "count_tokens": count_tokens,
+        "format": format,
+        "language": language,
+        "hashes": hashes,
+        "contextualize": contextualize,
+        "min_size": min_size or 0,
+    }
+    choices = {
+        name: _choice(name, budget if size is not None else None, overlap, unit, common)
+        for name in chosen.choices
+    }
+    for choice in choices.values():
+        _check_min_size(min_size, choice.limit)
+    recipe = Recipe(strategy=chosen, options=built, limit=limit, choices=choices, **common)
     if recipe.needs_tokens:
         load_tokenizer(tokenizer)
     return Plan(recipe, policy)
+
+
+def _choice(
+    name: str,
+    given: Budget | None,
+    overlap: int | None,
+    unit: Unit | None,
+    common: Mapping[str, Any],
+) -> Recipe[Any]:
+    """Return the recipe of strategy ``name`` when another strategy picks it for a document.
+
+    With a size given (``given``, the picking strategy's budget with the user's flags), every
+    choice packs to it; otherwise each keeps its own defaults, with ``--overlap`` and
+    ``--unit`` applied. A choice is always bounded: by the size, else by its own default size.
+    """
+    chosen: Strategy[Any] = strategies.get(name)
+    budget = given or chosen.options().budget.with_flags(overlap=overlap, unit=unit)
+    built = build_options(chosen.options, budget, {}, strategy=name)
+    return Recipe(strategy=chosen, options=built, limit=budget.size, **common)
 
 
 def check_limits(*, timeout: float | None, max_bytes: int) -> None:

@@ -17,7 +17,6 @@ FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures"
 PENDING: Final = (
     "/README.md",  # this directory's own README, not a fixture
     "/builders/",  # the builders' code, not a fixture
-    "/docs-site/",  # issue 13
     "/docx/field-handbook.docx",  # issue 12
     "/email/",  # issue 16
     "/epub/",  # issue 16

@@ -2,8 +2,9 @@
 
 ``ragchunk.batch.prepare`` does everything that can fail as bad usage (it runs inside
 ``usage_errors``); ``execute`` runs the batch and renders the results as they stream in, and
-returns the exit code. stdout carries only data (JSONL, or the table/stats the user asked
-for); everything else goes to stderr.
+returns the exit code. stdout carries only data (JSONL, or the table the user asked for);
+everything else goes to stderr, the ``--stats`` summary included, so that ``split --stats | …``
+still pipes the chunks.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Final
 
 from ragchunk.batch import Batch, Tally, output_stream, results, write_output
@@ -26,6 +27,7 @@ from ragchunk.cli._app import (
     stderr_console,
     stdout_console,
 )
+from ragchunk.engine import LARGE_CHUNK
 from ragchunk.inputs import describe_skipped
 
 if TYPE_CHECKING:
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
     from ragchunk.workers import Job
     from ragchunk.writers.stats import ChunkStats
 
+_ONCE_PER_RUN: Final = frozenset({LARGE_CHUNK})
+"""Warnings about the run's settings rather than one input: said for the first input only."""
 EXIT_INTERRUPTED: Final = 130
 """128 + SIGINT, as shells report a run stopped with Ctrl-C."""
 
@@ -48,7 +52,7 @@ class Display:
 
     Attributes:
         table: a table per input on stdout instead of JSONL.
-        stats: a size summary on stdout.
+        stats: a size summary on stderr (stdout keeps the JSONL, or the table).
         quiet: no progress, warnings or notes on stderr (failures still show).
         verbose: one line per input and a closing summary on stderr.
     """
@@ -68,6 +72,7 @@ class _Run:
     stats: ChunkStats | None = None
     stream: IO[str] | None = None
     stderr: Console | None = None
+    said: set[str] = field(default_factory=set)  # warnings said once per run, by code
 
     @property
     def console(self) -> Console:
@@ -103,7 +108,8 @@ class _Run:
             from ragchunk.writers.table import build
 
             title = f"{one_line(result.doc_id)} · {_count(result.chunk_count, 'chunk')}"
-            stdout_console().print(build(result.chunks, title))
+            console = stdout_console()
+            console.print(build(result.chunks, title, console.width))
         if self.stats is not None:
             from ragchunk.writers.stats import ChunkFacts
 
@@ -115,6 +121,10 @@ class _Run:
         if self.display.quiet:
             return
         for diagnostic in result.diagnostics:
+            if diagnostic.code in _ONCE_PER_RUN:
+                if diagnostic.code in self.said:
+                    continue
+                self.said.add(diagnostic.code)
             self.say(f"warning: {diagnostic.message}")
         if self.display.verbose and result.error is None:
             what = "unchanged, skipped" if result.unchanged else _count(result.chunk_count, "chunk")
@@ -157,7 +167,7 @@ def execute(batch: Batch, display: Display) -> int:
         os.close(devnull)
         return EXIT_OK
     if run.stats is not None:
-        _print_stats(run.stats)
+        _print_stats(run.console, run.stats)
     _summarise(run, time.monotonic() - started)
     return EXIT_FAILED_INPUTS if run.tally.failures or run.tally.violations else EXIT_OK
 
@@ -166,11 +176,12 @@ def _consume(run: _Run) -> None:
     """Render the results in order; the manifest is saved even when this is cut short."""
     batch = run.tally.batch
     # Tables and stats need the chunks; plain JSONL is rendered where the chunks are made.
+    # A table replaces the JSONL on stdout; stats go to stderr, so stdout keeps the data.
     wants_chunks = run.display.table or run.display.stats
     with (
         run.tally.recording(),
         _terminate_as_interrupt(),
-        output_stream(batch, None if wants_chunks else sys.stdout) as run.stream,
+        output_stream(batch, None if run.display.table else sys.stdout) as run.stream,
         _progress(run, len(batch.jobs)) as advance,
         results(batch, jsonl=not wants_chunks) as outcomes,
     ):
@@ -233,10 +244,11 @@ def _print_failure_table(console: Console, failures: list[FileResult], total: in
     console.print(table)
 
 
-def _print_stats(stats: ChunkStats) -> None:
+def _print_stats(console: Console, stats: ChunkStats) -> None:
+    """Print the ``--stats`` summary on stderr: stdout carries data only (a pipeline's input)."""
     from ragchunk.writers.stats import build_sizes
 
-    stdout_console().print(build_sizes(stats))
+    console.print(build_sizes(stats))
 
 
 @contextlib.contextmanager

@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Annotated, Final, Optional
 
 import typer
 
-from ragchunk.cli._app import EXIT_FAILED_INPUTS, app, one_line, stdout_console, usage_errors
+from ragchunk.cli._app import (
+    EXIT_FAILED_INPUTS,
+    PlainUsage,
+    app,
+    one_line,
+    stdout_console,
+    usage_errors,
+)
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -20,22 +27,23 @@ _PREVIEW: Final = 60
 
 INSPECT_HELP = """Show how ragchunk reads a file: its sections (kind, headings, pages, span, lines).
 
-[bold]--text[/bold] prints the extracted document text exactly, with nothing added, so every
+--text prints the extracted document text exactly, with nothing added, so every
 chunk's start and end can be checked by slicing it.
 
-[bold]Examples[/bold]
+Examples:
 
+\b
   ragchunk inspect report.pdf
-
   ragchunk inspect notes.md --text | head
-
   ragchunk inspect locked.pdf --password secret
 """
 
 
-@app.command("inspect", help=INSPECT_HELP)
+@app.command("inspect", cls=PlainUsage, help=INSPECT_HELP)
 def inspect_command(
-    path: Annotated[str, typer.Argument(help="The file to parse, or - for standard input.")],
+    path: Annotated[
+        str, typer.Argument(help="The file to parse, or - for standard input.", metavar="PATH")
+    ],
     text: Annotated[
         bool, typer.Option("--text", help="Print the document text exactly, nothing else.")
     ] = False,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ragchunk import strategies
-from ragchunk.cli._app import EXIT_OK, app, usage_errors
+from ragchunk.cli._app import EXIT_OK, PlainUsage, app, usage_errors
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER, UNITS
 from ragchunk.errors import UsageError
 
@@ -48,7 +48,7 @@ def _parse_assignments(assignments: Iterable[str]) -> dict[str, str]:
     return values
 
 
-@app.command("split", help=SPLIT_HELP)
+@app.command("split", cls=PlainUsage, help=SPLIT_HELP)
 def split_command(
     ctx: typer.Context,
     paths: Annotated[
@@ -56,7 +56,7 @@ def split_command(
         typer.Argument(
             help="Files, directories, or - for standard input.",
             show_default=False,
-            metavar="PATH",
+            metavar="PATH...",
         ),
     ],
     strategy: Annotated[
@@ -109,7 +109,12 @@ def split_command(
         ),
     ] = None,
     table: Annotated[bool, typer.Option("--table", help="Show a table instead of JSONL.")] = False,
-    stats: Annotated[bool, typer.Option("--stats", help="Print a size summary.")] = False,
+    stats: Annotated[
+        bool,
+        typer.Option(
+            "--stats", help="Also print a size summary on stderr (stdout keeps the chunks)."
+        ),
+    ] = False,
     count_tokens: Annotated[
         bool, typer.Option("--count-tokens", help="Add a token count to every chunk.")
     ] = False,
@@ -239,6 +244,17 @@ def split_command(
             show_default=False,
         ),
     ] = None,
+    # Stable identity (issue 13).
+    root: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--root",
+            help="doc_id is each file's path relative to DIR (files outside it keep their "
+            "absolute path) [default: the current directory].",
+            metavar="DIR",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare
@@ -272,6 +288,7 @@ def split_command(
             jobs=jobs,
             fail_fast=fail_fast or None,
             manifest=manifest,
+            root=root,
         )
         configuration = load_config(config)
         plans = make_plans(configuration, flags, password=password, debug=debug, check=check)

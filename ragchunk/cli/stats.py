@@ -13,6 +13,7 @@ import typer
 
 from ragchunk.cli._app import (
     EXIT_FAILED_INPUTS,
+    PlainUsage,
     app,
     one_line,
     stderr_console,
@@ -39,11 +40,13 @@ Examples:
 """
 
 
-@app.command("stats", help=STATS_HELP)
+@app.command("stats", cls=PlainUsage, help=STATS_HELP)
 def stats_command(
     paths: Annotated[
         list[str],
-        typer.Argument(help="JSONL files, or - for standard input.", show_default=False),
+        typer.Argument(
+            help="JSONL files, or - for standard input.", show_default=False, metavar="FILE..."
+        ),
     ],
     limit: Annotated[
         Optional[int],  # noqa: UP045 - Typer needs Optional on Python 3.11

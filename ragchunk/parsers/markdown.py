@@ -7,7 +7,8 @@ section ends at its last non-whitespace character. Kinds: ``heading`` (ATX and s
 rows in ``header``, body rows in ``parts``), ``code`` (fenced or indented), ``html``, ``rule`` and
 ``front_matter`` (a leading ``---`` block, never a heading). Text no block claims (link
 reference definitions, content past the nesting cap) becomes ``prose``, so the sections cover
-every non-whitespace character. Each section's ``headings`` is its heading path.
+every non-whitespace character. Each section's ``headings`` is its heading path, each name
+without a trailing attribute list (``## Body { #body }`` is ``Body``; the text keeps it).
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ if TYPE_CHECKING:
 _NEWLINE: Final = re.compile(r"\r\n?|\n")
 _FRONT_MATTER_FENCES: Final = ("---", "...")
 _BLANK: Final = " \t\r\n\f\v"
+# A trailing attribute list (MkDocs attr_list, Pandoc header attributes): ``{ #id .class k="v" }``,
+# with an optional ``:`` after the brace. Only ids, classes and key=value pairs count, so a heading
+# ending in ``{braces}`` keeps them.
+_ATTRIBUTE: Final = r"""(?:[#.][^\s{}="']+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s{}"']+))"""
+_ATTRIBUTES: Final = re.compile(rf"[ \t]*\{{:?[ \t]*(?:{_ATTRIBUTE}[ \t]*)+\}}[ \t]*$")
 MAX_NESTING: Final = 20
 """Block and inline nesting beyond this is not parsed (its text stays, as ``prose``)."""
 
@@ -198,7 +204,7 @@ class _Blocks:
         level = int(token.tag[1:])
         while self.path and self.path[-1][0] >= level:
             self.path.pop()
-        self.path.append((level, _plain_text(inline.content)))
+        self.path.append((level, _plain_text(_ATTRIBUTES.sub("", inline.content))))
         style = "atx" if token.markup.startswith("#") else "setext"
         return Section(start, end, "heading", self.headings(), level, {"style": style})
 

@@ -108,6 +108,11 @@ class Strategy(Generic[OptionsT]):
         bounds: what the chunks made with given options promise (``Bounds``).
         tokenizes: whether it cuts at token boundaries whatever the unit of its budget (the
             tokenizer is then loaded when the plan is made).
+        choices: for a strategy that picks another per document (``auto``), the names it may
+            pick; the plan makes each one's recipe up front, with that strategy's own
+            defaults unless the user gave a size (``plan.make_plan``).
+        choose: with ``choices``, ``choose(doc)`` names the one for ``doc``; the engine then
+            runs that recipe (its size limit, unit and ids), never ``split``.
     """
 
     name: str
@@ -116,6 +121,8 @@ class Strategy(Generic[OptionsT]):
     split: Callable[[Document, OptionsT, Context], list[Span]]
     bounds: Callable[[OptionsT], Bounds] = _usual_bounds
     tokenizes: bool = False
+    choices: tuple[str, ...] = ()
+    choose: Callable[[Document], str] | None = None
 
     @property
     def bounded(self) -> bool:

@@ -1,15 +1,19 @@
 """auto: pick a strategy per document from its format and structure (SPEC §4).
 
 Markdown → ``markdown``; source code → ``code``; PDF or DOCX with headings → ``hierarchical``,
-bounded by the size; anything else → ``recursive``. The chosen strategy runs with this
-strategy's budget and its own defaults, and each chunk's ``strategy`` field names it (so
-``--stats`` counts the choices).
+bounded; anything else → ``recursive``. The choice runs as if the user had named it: with its
+own defaults (code: 512 tokens, no overlap; hierarchical bounded by its own size) unless the
+user gave ``--size``, which then applies to every choice in ``--unit`` (chars by default), with
+``--overlap`` or this strategy's overlap capped at a tenth of the size. The engine runs the
+choice's own recipe (``Strategy.choose``), so its size limit, unit, ``--check`` and chunk ids
+are those of the chosen strategy; each chunk's ``strategy`` field names it (``--stats``
+counts the choices). ``split`` serves callers that run this strategy directly with a context.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
@@ -47,10 +51,15 @@ def split(doc: Document, options: AutoOptions, ctx: Context) -> list[Span]:
     return [replace(span, strategy=name) for span in ctx.delegate(name, options.budget, doc, ctx)]
 
 
+CHOICES: Final = ("markdown", "code", "hierarchical", "recursive")
+
 STRATEGY = Strategy(
     name="auto",
     summary="Per document: markdown for Markdown, code for source code, hierarchical (bounded) "
-    "for PDF/DOCX with headings, recursive otherwise.",
+    "for PDF/DOCX with headings, recursive otherwise; each with its own defaults unless "
+    "--size is given.",
     options=AutoOptions,
     split=split,
+    choices=CHOICES,
+    choose=choose,
 )

@@ -6,7 +6,9 @@ chunk of its own. Headings come from the parsed sections (Markdown, DOCX styles,
 font sizes); a document parsed without sections is read as Markdown. Page ranges follow from
 the offsets (the min and max page of the merged sections). Unbounded by design: a subtree is
 as long as the document makes it, unless ``--size`` is given; then a subtree larger than the
-size is refined by the recursive strategy and its pieces carry ``metadata.oversize_split``.
+size is refined by the recursive strategy. A subtree is not a block that had to stay whole,
+so its pieces carry no ``oversize_split`` (SPEC §3.3: only a sentence, row, fence or function
+that was split does).
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def split(doc: Document, options: HierarchicalOptions, ctx: Context) -> list[Spa
             spans.append(Span(start, end, found.headings_at(start)))
             continue
         windows = split_range(text, start, end, sizer=sizer, budget=options.budget)
-        spans += spans_from_windows(text, windows, split=True, headings_at=found.headings_at)
+        spans += spans_from_windows(text, windows, headings_at=found.headings_at)
     return spans
 
 

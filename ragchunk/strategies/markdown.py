@@ -15,7 +15,7 @@ the chunk's ``context`` may exceed the size and says so with ``metadata.context_
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.errors import OptionError
@@ -25,8 +25,9 @@ from ragchunk.strategies._spec import Context, Strategy
 from ragchunk.strategies._structure import structure
 from ragchunk.text.breadcrumb import with_prefix
 from ragchunk.text.pack import Window
-from ragchunk.text.refine import refine_by_sentences
+from ragchunk.text.refine import refine_by_words
 from ragchunk.text.sections import scopes
+from ragchunk.text.sentences import split_sentences
 from ragchunk.text.separators import DEFAULT_LEVELS, Levels, split_range
 from ragchunk.text.spans import spans_from_windows
 from ragchunk.text.units import pack_units
@@ -43,6 +44,17 @@ _LABEL: Final = re.compile(r"[ \t]*(\*\*|__)(?=\S)(?P<label>[^\n]*?\S)\1[ \t]*:?
 _LINE: Final = re.compile(r"[^\S\n]*\S(?:[^\n]*\S)?")
 _CELL_LEVELS: Final = (("\n",), ("|",), (" ", "\t"))
 _ENDS_LABEL: Final = frozenset(("table", "code", "heading"))
+# Blocks that open a container whose content follows (an HTML element on a line of its own, a
+# ``/// name`` block, an admonition or content tab whose body is indented), and blocks that only
+# close one (``</div>``, a ``///`` line): a chunk never ends after an opener or starts with a
+# closer when the two fit together (MkDocs, pymdown-extensions, md_in_html).
+_HTML_OPENER: Final = re.compile(r"<([A-Za-z][\w-]*)\b[^>]*(?<!/)>[ \t]*")
+_HTML_CLOSER: Final = re.compile(r"(?:[ \t]*</[A-Za-z][\w-]*[ \t]*>[ \t]*(?:\r?\n|$))+")
+_VOID_TAGS: Final = frozenset(("br", "hr", "img", "input", "meta", "link", "wbr", "source"))
+_BLOCK_OPENER: Final = re.compile(r"///[ \t]*[\w-]")
+_BLOCK_CLOSER: Final = re.compile(r"///[ \t]*")
+_TABLE_SYNTAX: Final = re.compile(r"[\s|:-]*")
+_INDENTED_OPENER: Final = re.compile(r"(?:!!!|\?\?\?\+?|===)[ \t]")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,6 +88,8 @@ class _Block:
     prefix_at: Callable[[int], str | None]
     label: str | None = None
     opens_label: bool = False
+    leads: bool = False
+    trails: bool = False
 
 
 def _no_prefix(_start: int) -> str | None:
@@ -83,35 +97,82 @@ def _no_prefix(_start: int) -> str | None:
 
 
 def split(doc: Document, options: MarkdownOptions, ctx: Context) -> list[Span]:
-    """Return spans of whole blocks, heading section by section, each within the budget."""
+    """Return spans of whole blocks, heading section by section, each within the budget.
+
+    A heading never stands alone when what lies beside it fits: a heading whose section holds
+    only deeper sections (``## Recap`` then ``### Step 1``) leads the first of them; an empty
+    section (the next heading is as shallow or shallower, or the document ends) joins the chunk
+    before it, else the one after it.
+    """
     found = structure(doc, ctx)
     packer = _Packer(doc.text, options.budget, found.ctx, found.headings_at)
     spans: list[Span] = []
+    pending: list[Section] = []
     for run in scopes(found.sections, options.min_level):
-        spans += packer.pack(_blocks(doc.text, run))
+        if all(section.kind == "heading" for section in run):
+            pending += run
+            continue
+        if pending and run[0].level <= pending[-1].level and packer.attach(spans, pending):
+            pending = []
+        spans += packer.pack(_blocks(doc.text, [*pending, *run]))
+        pending = []
+    if pending and not packer.attach(spans, pending):
+        spans += packer.pack(_blocks(doc.text, pending))
     return spans
 
 
 def _blocks(text: str, sections: Sequence[Section]) -> list[_Block]:
-    """Attach to each section the prefix its chunks repeat (labels, table headers)."""
+    """Attach to each section the prefix its chunks repeat (labels, table headers) and its glue."""
     blocks: list[_Block] = []
     label: str | None = None
     line = ""
+    indented = False  # inside an admonition or tab whose body is indented
     for section in sections:
+        leads, trails, indented = _glue(text, section, indented=indented)
         found = _label(text, section)
         if found is not None:
             label, line = found
-            blocks.append(_Block(section, _after(section.start, line), label, opens_label=True))
-            continue
-        if section.kind in _ENDS_LABEL:
-            label = None
-        if section.kind == "table" and section.parts:
-            blocks.append(_Block(section, _table_prefix(text, section)))
-        elif label is not None:
-            blocks.append(_Block(section, _always(line), label))
+            block = _Block(section, _after(section.start, line), label, opens_label=True)
         else:
-            blocks.append(_Block(section, _no_prefix))
+            if section.kind in _ENDS_LABEL:
+                label = None
+            if section.kind == "table" and section.parts:
+                block = _Block(section, _table_prefix(text, section))
+            elif label is not None:
+                block = _Block(section, _always(line), label)
+            else:
+                block = _Block(section, _no_prefix)
+        blocks.append(replace(block, leads=leads or section.kind == "heading", trails=trails))
     return blocks
+
+
+def _glue(text: str, section: Section, *, indented: bool) -> tuple[bool, bool, bool]:
+    """Return whether a block opens a container, closes one, and opens an indented body.
+
+    ``indented`` says whether the blocks before it are an admonition or tab and its indented
+    body, which an indented block continues (it closes nothing, but belongs to them).
+    """
+    start, end = section.start, section.end
+    first_line = text[start : text.find("\n", start, end) if "\n" in text[start:end] else end]
+    if section.kind == "html":
+        if _HTML_CLOSER.fullmatch(text, start, end):
+            return False, True, False
+        opener = _HTML_OPENER.fullmatch(text, start, end)
+        if opener is not None and opener.group(1).lower() not in _VOID_TAGS:
+            return True, False, False
+        return False, False, False
+    if text[start] in " \t" and indented:
+        return True, True, True  # more of an admonition's body may follow
+    if section.kind != "prose":
+        return False, False, False
+    if _BLOCK_CLOSER.fullmatch(text, start, end):
+        return False, True, False
+    last_line = text[text.rfind("\n", start, end) + 1 : end].strip()
+    if _BLOCK_OPENER.match(first_line) and last_line != "///":
+        return True, False, False
+    if _INDENTED_OPENER.match(first_line):
+        return True, False, True
+    return False, False, False
 
 
 def _label(text: str, section: Section) -> tuple[str, str] | None:
@@ -159,41 +220,115 @@ class _Packer:
         self.headings_at = headings_at
         self._sizers: dict[int, Sizer] = {}  # by block identity: a block's sizer is fixed
 
+    def attach(self, spans: list[Span], headings: Sequence[Section]) -> bool:
+        """Extend the last span over empty heading sections after it, if it then fits.
+
+        Returns whether it did (a span with a repeated prefix is never extended).
+        """
+        if not spans or spans[-1].prefix is not None:
+            return False
+        last, end = spans[-1], headings[-1].end
+        if self.ctx.sizer.size(last.start, end) > self.budget.size:
+            return False
+        spans[-1] = Span(last.start, end, last.headings, {}, None)
+        return True
+
     def pack(self, blocks: Sequence[_Block]) -> list[Span]:
-        """Return spans of whole blocks; a block too large alone is split by its kind."""
+        """Return spans of whole blocks; a block too large alone is split by its kind.
+
+        A chunk never ends with a block that leads (a heading, a container's opener) nor starts
+        with one that trails (a closer) while moving them to their neighbour fits.
+        """
         self._sizers.clear()  # ids of the previous section's blocks may be reused
         spans: list[Span] = []
         run: list[_Block] = []
-        for block in blocks:
+        index = 0
+        while index < len(blocks):
+            block = blocks[index]
+            index += 1
             joins = run and not block.opens_label
             if joins and self._fits(run[0], run[0].section.start, block.section.end):
                 run.append(block)
                 continue
-            if self._fits(block, block.section.start, block.section.end):
-                spans += self._flush(run)
-                run = [block]
+            kept, moved = self._regroup(run, block)
+            if moved:
+                spans += self._flush(kept)
+                run = [*moved, block]
                 continue
-            pieces = self._split_block(block)
-            if pieces and self._heading_joins(run, pieces[0]):
-                # A heading never stands alone when the first piece of its content fits.
-                first = pieces[0]
-                pieces[0] = self._span(
-                    run[0], run[0].section.start, first.end, dict(first.metadata)
-                )
-            else:
-                spans += self._flush(run)
+            if self._fits(block, block.section.start, block.section.end):
+                shared = self._share_headings(run, block)
+                if shared is None:
+                    spans += self._flush(run)
+                    run = [block]
+                    continue
+                kept, pieces = shared
+                spans += self._flush(kept)
+                spans += pieces
+                run = []
+                continue
+            cut = len(run)
+            while cut > 0 and run[cut - 1].leads:
+                cut -= 1
+            # Headings and openers before a block that must be split, and closers after it,
+            # are split with it as units of their own: they share its first and last pieces
+            # whenever something fits beside them.
+            spans += self._flush(run[:cut])
+            last = index
+            while last < len(blocks) and blocks[last].trails and not blocks[last].leads:
+                last += 1
+            start = run[cut].section.start if cut < len(run) else block.section.start
+            end = blocks[last - 1].section.end if last > index else block.section.end
+            spans += self._split_block(block, start, end)
             run = []
-            spans += pieces
+            index = last
         spans += self._flush(run)
         return spans
 
-    def _heading_joins(self, run: Sequence[_Block], piece: Span) -> bool:
-        """Whether the headings in ``run`` can lead the first piece of a split block."""
-        if not run or piece.prefix is not None:
-            return False
-        if any(block.section.kind != "heading" for block in run):
-            return False
-        return self._fits(run[0], run[0].section.start, piece.end)
+    def _share_headings(
+        self, run: Sequence[_Block], block: _Block
+    ) -> tuple[Sequence[_Block], list[Span]] | None:
+        """Split a block that fits alone but not beside the headings ending ``run``.
+
+        Headings would stand alone: the block (prose, a list, a table) is split into whole
+        sentences, items or rows so that they lead its first piece. Returns what stays in the
+        run and the pieces, or None when no such split exists (a fence, one long sentence).
+        """
+        cut = len(run)
+        while cut > 0 and run[cut - 1].section.kind == "heading":
+            cut -= 1
+        if cut == len(run) or block.section.kind not in ("prose", "list", "table"):
+            return None
+        start = run[cut].section.start
+        windows, _ = self._split_windows(
+            block.section, self._sizer(block), start, block.section.end
+        )
+        if len(windows) < 2 or any(w.split or w.oversize for w in windows):
+            return None
+        if windows[0].end <= run[-1].section.end:
+            return None  # the headings would still be alone
+        pieces = spans_from_windows(self.text, windows, metadata=_metadata(block.section))
+        return run[:cut], [self._span(block, p.start, p.end, p.metadata) for p in pieces]
+
+    def _regroup(
+        self, run: Sequence[_Block], block: _Block
+    ) -> tuple[Sequence[_Block], Sequence[_Block]]:
+        """Split ``run`` when ``block`` does not join it: what stays, and what moves on.
+
+        Blocks that lead at the end of the run (headings, openers) move on to ``block``; a
+        ``block`` that trails takes the run's last block with it. Nothing moves unless the
+        moved blocks and ``block`` fit together and something stays behind.
+        """
+        cut = len(run)
+        while cut > 0 and run[cut - 1].leads:
+            cut -= 1
+        if block.trails and cut == len(run):
+            cut -= 1
+        if cut <= 0 or cut == len(run):
+            return run, ()
+        moved = run[cut:]
+        if not self._fits(moved[0], moved[0].section.start, block.section.end):
+            return run, ()
+        return run[:cut], moved
 
     def _counted(self, block: _Block, start: int) -> bool:
         """Whether the block's repeated prefix counts within the size: at most half of it."""
@@ -241,7 +376,8 @@ class _Packer:
         return [self._span(first, first.section.start, last.section.end, metadata)]
 
     def _span(self, block: _Block, start: int, end: int, metadata: Metadata) -> Span:
-        prefix = block.prefix_at(start)
+        # A piece that starts on the headings before the block repeats what its start would.
+        prefix = block.prefix_at(max(start, block.section.start))
         if block.label is not None:
             metadata = {**metadata, "label": block.label}
         if prefix and not self._counted(block, start):
@@ -250,36 +386,49 @@ class _Packer:
                 metadata = {**metadata, "context_oversize": True}
         return Span(start, end, self.headings_at(start), metadata, prefix)
 
-    def _split_block(self, block: _Block) -> list[Span]:
-        """Split one block larger than the size at the finest boundaries its kind allows."""
+    def _split_block(self, block: _Block, start: int, end: int) -> list[Span]:
+        """Split one block larger than the size at the finest boundaries its kind allows.
+
+        ``[start, end)`` is the block with the headings and openers right before it and the
+        closers right after it: they belong to its first and last units (a heading to its first
+        row, line or sentence; ``</div>`` to its last), so they never stand alone.
+        """
         section = block.section
-        windows, whole_units = self._split_windows(section, self._sizer(block))
+        windows, whole_units = self._split_windows(section, self._sizer(block), start, end)
         pieces = spans_from_windows(
             self.text, windows, metadata=_metadata(section), split=not whole_units
         )
         return [self._span(block, p.start, p.end, p.metadata) for p in pieces]
 
-    def _split_windows(self, section: Section, sizer: Sizer) -> tuple[list[Window], bool]:
+    def _split_windows(
+        self, section: Section, sizer: Sizer, start: int, end: int
+    ) -> tuple[list[Window], bool]:
         """Return the pieces of an oversize block, and whether they hold whole units.
 
-        Table rows and list items are packed whole (a row or item too large alone is split,
-        and flagged so); a fence is split between lines, prose between sentences, anything
-        else at the separators: those pieces are all parts of one block that was split.
+        Table rows, list items and sentences are packed whole (one too large alone is split,
+        and flagged so: SPEC §3.3); a fence is split between lines and anything else at the
+        separators, and those pieces are all parts of one block that had to stay whole.
         """
         if section.kind == "table" and section.parts:
-            units = [section.header, *section.parts] if section.header else section.parts
-            return self._pack(units, sizer, _CELL_LEVELS, 0), True
+            return self._table(section, sizer, start, end), True
         if section.kind == "list" and section.parts:
-            return self._pack(section.parts, sizer, DEFAULT_LEVELS, self.budget.overlap), True
+            units = _widened(section.parts, start, end)
+            return self._pack(units, sizer, DEFAULT_LEVELS, self.budget.overlap), True
         if section.kind == "code":
-            return self._lines(section, sizer), False
+            lines = [m.span() for m in _LINE.finditer(self.text, section.start, section.end)]
+            return self._lines(_widened(lines, start, end), sizer), False
         if section.kind == "prose":
-            refine = refine_by_sentences(sizer, self.budget, self.text)
-            return list(refine(section.start, section.end)), False
-        windows = split_range(
-            self.text, section.start, section.end, sizer=sizer, budget=self.budget
-        )
-        return windows, False
+            sentences = split_sentences(self.text, section.start, section.end)
+            by_words = refine_by_words(sizer, self.budget, self.text)
+            windows = pack_units(
+                _widened(sentences, start, end),
+                sizer=sizer,
+                size=self.budget.size,
+                overlap=self.budget.overlap,
+                refine=by_words,
+            )
+            return windows, True
+        return split_range(self.text, start, end, sizer=sizer, budget=self.budget), False
 
     def _pack(
         self, units: Sequence[tuple[int, int]], sizer: Sizer, levels: Levels, overlap: int
@@ -292,9 +441,33 @@ class _Packer:
 
         return pack_units(units, sizer=sizer, size=self.budget.size, overlap=overlap, refine=refine)
 
-    def _lines(self, section: Section, sizer: Sizer) -> list[Window]:
+    def _table(self, section: Section, sizer: Sizer, start: int, end: int) -> list[Window]:
+        """Pack whole rows; a first row that must be split shares its first piece with the header.
+
+        The header rows are a unit of their own unless the first row is too large alone: then
+        header and first row are one unit, split at cells across both, so the header never
+        makes a chunk of its own before the pieces of a split row. A piece that is nothing but
+        table syntax (a lone ``|``, a ``---`` run) joins a neighbour where it fits.
+        """
+        rows = [*section.parts]
+        if section.header is not None:
+            if sizer.size(*rows[0]) > self.budget.size:
+                rows[0] = (section.header[0], rows[0][1])
+            else:
+                rows.insert(0, section.header)
+        units = _widened(rows, start, end)
+        budget = Budget(size=self.budget.size, overlap=0, unit=self.budget.unit)
+        first = units[0]
+
+        def refine(lo: int, hi: int) -> Sequence[Window]:
+            levels = _CELL_LEVELS[1:] if (lo, hi) == first else _CELL_LEVELS
+            return split_range(self.text, lo, hi, sizer=sizer, budget=budget, levels=levels)
+
+        windows = pack_units(units, sizer=sizer, size=self.budget.size, refine=refine)
+        return _absorb_syntax(self.text, windows, sizer, self.budget.size)
+
+    def _lines(self, lines: Sequence[tuple[int, int]], sizer: Sizer) -> list[Window]:
         """Split a code block by whole lines; a line too long alone is split at spaces."""
-        lines = [m.span() for m in _LINE.finditer(self.text, section.start, section.end)]
         return pack_units(
             lines,
             sizer=sizer,
@@ -302,6 +475,41 @@ class _Packer:
             overlap=self.budget.overlap,
             refine=lambda s, e: split_range(self.text, s, e, sizer=sizer, budget=self.budget),
         )
+
+
+def _absorb_syntax(text: str, windows: list[Window], sizer: Sizer, size: int) -> list[Window]:
+    """Join each window of table syntax alone (pipes, dashes, colons) to a neighbour that fits."""
+    result: list[Window] = []
+    pending: Window | None = None  # a syntax window that did not fit the one before it
+    for window in windows:
+        if pending is not None:
+            if sizer.size(pending.start, window.end) <= size:
+                split = pending.split or window.split
+                window = Window(pending.start, window.end, oversize=False, split=split)
+            else:
+                result.append(pending)
+            pending = None
+        if _TABLE_SYNTAX.fullmatch(text, window.start, window.end):
+            previous = result[-1] if result else None
+            if previous is not None and sizer.size(previous.start, window.end) <= size:
+                split = previous.split or window.split
+                result[-1] = Window(previous.start, window.end, oversize=False, split=split)
+            else:
+                pending = window
+            continue
+        result.append(window)
+    if pending is not None:
+        result.append(pending)
+    return result
+
+
+def _widened(units: Sequence[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:
+    """Return ``units`` with the first starting at ``start`` and the last ending at ``end``."""
+    widened = list(units)
+    if widened:
+        widened[0] = (min(start, widened[0][0]), widened[0][1])
+        widened[-1] = (widened[-1][0], max(end, widened[-1][1]))
+    return widened
 
 
 def _metadata(section: Section) -> dict[str, JSONValue]:

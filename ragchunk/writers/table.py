@@ -27,6 +27,8 @@ _VISIBLE: Final = str.maketrans(
 )
 _HEAD: Final = 90
 _TAIL: Final = 40
+_WIDE: Final = 100
+"""Terminal widths from which the span column is shown."""
 
 
 def preview(text: str) -> str:
@@ -50,23 +52,42 @@ def _where(chunk: Chunk) -> str:
     return ""
 
 
-def build(chunks: Sequence[Chunk], title: str) -> Table:
-    """Return a table with one row per chunk of one document."""
-    has_tokens = any(c.tokens is not None for c in chunks)
+def build(chunks: Sequence[Chunk], title: str, width: int = 160) -> Table:
+    """Return a table with one row per chunk of one document, laid out for ``width`` columns.
+
+    Columns empty for every row are left out (no lines in a PDF, no headings in plain text,
+    no tokens unless counted); the text column gets at least half the width, the headings
+    column what is left beside it (a fifth at most); below 100 columns the span column goes
+    (lines or pages and the size still place each chunk), so the text stays readable at 80.
+    """
     symbol = any("symbol" in c.metadata for c in chunks)
+    labels = [
+        str(c.metadata.get("symbol", "")) if symbol else " › ".join(c.headings) for c in chunks
+    ]
+    places = [_where(c) for c in chunks]
+    columns: list[tuple[str, list[str], dict[str, object]]] = [
+        ("#", [str(c.index) for c in chunks], {"justify": "right", "no_wrap": True}),
+    ]
+    if width >= _WIDE:
+        spans = [f"{c.start}–{c.end}" for c in chunks]
+        columns.append(("span", spans, {"no_wrap": True}))
+    place = "pages" if any(c.page_start for c in chunks) else "lines"
+    columns.append((place, places, {"no_wrap": True}))
+    columns.append(("chars", [str(c.chars) for c in chunks], {"justify": "right", "no_wrap": True}))
+    tokens = ["" if c.tokens is None else str(c.tokens) for c in chunks]
+    columns.append(("tokens", tokens, {"justify": "right", "no_wrap": True}))
+    kept = [column for column in columns if any(column[1])]
+    # What is left beside the narrow columns, their padding and the borders, and half the width.
+    used = sum(max(len(name), *map(len, values)) + 3 for name, values, _ in kept) + 1
+    label_width = max(8, min(width // 5, width - width // 2 - used - 4))
+    heading = "symbol" if symbol else "headings"
+    if any(labels):
+        kept.append((heading, labels, {"max_width": label_width, "overflow": "fold"}))
     table = Table(title=Text(title), title_justify="left", expand=True, show_lines=False)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("span", no_wrap=True)
-    table.add_column("pages" if any(c.page_start for c in chunks) else "lines", no_wrap=True)
-    table.add_column("chars", justify="right", no_wrap=True)
-    if has_tokens:
-        table.add_column("tokens", justify="right", no_wrap=True)
-    table.add_column("symbol" if symbol else "headings", max_width=30, overflow="fold")
-    table.add_column("text", ratio=1, overflow="fold")
-    for chunk in chunks:
-        label = str(chunk.metadata.get("symbol", "")) if symbol else " › ".join(chunk.headings)
-        row = [str(chunk.index), f"{chunk.start}–{chunk.end}", _where(chunk), str(chunk.chars)]
-        if has_tokens:
-            row.append("" if chunk.tokens is None else str(chunk.tokens))
-        table.add_row(*row, Text(label.translate(_VISIBLE)), Text(preview(chunk.text)))
+    for name, _, settings in kept:
+        table.add_column(name, **settings)  # type: ignore[arg-type]
+    table.add_column("text", ratio=1, min_width=max(20, width // 2), overflow="fold")
+    for row, chunk in enumerate(chunks):
+        cells = [Text(values[row].translate(_VISIBLE)) for _, values, _ in kept]
+        table.add_row(*cells, Text(preview(chunk.text)))
     return table

@@ -56,11 +56,12 @@ def test_fixtures_mirror_into_a_directory_identically_with_one_or_two_jobs(
 ) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
     tree = [str(FIXTURES), *EXCLUDE_PENDING]
+    tree = [*tree, "--root", str(FIXTURES)]
     first = runner.invoke(app, ["split", *tree, "-o", f"{one}/", "--jobs", "1"])
     second = runner.invoke(app, ["split", *tree, "-o", f"{two}/", "--jobs", "2"])
     assert (first.exit_code, first.stdout) == (0, "")
     assert (second.exit_code, second.stdout, second.stderr) == (0, "", first.stderr)
-    walk = WalkOptions(exclude=PENDING_GLOBS)
+    walk = WalkOptions(exclude=PENDING_GLOBS, root=str(FIXTURES))
     expected = sorted(f"{i.doc_id}.jsonl" for i in find_inputs([str(FIXTURES)], walk).inputs)
     assert listing(one) == expected
     assert "text/field-notes.txt.jsonl" in expected
@@ -77,7 +78,9 @@ def test_an_existing_directory_is_an_output_directory_without_the_slash(
 ) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    result = runner.invoke(app, ["split", str(tree), "-o", str(out), "-j", "1"])
+    result = runner.invoke(
+        app, ["split", str(tree), "-o", str(out), "-j", "1", "--root", str(tree)]
+    )
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
     assert listing(out) == [
         "a.txt.jsonl",
@@ -90,18 +93,20 @@ def test_an_existing_directory_is_an_output_directory_without_the_slash(
 
 def test_one_output_file_holds_every_input_in_walk_order(tree: Path, tmp_path: Path) -> None:
     out = tmp_path / "all.jsonl"
-    result = runner.invoke(app, ["split", str(tree), "-o", str(out)])
+    result = runner.invoke(app, ["split", str(tree), "-o", str(out), "--root", str(tree)])
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
     doc_ids = [c["doc_id"] for c in records(out.read_text(encoding="utf-8"))]
     assert list(dict.fromkeys(doc_ids)) == ["a.txt", "guide/deep/notes.txt", "guide/intro.md"]
-    to_stdout = runner.invoke(app, ["split", str(tree), "-j", "2"])
+    to_stdout = runner.invoke(app, ["split", str(tree), "-j", "2", "--root", str(tree)])
     assert to_stdout.stdout == out.read_text(encoding="utf-8")
 
 
 def test_a_bad_input_among_good_ones_fails_alone(tree: Path, tmp_path: Path) -> None:
     (tree / "guide" / "broken.txt").write_bytes(BINARY)
     out = tmp_path / "out"
-    result = runner.invoke(app, ["split", str(tree), "-o", f"{out}/", "-j", "2"])
+    result = runner.invoke(
+        app, ["split", str(tree), "-o", f"{out}/", "-j", "2", "--root", str(tree)]
+    )
     assert result.exit_code == 1
     assert result.stdout == ""
     assert result.stderr == (
@@ -124,7 +129,9 @@ def test_a_corrupt_pdf_among_good_documents_fails_alone(tmp_path: Path) -> None:
     corrupt = tree / "pdf" / "truncated.pdf"
     corrupt.write_bytes((FIXTURES / "pdf" / "report-plain.pdf").read_bytes()[:700])
     out = tmp_path / "out"
-    result = runner.invoke(app, ["split", str(tree), "-o", f"{out}/", "-j", "2"])
+    result = runner.invoke(
+        app, ["split", str(tree), "-o", f"{out}/", "-j", "2", "--root", str(tree)]
+    )
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr.startswith(f"error: {corrupt}: corrupt or truncated PDF")
     assert result.stderr.count("\n") == 1
@@ -140,7 +147,9 @@ def test_several_failures_end_with_a_summary_table(tree: Path, tmp_path: Path) -
     (tree / "bad1.txt").write_bytes(BINARY)
     (tree / "guide" / "bad2.txt").write_bytes(BINARY)
     result = runner.invoke(
-        app, ["split", str(tree), "-o", str(tmp_path / "all.jsonl")], env={"COLUMNS": "200"}
+        app,
+        ["split", str(tree), "-o", str(tmp_path / "all.jsonl"), "--root", str(tree)],
+        env={"COLUMNS": "200"},
     )
     assert result.exit_code == 1
     cause = "binary data, not text (it holds zero bytes)"
@@ -206,7 +215,9 @@ def test_include_exclude_and_gitignore(tree: Path, tmp_path: Path) -> None:
 
     def written(*flags: str) -> list[str]:
         out = tmp_path / "o" / str(len(list((tmp_path).glob("o/*"))))
-        result = runner.invoke(app, ["split", str(tree), "-o", f"{out}/", *flags])
+        result = runner.invoke(
+            app, ["split", str(tree), "-o", f"{out}/", "--root", str(tree), *flags]
+        )
         assert result.exit_code == 0, result.stderr
         return listing(out) if out.exists() else []
 
@@ -226,7 +237,7 @@ def test_include_exclude_and_gitignore(tree: Path, tmp_path: Path) -> None:
 
 def test_a_rerun_with_a_manifest_processes_only_what_changed(tree: Path, tmp_path: Path) -> None:
     out, manifest = tmp_path / "out", tmp_path / "state.json"
-    args = ["split", str(tree), "-o", f"{out}/", "--manifest", str(manifest)]
+    args = ["split", str(tree), "-o", f"{out}/", "--manifest", str(manifest), "--root", str(tree)]
     first = runner.invoke(app, args)
     assert (first.exit_code, first.stdout) == (0, "")
     assert first.stderr == (
@@ -266,7 +277,7 @@ def test_a_rerun_with_a_manifest_processes_only_what_changed(tree: Path, tmp_pat
 def test_a_manifest_with_stdout_emits_only_new_and_changed_inputs(
     tree: Path, tmp_path: Path
 ) -> None:
-    args = ["split", str(tree), "--manifest", str(tmp_path / "m.json"), "-q"]
+    args = ["split", str(tree), "--manifest", str(tmp_path / "m.json"), "-q", "--root", str(tree)]
     assert runner.invoke(app, args).stdout != ""
     assert runner.invoke(app, args).stdout == ""
     (tree / "new.txt").write_text("New.\n")
@@ -291,7 +302,9 @@ def test_outputs_never_leave_the_output_directory(
         directory.mkdir()
     (out / "guide").symlink_to(elsewhere, target_is_directory=True)
     monkeypatch.chdir(work)
-    result = runner.invoke(app, ["split", str(tree), "../docs/a.txt", "-o", f"{out}/", "-j", "1"])
+    result = runner.invoke(
+        app, ["split", str(tree), "-o", f"{out}/", "-j", "1", "--root", str(tree)]
+    )
     assert result.exit_code == 1
     assert result.stderr.splitlines()[:2] == [
         f"error: {tree / 'guide' / 'deep' / 'notes.txt'}: its output "
@@ -300,21 +313,34 @@ def test_outputs_never_leave_the_output_directory(
         f"{out / 'guide' / 'intro.md.jsonl'} would lie outside {out}",
     ]
     assert list(elsewhere.iterdir()) == []
-    # "../docs/a.txt" climbs out of the current directory: it loses its "../", as in tar.
-    assert listing(out) == ["a.txt.jsonl", "docs/a.txt.jsonl", "empty.txt.jsonl"]
+    assert listing(out) == ["a.txt.jsonl", "empty.txt.jsonl"]
+    # "../docs/a.txt" lies outside the root (the current directory): its doc_id is its absolute
+    # path, which loses its leading "/" under -o DIR/, as in tar.
+    result = runner.invoke(app, ["split", "../docs/a.txt", "-o", "mirror/"])
+    assert result.exit_code == 0, result.stderr
+    absolute = (tree / "a.txt").as_posix()
+    assert listing(work / "mirror") == [f"{absolute.lstrip('/')}.jsonl"]
+    assert {c["doc_id"] for c in records(result.stdout or "")} <= {absolute}
 
 
-def test_two_inputs_with_one_output_path_are_refused(tmp_path: Path) -> None:
-    one = make_tree(tmp_path / "one", {"same.txt": "one"})
-    two = make_tree(tmp_path / "two", {"same.txt": "two"})
-    out = tmp_path / "out"
-    result = runner.invoke(app, ["split", str(one), str(two), "-o", f"{out}/"])
-    assert result.exit_code == 1
-    assert result.stderr == (
-        f"error: {two / 'same.txt'}: its output {out / 'same.txt.jsonl'} is already that of "
-        f"{one / 'same.txt'}\n"
-    )
-    assert records((out / "same.txt.jsonl").read_text())[0]["text"] == "one"
+def test_two_folders_with_the_same_relative_paths_get_two_outputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_tree(tmp_path / "docs", {"tutorial/first-steps.md": "# New\n"})
+    make_tree(tmp_path / "archive" / "v1", {"tutorial/first-steps.md": "# Old\n"})
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["split", "docs", "archive/v1", "-o", "out/"])
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert listing(tmp_path / "out") == [
+        "archive/v1/tutorial/first-steps.md.jsonl",
+        "docs/tutorial/first-steps.md.jsonl",
+    ]
+    stdout = records(runner.invoke(app, ["split", "docs", "archive/v1"]).stdout)
+    assert [c["doc_id"] for c in stdout] == [
+        "docs/tutorial/first-steps.md",
+        "archive/v1/tutorial/first-steps.md",
+    ]
+    assert len({c["id"] for c in stdout}) == 2
 
 
 def test_standard_input_into_a_directory(tmp_path: Path) -> None:
@@ -380,6 +406,29 @@ class TestConfigFiles:
             "guide/intro.md": "fixed",
             "ragchunk.toml": "recursive",
         }
+
+    def test_a_glob_that_matches_no_input_gets_a_note_naming_its_directory(
+        self, tree: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        make_tree(
+            tree,
+            {
+                "ragchunk.toml": (
+                    '[files."guide/*.md"]\nsize = 50\noverlap = 0\n'
+                    '[files."intro.md"]\nsize = 60\noverlap = 0\n'
+                    '[files."docs/**"]\nsize = 70\noverlap = 0\n'
+                ),
+            },
+        )
+        monkeypatch.chdir(tree / "guide")  # the file is found from here up; globs stay its own
+        result = runner.invoke(app, ["split", "."])
+        assert result.exit_code == 0
+        assert result.stderr == (
+            f"note: {tree / 'ragchunk.toml'} [files.\"docs/**\"]: the glob 'docs/**' matched "
+            f"none of the 2 inputs (globs are relative to {tree})\n"
+        )
+        quiet = runner.invoke(app, ["split", ".", "-q"])
+        assert quiet.stderr == ""
 
     def test_pyproject_table_and_explicit_config(
         self, tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -60,7 +60,9 @@ def test_an_interrupted_run_leaves_no_partial_jsonl(
 ) -> None:
     corpus = make_corpus(tmp_path / "corpus", 40)
     out = tmp_path / "out"
-    with start("split", str(corpus), "-o", f"{out}/", "--size", "60", "-j", jobs) as run:
+    with start(
+        "split", str(corpus), "-o", f"{out}/", "--size", "60", "-j", jobs, "--root", str(corpus)
+    ) as run:
         wait_for(lambda: out.is_dir() and any(out.glob("*.jsonl")))
         run.send_signal(sig)
         _, stderr = run.communicate(timeout=60)
@@ -79,7 +81,16 @@ def test_an_interrupted_run_into_one_file_leaves_nothing(tmp_path: Path) -> None
     out = tmp_path / "out"
     out.mkdir()
     with start(
-        "split", str(corpus), "-o", str(out / "all.jsonl"), "--size", "60", "-j", "1"
+        "split",
+        str(corpus),
+        "-o",
+        str(out / "all.jsonl"),
+        "--size",
+        "60",
+        "-j",
+        "1",
+        "--root",
+        str(corpus),
     ) as run:
         wait_for(lambda: any(out.iterdir()))  # the temporary file exists: the run is writing
         run.send_signal(signal.SIGINT)
@@ -91,7 +102,7 @@ def test_an_interrupted_run_into_one_file_leaves_nothing(tmp_path: Path) -> None
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_closed_pipe_ends_a_directory_run_quietly(tmp_path: Path, jobs: str) -> None:
     corpus = make_corpus(tmp_path / "corpus", 30)
-    with start("split", str(corpus), "--size", "60", "-j", jobs) as reader:
+    with start("split", str(corpus), "--size", "60", "-j", jobs, "--root", str(corpus)) as reader:
         assert reader.stdout is not None
         assert reader.stderr is not None
         first = json.loads(reader.stdout.readline())
@@ -121,7 +132,19 @@ def test_progress_shows_on_a_terminal_and_never_on_stdout(tmp_path: Path) -> Non
     reader = threading.Thread(target=drain)
     reader.start()
     with subprocess.Popen(
-        [sys.executable, "-m", "ragchunk", "split", str(corpus), "--size", "200", "-j", "1"],
+        [
+            sys.executable,
+            "-m",
+            "ragchunk",
+            "split",
+            str(corpus),
+            "--size",
+            "200",
+            "-j",
+            "1",
+            "--root",
+            str(corpus),
+        ],
         stdout=subprocess.PIPE,
         stderr=follower,
         env={**os.environ, "COLUMNS": "120", "TERM": "xterm"},

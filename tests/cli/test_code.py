@@ -103,7 +103,7 @@ def table_rows(stdout: str) -> dict[str, list[list[str]]]:
 
 
 def test_table_shows_symbols_and_line_ranges_for_every_chunk() -> None:
-    args = ["split", str(CODE), "-s", "code", "--size", "200"]
+    args = ["split", str(CODE), "-s", "code", "--size", "200", "--root", str(CODE)]
     table = runner.invoke(app, [*args, "--table"], env={"COLUMNS": "250"})
     jsonl = runner.invoke(app, args)
     assert table.exit_code == 0, table.stderr

@@ -72,14 +72,14 @@ def test_git_itself_ignores_the_data_folder(repo: Path) -> None:
 def test_split_data_chunks_the_folder_the_gitignore_lists() -> None:
     result = runner.invoke(app, ["split", "data/"])
     assert (result.exit_code, result.stderr) == (0, "")
-    assert doc_ids(result.stdout) == ["a.txt", "b.txt", "sub/c.txt"]
+    assert doc_ids(result.stdout) == ["data/a.txt", "data/b.txt", "data/sub/c.txt"]
     assert [json.loads(line)["source"] for line in result.stdout.splitlines()] == [
         "data/a.txt",
         "data/b.txt",
         "data/sub/c.txt",
     ]
     nested = runner.invoke(app, ["split", "data/sub"])
-    assert doc_ids(nested.stdout) == ["c.txt"]
+    assert doc_ids(nested.stdout) == ["data/sub/c.txt"]
 
 
 @pytest.mark.usefixtures("repo")
@@ -99,7 +99,7 @@ def test_a_gitignore_inside_data_still_applies_below_it(repo: Path) -> None:
     make_files(repo, {"data/.gitignore": "b.txt\n"})
     result = runner.invoke(app, ["split", "data/", "-v"])
     assert result.exit_code == 0
-    assert doc_ids(result.stdout) == ["a.txt", "sub/c.txt"]
+    assert doc_ids(result.stdout) == ["data/a.txt", "data/sub/c.txt"]
     assert result.stderr.splitlines()[2] == (
         "skipped by the walk: 1 file ignored by .gitignore (use --no-gitignore), "
         f"1 hidden file {HIDDEN_HINT}"
@@ -109,7 +109,7 @@ def test_a_gitignore_inside_data_still_applies_below_it(repo: Path) -> None:
 def test_no_gitignore_includes_everything(repo: Path) -> None:
     make_files(repo, {"data/.gitignore": "b.txt\n"})
     below = runner.invoke(app, ["split", "data/", "--no-gitignore"])
-    assert doc_ids(below.stdout) == ["a.txt", "b.txt", "sub/c.txt"]
+    assert doc_ids(below.stdout) == ["data/a.txt", "data/b.txt", "data/sub/c.txt"]
     top = runner.invoke(app, ["split", ".", "--no-gitignore"])
     assert doc_ids(top.stdout) == ["README.md", "data/a.txt", "data/b.txt", "data/sub/c.txt"]
 

@@ -140,16 +140,41 @@ def test_table_shows_one_row_per_chunk_with_visible_newlines() -> None:
     assert "Field Notes on Retrieval" in result.stdout
 
 
-def test_stats_summarise_sizes() -> None:
+def test_stats_go_to_stderr_and_stdout_keeps_the_chunks() -> None:
+    # The pipeline convention: --stats is a summary beside the data, never instead of it.
     result = runner.invoke(
         app,
         ["split", str(NOTES), "--size", "300", "--stats", "--count-tokens"],
         env={"COLUMNS": "120"},
     )
     assert result.exit_code == 0
-    assert "14 chunks from 1 document(s)" in result.stdout
-    assert "tokens" in result.stdout
-    assert "{" not in result.stdout  # no JSONL mixed into the summary
+    assert "14 chunks from 1 document(s)" in result.stderr
+    assert "tokens" in result.stderr
+    plain = runner.invoke(app, ["split", str(NOTES), "--size", "300", "--count-tokens"])
+    assert result.stdout == plain.stdout  # the JSONL, unchanged, and nothing else
+    assert len(records(result.stdout)) == 14
+
+
+def test_stats_with_a_table_keep_the_table_on_stdout() -> None:
+    result = runner.invoke(
+        app, ["split", str(NOTES), "--size", "300", "--stats", "--table"], env={"COLUMNS": "120"}
+    )
+    assert result.exit_code == 0
+    assert "field-notes.txt · 14 chunks" in result.stdout
+    assert "14 chunks from 1 document(s)" not in result.stdout
+    assert "14 chunks from 1 document(s)" in result.stderr
+
+
+def test_usage_names_several_paths_and_help_shows_no_markup() -> None:
+    split_help = runner.invoke(app, ["split", "--help"], env={"COLUMNS": "100"}).stdout
+    assert split_help.startswith("Usage: ragchunk split [OPTIONS] PATH...\n")
+    inspect_help = runner.invoke(app, ["inspect", "--help"], env={"COLUMNS": "100"}).stdout
+    assert inspect_help.startswith("Usage: ragchunk inspect [OPTIONS] PATH\n")
+    assert "[bold]" not in inspect_help
+    assert "[/" not in inspect_help
+    assert "--text prints the extracted document text exactly" in " ".join(inspect_help.split())
+    stats_help = runner.invoke(app, ["stats", "--help"], env={"COLUMNS": "100"}).stdout
+    assert stats_help.startswith("Usage: ragchunk stats [OPTIONS] FILE...\n")
 
 
 def test_invalid_utf8_is_decoded_with_a_warning_and_exact_offsets(tmp_path: Path) -> None:

@@ -31,9 +31,15 @@ def make_tree(root: Path, names: list[str]) -> Path:
     return root
 
 
-def make_batch(paths: list[str], *, output: str | None, manifest: Path | None = None) -> Batch:
+def make_batch(
+    paths: list[str], *, output: str | None, manifest: Path | None = None, root: Path | None = None
+) -> Batch:
     plans = make_plans(Config(), Settings(size=60, overlap=0))
-    run = RunSettings(jobs=1, manifest=None if manifest is None else str(manifest))
+    run = RunSettings(
+        jobs=1,
+        manifest=None if manifest is None else str(manifest),
+        root=None if root is None else str(root),
+    )
     return prepare(paths, plans, run, output=output)
 
 
@@ -74,28 +80,53 @@ def test_directory_outputs_are_a_trailing_slash_or_an_existing_directory(tmp_pat
 def test_prepare_routes_each_input_to_its_mirrored_file(tmp_path: Path) -> None:
     docs = make_tree(tmp_path / "docs", ["a.txt", "sub/b.txt"])
     out = tmp_path / "out"
-    batch = make_batch([str(docs)], output=f"{out}/")
+    batch = make_batch([str(docs)], output=f"{out}/", root=docs)
     assert [job.doc_id for job in batch.jobs] == ["a.txt", "sub/b.txt"]
     assert batch.outputs == (out / "a.txt.jsonl", out / "sub" / "b.txt.jsonl")
     assert (batch.output_dir, batch.output_file, batch.roots) == (out, None, (str(docs),))
 
 
+def test_outputs_mirror_the_doc_ids_relative_to_the_current_directory(
+    tmp_path: Path, monkeypatch
+) -> None:
+    make_tree(tmp_path / "docs", ["a.txt", "sub/b.txt"])
+    make_tree(tmp_path / "archive", ["sub/b.txt"])
+    monkeypatch.chdir(tmp_path)
+    batch = make_batch(["docs", "archive", "docs/sub/b.txt"], output="out/")
+    assert [job.doc_id for job in batch.jobs] == [
+        "docs/a.txt",
+        "docs/sub/b.txt",
+        "archive/sub/b.txt",
+    ]
+    assert batch.outputs == (
+        Path("out/docs/a.txt.jsonl"),
+        Path("out/docs/sub/b.txt.jsonl"),
+        Path("out/archive/sub/b.txt.jsonl"),
+    )
+    assert [note.code for note in batch.notes] == ["duplicate-input"]
+
+
 def test_two_inputs_claiming_one_output_the_second_is_refused(tmp_path: Path) -> None:
-    first = make_tree(tmp_path / "x", ["a.txt"])
-    second = make_tree(tmp_path / "y", ["a.txt"])
+    # doc_ids are unique, but an absolute one (a file outside --root) loses its leading / under
+    # -o DIR/: a file inside the root at that same relative path would share its output.
+    root = tmp_path / "root"
+    first = make_tree(tmp_path / "x", ["a.txt"]) / "a.txt"
+    second = make_tree(root, [first.relative_to("/").as_posix()]) / first.relative_to("/")
     out = tmp_path / "out"
-    batch = make_batch([str(first), str(second)], output=f"{out}/")
-    assert [job.source for job in batch.jobs] == [str(first / "a.txt")]
-    assert batch.outputs == (out / "a.txt.jsonl",)
+    batch = make_batch([str(first), str(second)], output=f"{out}/", root=root)
+    target = out / first.relative_to("/").parent / "a.txt.jsonl"
+    assert [job.source for job in batch.jobs] == [str(first)]
+    assert batch.outputs == (target,)
     assert [failure.error for failure in batch.refused] == [
-        f"{second / 'a.txt'}: its output {out / 'a.txt.jsonl'} is already that of {first / 'a.txt'}"
+        f"{second}: its output {target} is already that of {first}"
     ]
 
 
 def test_a_tally_counts_and_records_every_written_input(tmp_path: Path) -> None:
     docs = make_tree(tmp_path / "docs", ["a.txt", "b.txt"])
     manifest = tmp_path / "m.json"
-    tally = run_all(make_batch([str(docs)], output=f"{tmp_path}/out/", manifest=manifest))
+    batch = make_batch([str(docs)], output=f"{tmp_path}/out/", manifest=manifest, root=docs)
+    tally = run_all(batch)
     assert (tally.done, tally.chunked, tally.unchanged, tally.failures) == (2, 2, 0, [])
     assert tally.chunks == sum(e.chunks for e in tally.entries.values())
     saved = json.loads(manifest.read_text(encoding="utf-8"))["inputs"]
@@ -118,10 +149,10 @@ def test_a_run_cut_short_records_finished_files_but_not_a_shared_one(tmp_path: P
 def test_outputs_of_gone_inputs_are_removed_with_their_empty_directories(tmp_path: Path) -> None:
     docs = make_tree(tmp_path / "docs", ["keep.txt", "old/deep/gone.txt"])
     out, manifest = tmp_path / "out", tmp_path / "m.json"
-    run_all(make_batch([str(docs)], output=f"{out}/", manifest=manifest))
+    run_all(make_batch([str(docs)], output=f"{out}/", manifest=manifest, root=docs))
     assert listing(out) == ["keep.txt.jsonl", "old/deep/gone.txt.jsonl"]
     (docs / "old" / "deep" / "gone.txt").unlink()
-    tally = run_all(make_batch([str(docs)], output=f"{out}/", manifest=manifest))
+    tally = run_all(make_batch([str(docs)], output=f"{out}/", manifest=manifest, root=docs))
     assert (tally.removed, tally.unchanged, tally.chunked) == (1, 1, 0)
     assert listing(out) == ["keep.txt.jsonl"]
     assert not (out / "old").exists()
@@ -143,11 +174,11 @@ def test_a_recorded_output_outside_the_output_directory_is_never_removed(tmp_pat
 
 def test_write_output_goes_to_the_file_else_the_stream(tmp_path: Path) -> None:
     source = make_tree(tmp_path, ["a.txt"]) / "a.txt"
-    (result,) = workers.run_jobs(make_batch([str(source)], output=None).jobs)
+    (result,) = workers.run_jobs(make_batch([str(source)], output=None, root=tmp_path).jobs)
     stream = io.StringIO()
     write_output(result, None, stream)
     assert [json.loads(line)["doc_id"] for line in stream.getvalue().splitlines()] == [
-        str(source)
+        "a.txt"
     ] * result.chunk_count
     target = tmp_path / "out" / "a.jsonl"
     write_output(result, target, stream)

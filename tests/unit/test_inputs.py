@@ -15,6 +15,7 @@ from ragchunk.inputs import (
     Skipped,
     WalkOptions,
     describe_skipped,
+    doc_id_for,
     find_inputs,
     is_binary,
 )
@@ -34,12 +35,13 @@ def make_tree(root: Path, files: dict[str, str | bytes]) -> Path:
 
 
 def doc_ids(root: Path, **options: object) -> list[str]:
-    found = find_inputs([str(root)], WalkOptions(**options))  # type: ignore[arg-type]
+    """The doc_ids of a walk of ``root``, relative to it (``--root`` is the walked folder)."""
+    found = find_inputs([str(root)], WalkOptions(root=str(root), **options))  # type: ignore[arg-type]
     return [item.doc_id for item in found.inputs]
 
 
 def notes(root: Path, **options: object) -> list[tuple[str, str]]:
-    found = find_inputs([str(root)], WalkOptions(**options))  # type: ignore[arg-type]
+    found = find_inputs([str(root)], WalkOptions(root=str(root), **options))  # type: ignore[arg-type]
     return [(Path(note.path).relative_to(root).as_posix(), note.code) for note in found.notes]
 
 
@@ -294,7 +296,7 @@ def test_very_deep_trees_are_cut_with_a_note(tmp_path: Path) -> None:
     path.mkdir(parents=True)
     (path / "bottom.txt").write_text("deep")
     (deep / "top.txt").write_text("top")
-    found = find_inputs([str(deep)])
+    found = find_inputs([str(deep)], WalkOptions(root=str(deep)))
     assert [i.doc_id for i in found.inputs] == ["top.txt"]
     assert [n.code for n in found.notes] == ["too-deep"]
     assert found.notes[0].path.count("/d") == MAX_DEPTH + 1
@@ -378,7 +380,8 @@ class TestSkipped:
             "keep.md": "k",
         }
         root = make_repository(tmp_path / "repo", files)
-        found = find_inputs([str(root)], WalkOptions(exclude=make_globs(["drafts/"])))
+        options = WalkOptions(exclude=make_globs(["drafts/"]), root=str(root))
+        found = find_inputs([str(root)], options)
         assert [i.doc_id for i in found.inputs] == ["keep.md", "notes.txt"]
         assert found.skipped == (
             Skipped("gitignore", files=2, directories=1),
@@ -400,10 +403,66 @@ class TestSkipped:
     def test_counts_add_up_over_every_walked_directory(self, tmp_path: Path) -> None:
         one = make_tree(tmp_path / "one", {".a": "a", "x.txt": "x"})
         two = make_tree(tmp_path / "two", {".b": "b"})
-        found = find_inputs([str(one), str(two), str(one / ".a")])
-        assert [i.doc_id for i in found.inputs] == ["x.txt", (one / ".a").as_posix()]
+        found = find_inputs([str(one), str(two), str(one / ".a")], WalkOptions(root=str(tmp_path)))
+        assert [i.doc_id for i in found.inputs] == ["one/x.txt", "one/.a"]
         assert found.skipped == (Skipped("hidden", files=2),)
         assert (
             describe_skipped(found.skipped) == "2 hidden files (use --include '*' --include '.*')"
         )
         assert find_inputs([str(one / "x.txt")]).skipped == ()
+
+
+class TestDocIds:
+    """One rule for every input: the path relative to --root (the current directory by default)."""
+
+    def test_a_named_file_and_a_walked_one_get_the_same_doc_id(self, tmp_path: Path) -> None:
+        make_tree(tmp_path / "docs", {"tutorial/async.md": "# Async", "index.md": "# Home"})
+        named = find_inputs(
+            [str(tmp_path / "docs" / "tutorial" / "async.md")], WalkOptions(root=str(tmp_path))
+        )
+        walked = find_inputs([str(tmp_path / "docs")], WalkOptions(root=str(tmp_path)))
+        assert [i.doc_id for i in named.inputs] == ["docs/tutorial/async.md"]
+        assert [i.doc_id for i in walked.inputs] == ["docs/index.md", "docs/tutorial/async.md"]
+
+    def test_two_folders_with_the_same_relative_path_stay_apart(self, tmp_path: Path) -> None:
+        make_tree(tmp_path / "docs", {"tutorial/first-steps.md": "new"})
+        make_tree(tmp_path / "archive" / "v1", {"tutorial/first-steps.md": "old"})
+        paths = [str(tmp_path / "docs"), str(tmp_path / "archive" / "v1")]
+        found = find_inputs(paths, WalkOptions(root=str(tmp_path)))
+        assert [i.doc_id for i in found.inputs] == [
+            "docs/tutorial/first-steps.md",
+            "archive/v1/tutorial/first-steps.md",
+        ]
+
+    def test_the_default_root_is_the_current_directory(self, tmp_path: Path, monkeypatch) -> None:
+        make_tree(tmp_path / "docs", {"a.md": "a"})
+        monkeypatch.chdir(tmp_path / "docs")
+        assert [i.doc_id for i in find_inputs(["a.md"]).inputs] == ["a.md"]
+        assert [i.doc_id for i in find_inputs(["."]).inputs] == ["a.md"]
+        assert [i.doc_id for i in find_inputs(["../docs/./a.md"]).inputs] == ["a.md"]
+
+    def test_a_file_outside_the_root_keeps_its_absolute_path(self, tmp_path: Path) -> None:
+        make_tree(tmp_path / "elsewhere", {"b.txt": "b"})
+        make_tree(tmp_path / "root", {"a.txt": "a"})
+        found = find_inputs(
+            [str(tmp_path / "elsewhere" / "b.txt")], WalkOptions(root=str(tmp_path / "root"))
+        )
+        assert [i.doc_id for i in found.inputs] == [(tmp_path / "elsewhere" / "b.txt").as_posix()]
+        assert doc_id_for("-", str(tmp_path)) == "-"
+
+    def test_a_file_reached_twice_is_taken_once_with_a_note(self, tmp_path: Path) -> None:
+        make_tree(tmp_path / "docs", {"a.md": "a", "sub/b.md": "b"})
+        paths = [
+            str(tmp_path / "docs" / "sub" / "b.md"),
+            str(tmp_path / "docs"),
+            str(tmp_path / "docs" / "sub"),
+        ]
+        found = find_inputs(paths, WalkOptions(root=str(tmp_path)))
+        assert [i.doc_id for i in found.inputs] == ["docs/sub/b.md", "docs/a.md"]
+        assert [(Path(n.path).name, n.code) for n in found.notes] == [
+            ("b.md", "duplicate-input"),
+            ("b.md", "duplicate-input"),
+        ]
+        assert found.notes[0].message.endswith(
+            f"skipped, the same file as {tmp_path / 'docs' / 'sub' / 'b.md'} (taken once)"
+        )

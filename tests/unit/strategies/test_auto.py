@@ -49,7 +49,9 @@ def test_invariants_hold_and_hierarchical_is_bounded_by_the_default_size() -> No
     result = process(str(path), path.name, plan, keep_document=True)
     assert result.document is not None
     chunks = assert_invariants(result.document, plan)
-    assert max(c.chars for c in chunks) <= plan.recipe.options.budget.size
+    limit = plan.recipe.for_document(result.document).limit  # hierarchical's own size
+    assert limit == 1024
+    assert max(c.chars for c in chunks) <= limit
 
 
 def test_stats_name_the_strategies_chosen() -> None:
@@ -59,4 +61,34 @@ def test_stats_name_the_strategies_chosen() -> None:
         env={"COLUMNS": "200"},
     )
     assert result.exit_code == 0, result.stderr
-    assert "strategy hierarchical, markdown" in " ".join(result.stdout.split())
+    assert "strategy hierarchical, markdown" in " ".join(result.stderr.split())
+
+
+def test_without_a_size_each_choice_keeps_its_own_defaults() -> None:
+    # Before: auto chunked code in 512 characters with overlap 50; -s code is 512 tokens.
+    path = FIXTURES / "code" / "inventory.py"
+    auto = process(str(path), path.name, make_plan("auto"))
+    code = process(str(path), path.name, make_plan("code"))
+    assert auto.error is None
+    assert [c.to_record() for c in auto.chunks] == [c.to_record() for c in code.chunks]
+    assert all(c.tokens is not None and c.tokens <= 512 for c in auto.chunks)
+    assert max(c.chars for c in auto.chunks) > 512  # tokens, not characters
+    markdown = FIXTURES / "markdown" / "station-guide.md"
+    auto_md = process(str(markdown), markdown.name, make_plan("auto"))
+    named = process(str(markdown), markdown.name, make_plan("markdown"))
+    assert [c.to_record() for c in auto_md.chunks] == [c.to_record() for c in named.chunks]
+
+
+def test_a_given_size_applies_to_every_choice_in_its_unit() -> None:
+    path = FIXTURES / "code" / "inventory.py"
+    auto = process(str(path), path.name, make_plan("auto", size=300))
+    code = process(str(path), path.name, make_plan("code", size=300, unit="chars", overlap=30))
+    assert [c.to_record() for c in auto.chunks] == [c.to_record() for c in code.chunks]
+    assert all(c.chars <= 300 for c in auto.chunks)
+
+
+def test_check_holds_each_choice_to_its_own_limit() -> None:
+    path = FIXTURES / "code" / "inventory.py"
+    plan = make_plan("auto", check=True)
+    result = process(str(path), path.name, plan)
+    assert (result.error, result.violations) == (None, ())

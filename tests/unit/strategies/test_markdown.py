@@ -142,7 +142,9 @@ def test_a_small_header_counts_within_the_size_so_the_context_fits() -> None:
     assert len(pieces) > 2
     for chunk in pieces:
         assert chunk.context is not None
-        assert chunk.context.startswith("| Item | Price |\n|------|------:|\n")
+        header = "| Item | Price |\n|------|------:|\n"
+        # The first piece holds the header itself, after its heading.
+        assert chunk.context.startswith((header, f"## Prices\n\n{header}"))
         assert len(chunk.context) <= 100
         assert "context_oversize" not in chunk.metadata
 
@@ -203,7 +205,7 @@ After the fence the label no longer applies.
 def test_a_bold_label_repeats_in_the_context_of_its_scope_only() -> None:
     chunks = split(LABELS, size=70)
     labelled = [c for c in chunks if c.metadata.get("label") == "Refund policy"]
-    assert labelled[0].text.startswith("**Refund policy**")
+    assert labelled[0].text.startswith(("**Refund policy**", "# Policies\n\n**Refund policy**"))
     assert labelled[0].context is None  # the label is in its own text
     later = labelled[1:]
     assert later
@@ -216,19 +218,52 @@ def test_a_bold_label_repeats_in_the_context_of_its_scope_only() -> None:
     assert not any(c.metadata.get("label") == "not a label" for c in chunks)
 
 
-def test_heading_only_sections_are_kept_and_sections_never_mix() -> None:
-    text = "# A\n\n## B\n\nBody of B.\n\n## C\n\n# D\n\nBody of D.\n"
+def test_a_heading_never_stands_alone_when_what_is_beside_it_fits() -> None:
+    text = "# A\n\n## B\n\nBody of B.\n\n## C\n\n# D\n\nBody of D.\n\n## E\n"
     chunks = split(text, size=500)
-    assert [c.text for c in chunks] == ["# A", "## B\n\nBody of B.", "## C", "# D\n\nBody of D."]
-    assert [c.headings for c in chunks] == [("A",), ("A", "B"), ("A", "C"), ("D",)]
+    # A leads its first subsection; the empty C and E join the chunk before them.
+    assert [c.text for c in chunks] == [
+        "# A\n\n## B\n\nBody of B.\n\n## C",
+        "# D\n\nBody of D.\n\n## E",
+    ]
+    assert [c.headings for c in chunks] == [("A",), ("D",)]
+    small = split(text, size=20)  # nothing fits beside them: headings stay whole, alone
+    assert [c.text for c in small] == [
+        "# A\n\n## B",
+        "Body of B.\n\n## C",
+        "# D\n\nBody of D.",
+        "## E",
+    ]
+
+
+def test_an_empty_first_section_joins_the_one_after_it() -> None:
+    chunks = split("## Empty\n\n## Next\n\nText.\n", size=500)
+    assert [c.text for c in chunks] == ["## Empty\n\n## Next\n\nText."]
+
+
+def test_closers_and_indented_bodies_stay_with_the_block_they_close() -> None:
+    fence = "```console\n" + "$ run --flag\n" * 6 + "```"
+    text = (
+        f'# Run\n\nIntro line.\n\n<div class="termy">\n\n{fence}\n\n</div>\n\n'
+        "!!! note\n    An admonition opener.\n\n    ```yaml\n    key: value\n    ```\n\n"
+        "/// details | More\n    type: info\n\nThe body of the block.\n\n///\n"
+    )
+    for size in (60, 100, 130, 200):
+        chunks = split(text, size=size)
+        for chunk in chunks:
+            assert not chunk.text.startswith(("</div>", "///\n")), (size, chunk.text)
+            assert chunk.text != "///", size
+            if size >= 130:  # each opener and its block fit together
+                assert not chunk.text.endswith('<div class="termy">'), (size, chunk.text)
+                assert not chunk.text.startswith("    "), (size, chunk.text)
+                assert not chunk.text.endswith("!!! note\n    An admonition opener."), size
 
 
 def test_min_level_keeps_deeper_headings_inside_their_section() -> None:
     text = "# A\n\n## B\n\nBody of B.\n\n### B1\n\nMore.\n\n## C\n\nBody of C.\n"
     chunks = split(text, size=500, options={"min_level": "2"})
     assert [c.text for c in chunks] == [
-        "# A",
-        "## B\n\nBody of B.\n\n### B1\n\nMore.",
+        "# A\n\n## B\n\nBody of B.\n\n### B1\n\nMore.",  # A leads its first subsection
         "## C\n\nBody of C.",
     ]
 

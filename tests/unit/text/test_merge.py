@@ -14,22 +14,20 @@ SECTIONS = (
 )
 
 
-def _headings_at(offset: int) -> tuple[str, ...]:
-    return ("A",) if offset < 41 else ("A", "B")
-
-
 def _merge(spans: list[Span], min_size: int, max_size: int | None = 100) -> list[Span]:
     def size(start: int, end: int) -> int:
         return end - start
+
+    def size_as_chunk(start: int, end: int, prefix: str | None) -> int:
+        return len(prefix or "") + end - start
 
     return merge_small(
         spans,
         min_size=min_size,
         max_size=max_size,
         size_alone=size,
-        size_as_chunk=size,
+        size_as_chunk=size_as_chunk,
         scope=heading_scopes(SECTIONS),
-        headings_at=_headings_at,
     )
 
 
@@ -50,11 +48,17 @@ def test_a_merge_never_breaks_the_size_limit() -> None:
     assert _merge([Span(6, 30), Span(31, 40)], min_size=10, max_size=None)[0].end == 40
 
 
-def test_spans_with_other_metadata_or_a_prefix_stay_apart() -> None:
-    flagged = Span(6, 10, metadata={"oversize_split": True})
+def test_other_metadata_or_a_prefix_never_refuse_a_merge() -> None:
+    # Only a heading boundary or the size may refuse a merge (issue 13).
+    flagged = Span(6, 10, metadata={"oversize_split": True, "kind": "code"})
     prefixed = Span(21, 25, prefix="| h |\n")
-    merged = _merge([flagged, Span(11, 20), prefixed, Span(26, 30)], min_size=10)
-    assert [(s.start, s.end) for s in merged] == [(6, 10), (11, 20), (21, 25), (26, 30)]
+    merged = _merge([flagged, Span(11, 20, metadata={"kind": "table"}), prefixed], min_size=10)
+    assert [(s.start, s.end) for s in merged] == [(6, 25)]
+    assert merged[0].metadata == {"oversize_split": True}  # the flag stays, kinds disagree
+    after_prefix = _merge([prefixed, Span(26, 30)], min_size=10)
+    assert [(s.start, s.end, s.prefix) for s in after_prefix] == [(21, 30, "| h |\n")]
+    # The merged chunk keeps the first part's prefix, and the size counts it: 6 + 9 > 12.
+    assert _merge([prefixed, Span(26, 30)], min_size=10, max_size=12)[0].end == 25
 
 
 def test_two_headings_with_the_same_title_are_two_scopes() -> None:
