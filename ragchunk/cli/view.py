@@ -35,6 +35,7 @@ from ragchunk.cli._options import (
     settings_from_flags,
 )
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
+from ragchunk.errors import UsageError
 
 if TYPE_CHECKING:
     from ragchunk.config import RunSettings
@@ -127,7 +128,10 @@ def view_command(
         compared = None
         if compare is not None:
             second = parse_recipe_flags(compare, "--compare").over(flags)
-            compared = make_plans(configuration, second, password=password, debug=debug)
+            try:
+                compared = make_plans(configuration, second, password=password, debug=debug)
+            except UsageError as exc:
+                raise UsageError(f"--compare: {exc}") from None
         run = RunSettings(
             include=tuple(include) if include else None,
             exclude=tuple(exclude) if exclude else None,
@@ -137,7 +141,7 @@ def view_command(
             directory = _directory_output(path, output)
             found = _walk(path, run, directory)
     if _is_directory(path):
-        shown, failed = _view_directory(found, plans, compared, directory)
+        shown, failed = _view_directory(path, found, plans, compared, directory)
     else:
         shown, failed = _view_file(path, plans, compared, output)
     if shown is not None:
@@ -162,7 +166,6 @@ def _directory_output(path: str, output: str | None) -> Path:
     Raises:
         UsageError: ``-o`` names an existing file.
     """
-    from ragchunk.errors import UsageError
     from ragchunk.view.site import default_output
 
     if output is None:
@@ -216,7 +219,7 @@ def _view_file(
 
 
 def _view_directory(
-    found: Found, plans: Plans, compared: Plans | None, directory: Path
+    path: str, found: Found, plans: Plans, compared: Plans | None, directory: Path
 ) -> tuple[Path | None, bool]:
     """Draw a page per input and the index; return the index and whether any input failed."""
     from ragchunk.errors import InputError
@@ -239,9 +242,8 @@ def _view_directory(
         if view.error is None:
             write_page(page, render_page(view, index_href=relative_link(page, index)))
         entries.append(IndexEntry(view, relative_link(index, page) if view.error is None else None))
-    title = found.inputs[0].source if len(found.inputs) == 1 else str(directory)
     notes = tuple(note.message for note in found.notes)
-    write_page(index, render_index(title, entries, notes))
+    write_page(index, render_index(path, entries, notes))
     return index, any(entry.view.error is not None for entry in entries)
 
 

@@ -97,7 +97,8 @@ def _facts(doc: Document) -> str:
     if doc.pages:
         facts.append(f"{len(doc.pages)} pages")
     if doc.has_lines:
-        facts.append(f"{doc.text.count(chr(10)) + 1:,} lines")
+        lines = doc.text.count("\n") + 1 if doc.text else 0
+        facts.append(f"{lines:,} lines")
     return " · ".join(facts)
 
 
