@@ -19,6 +19,7 @@ import re
 import statistics
 from html import escape
 from importlib import resources
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.options import option_fields
@@ -78,7 +79,7 @@ def render_page(view: View, *, index_href: str | None = None) -> str:
     script = asset("viewer.js")
     return _PAGE.format(
         csp=content_security_policy(script),
-        title=text(f"{doc.doc_id} · ragchunk view"),
+        title=text(f"{PurePath(doc.doc_id).name or doc.doc_id} · ragchunk view"),
         style=asset("viewer.css"),
         mode="compare" if compare else "single",
         back=back,

@@ -176,10 +176,16 @@
     const path = headingsOf(record);
     if (item.b > item.v && path && (i === 0 || path !== headingsOf(side.records[i - 1]))) {
       // The heading path in the margin: its parents on one line, the last heading below.
+      // Drawn by CSS from attributes, so that the chunk's own text stays its only text.
       const headings = record.headings;
       const note = make("span", "hn");
-      if (headings.length > 1) note.append(make("span", "up", headings.slice(0, -1).join(" › ")));
-      note.append(make("span", "at", headings[headings.length - 1]));
+      const line = (className, text) => {
+        const part = make("span", className);
+        part.dataset.text = text;
+        note.append(part);
+      };
+      if (headings.length > 1) line("up", headings.slice(0, -1).join(" › "));
+      line("at", headings[headings.length - 1]);
       note.title = path;
       note.setAttribute("aria-hidden", "true");
       node.append(note);
@@ -259,6 +265,7 @@
     const boxes = side.blocks.map((block, k) => {
       const box = make("div", "blk");
       box.dataset.block = k;
+      box.dataset.start = block.a;
       block.node = box;
       if (lazy) {
         box.classList.add("todo");
@@ -498,10 +505,33 @@
       const found = document.caretRangeFromPoint(x, y);
       if (found) [node, offset] = [found.startContainer, found.startOffset];
     }
-    if (node && offsetOf.has(node)) return offsetOf.get(node) + offset;
-    const hit = document.elementFromPoint(x, y);
-    const block = hit && hit.closest(".blk");
-    return block ? side.blocks[Number(block.dataset.block)].a : null;
+    if (!node || !side.pane.contains(node)) return null;
+    return offsetOfPoint(side.pane, node, offset);
+  }
+
+  function offsetOfPoint(root, node, offset) {
+    // The document offset of a DOM position: in a text node of the document, or else the
+    // start of the first shown document text after it.
+    if (offsetOf.has(node)) return offsetOf.get(node) + offset;
+    const element = node.nodeType === Node.ELEMENT_NODE ? node : node.parentElement;
+    const todo = element && element.closest(".blk.todo");
+    if (todo) return Number(todo.dataset.start);
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const child = node.childNodes[offset];
+    let found;
+    if (child) {
+      walker.currentNode = child;
+      found = child.nodeType === Node.TEXT_NODE ? child : walker.nextNode();
+    } else {
+      let last = node;
+      while (last.lastChild) last = last.lastChild;
+      walker.currentNode = last;
+      found = walker.nextNode();
+    }
+    while (found && (!offsetOf.has(found) || found.parentNode.classList.contains("echo"))) {
+      found = walker.nextNode();
+    }
+    return found ? offsetOf.get(found) : null;
   }
 
   function scrollToOffset(side, offset) {
@@ -512,10 +542,13 @@
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const base = offsetOf.get(node);
       if (base === undefined || node.parentNode.classList.contains("echo")) continue;
-      if (offset >= base && offset <= base + node.length) {
+      if (offset >= base && offset < base + node.length) {
+        // The box of the character at offset (a line feed may have none: then its element's).
         const spot = document.createRange();
-        spot.setStart(node, Math.min(offset - base, node.length));
-        const rect = spot.getBoundingClientRect();
+        spot.setStart(node, offset - base);
+        spot.setEnd(node, offset - base + 1);
+        const boxes = [...spot.getClientRects()].filter((box) => box.height > 0);
+        const rect = boxes.length ? boxes[0] : node.parentElement.getBoundingClientRect();
         const top = side.pane.getBoundingClientRect().top;
         side.syncing = performance.now();
         side.pane.scrollTop += rect.top - top - 6;
