@@ -19,7 +19,7 @@
   const BLOCK = 16384; // text per lazily drawn block, about (UTF-16 units)
   const EAGER = 262144; // documents up to this long are drawn at once
   const ROW = 40; // height of a chunk list row, px (--row in the CSS)
-  const TIP_CHARS = 600; // long values are cut in the tooltip, shown whole in the panel
+  const TIP_CHARS = 240; // long values are cut in the tooltip, shown whole in the panel
   const ORDER = ["id", "index", "span", "chars", "tokens", "lines", "pages", "headings",
     "strategy", "metadata", "context", "parent_id", "doc_hash", "hash", "text", "doc_id",
     "source"];
@@ -304,15 +304,18 @@
     return keys.map((key) => [key, shown[key]]);
   }
 
-  function recordView(side, i, cut) {
+  function recordView(side, i, brief) {
+    // A chunk's record. Brief (the tooltip): what tells chunks apart, long values cut; the
+    // page header already names doc_id and source. Whole (the panel): every field.
     const box = make("div", "rec");
     const name = sides.length > 1 ? ` (${"AB"[side.k]})` : "";
     box.append(make("h3", "", `chunk ${i}${name}: ${side.sizes[i]} ${side.unit}`));
     const list = make("dl");
     for (const [key, value] of fields(side.records[i])) {
-      let shown = typeof value === "string" ? value : JSON.stringify(value, null, key === "metadata" ? 1 : 0);
+      if (brief && ["index", "doc_id", "source"].includes(key)) continue;
+      let shown = typeof value === "string" ? value : JSON.stringify(value, null, brief ? 0 : 1);
       if (key === "headings") shown = value.join(" › ") || "(none)";
-      if (cut && shown.length > TIP_CHARS) shown = `${shown.slice(0, TIP_CHARS)}… (${shown.length} chars)`;
+      if (brief && shown.length > TIP_CHARS) shown = `${shown.slice(0, TIP_CHARS)}… (${shown.length} chars)`;
       list.append(make("dt", "", key), make("dd", "", shown));
     }
     box.append(list);
