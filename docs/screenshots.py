@@ -4,7 +4,7 @@
 
 Runs the two `ragchunk view` commands below from the repository root, opens each page in
 headless Chromium (Debian's `chromium`, driven by Playwright; no network), selects a chunk,
-points at an overlap (in the first), and writes a PNG with a reduced palette, so the files stay small:
+points at an overlap (in the first), and writes a PNG with a reduced palette (small files):
 
     ragchunk view fixtures/pdf/report-outline.pdf -o v.html
     ragchunk view fixtures/markdown/station-guide.md -s markdown --compare '-s recursive --size 300'
@@ -40,6 +40,7 @@ SHOTS = (
 
 
 def chromium() -> str:
+    """Return the Chromium executable ($RAGCHUNK_CHROMIUM first)."""
     for name in (os.environ.get("RAGCHUNK_CHROMIUM", ""), "/usr/lib/chromium/chromium", "chromium"):
         if name and (found := shutil.which(name)):
             return found
@@ -47,11 +48,13 @@ def chromium() -> str:
 
 
 def make_page(args: list[str], target: Path) -> None:
+    """Run `ragchunk view` with `args` from the repository root, writing `target`."""
     command = [sys.executable, "-m", "ragchunk", "view", *args, "-o", str(target)]
     subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
 
 
 def small_png(png: bytes) -> bytes:
+    """Return the screenshot with a 96-colour palette (text stays sharp: no dithering)."""
     from PIL import Image
 
     with Image.open(io.BytesIO(png)) as image:
@@ -62,6 +65,7 @@ def small_png(png: bytes) -> bytes:
 
 
 def main() -> None:
+    """Write docs/view-report.png and docs/view-compare.png."""
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as temp, sync_playwright() as playwright:
