@@ -41,9 +41,19 @@
     return node;
   }
 
-  function range(first, last, one) {
+  function range(first, last) {
+    // "3" or "3–5"; "" when the record has no such numbers.
     if (first === undefined || first === null) return "";
-    return first === last ? `${one} ${first}` : `${one} ${first}–${last}`;
+    return first === last ? `${first}` : `${first}–${last}`;
+  }
+
+  function where(record) {
+    // "page 2", "pages 2–3", "line 4" or "lines 4–9".
+    const [first, last, word] = record.page_start !== undefined
+      ? [record.page_start, record.page_end, "page"]
+      : [record.line_start, record.line_end, "line"];
+    if (first === undefined) return "";
+    return `${word}${first === last ? "" : "s"} ${range(first, last)}`;
   }
 
   // ---- layout: what each chunking draws, in order, and in which blocks ----
@@ -294,8 +304,8 @@
   function fields(record) {
     const shown = { ...record };
     shown.span = `${record.start}–${record.end}`;
-    if (record.line_start !== undefined) shown.lines = range(record.line_start, record.line_end, "").trim();
-    if (record.page_start !== undefined) shown.pages = range(record.page_start, record.page_end, "").trim();
+    if (record.line_start !== undefined) shown.lines = range(record.line_start, record.line_end);
+    if (record.page_start !== undefined) shown.pages = range(record.page_start, record.page_end);
     for (const key of ["start", "end", "line_start", "line_end", "page_start", "page_end"]) {
       delete shown[key];
     }
@@ -315,7 +325,9 @@
       if (brief && ["index", "doc_id", "source"].includes(key)) continue;
       let shown = typeof value === "string" ? value : JSON.stringify(value, null, brief ? 0 : 1);
       if (key === "headings") shown = value.join(" › ") || "(none)";
-      if (brief && shown.length > TIP_CHARS) shown = `${shown.slice(0, TIP_CHARS)}… (${shown.length} chars)`;
+      if (brief && shown.length > TIP_CHARS) {
+        shown = `${shown.slice(0, TIP_CHARS)}… (${shown.length} chars)`;
+      }
       list.append(make("dt", "", key), make("dd", "", shown));
     }
     box.append(list);
@@ -353,7 +365,9 @@
     const chunks = [Number(owner.dataset.index)];
     if (piece.classList.contains("ov")) chunks.push(...piece.dataset.with.split(" ").map(Number));
     const views = chunks.map((i) => recordView(side, i, true));
-    if (chunks.length > 1) views.unshift(make("div", "", `overlap of chunks ${chunks.join(" and ")}`));
+    if (chunks.length > 1) {
+      views.unshift(make("div", "", `overlap of chunks ${chunks.join(" and ")}`));
+    }
     showTip(views, event.clientX, event.clientY);
   }
 
@@ -376,11 +390,8 @@
     row.setAttribute("aria-setsize", String(side.spans.length));
     row.setAttribute("aria-posinset", String(i + 1));
     row.style.top = `${i * ROW}px`;
-    const where = record.page_start !== undefined
-      ? range(record.page_start, record.page_end, record.page_start === record.page_end ? "page" : "pages")
-      : range(record.line_start, record.line_end, record.line_start === record.line_end ? "line" : "lines");
     row.append(make("span", "ri", `#${i}`), make("span", "rs", `${side.sizes[i]} ${side.unit}`),
-      make("span", "rw", where));
+      make("span", "rw", where(record)));
     const marks = flags(record);
     if (marks.kind) row.append(make("span", "rf", marks.kind));
     if (marks.warnings.length) row.append(make("span", "rf warn", marks.warnings.join(" ")));
@@ -419,7 +430,7 @@
   function reveal(side, i) {
     drawFor(side, i);
     const nodes = side.els[i] || [];
-    const target = nodes.reduce((best, node) => (best === null || node.at < best.at ? node : best), null);
+    const target = nodes.reduce((best, node) => (!best || node.at < best.at ? node : best), null);
     if (!target) return;
     const tall = target.getBoundingClientRect().height > side.pane.clientHeight * 0.7;
     target.scrollIntoView({ block: tall ? "start" : "center", inline: "nearest" });
@@ -429,7 +440,9 @@
     const list = side.list;
     const top = i * ROW;
     if (top < list.scrollTop) list.scrollTop = top;
-    else if (top + ROW > list.scrollTop + list.clientHeight) list.scrollTop = top + ROW - list.clientHeight;
+    else if (top + ROW > list.scrollTop + list.clientHeight) {
+      list.scrollTop = top + ROW - list.clientHeight;
+    }
     drawRows(side, true);
   }
 
@@ -449,15 +462,14 @@
   }
 
   function onListKey(side, event) {
+    const last = side.spans.length - 1;
     const page = Math.max(1, Math.floor(side.list.clientHeight / ROW) - 1);
-    const moves = {
-      ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page,
-      Home: -Infinity, End: Infinity,
-    };
-    if (event.key in moves) {
-      const from = side.sel < 0 ? (moves[event.key] > 0 ? -1 : side.spans.length) : side.sel;
-      const to = Number.isFinite(moves[event.key]) ? from + moves[event.key] : moves[event.key] < 0 ? 0 : side.spans.length - 1;
-      select(side, to, true);
+    const steps = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
+    if (event.key in steps) {
+      const step = steps[event.key];
+      select(side, side.sel < 0 ? (step > 0 ? 0 : last) : side.sel + step, true);
+    } else if (event.key === "Home" || event.key === "End") {
+      select(side, event.key === "Home" ? 0 : last, true);
     } else if (event.key === "Enter" && side.sel >= 0) {
       reveal(side, side.sel);
     } else {
@@ -470,14 +482,18 @@
   function onKey(event) {
     const target = event.target;
     if (event.ctrlKey || event.metaKey || event.altKey) return;
-    if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) return;
+    // Controls keep their own keys (Enter opens a summary, Space ticks a box).
+    if (target instanceof Element && target.closest("input, textarea, select, summary, a, button")) {
+      return;
+    }
     const side = sides[active];
     if (!side) return;
     const inText = target instanceof Element && target.closest(".text");
     const step = { j: 1, n: 1, k: -1, p: -1 }[event.key] ??
       (!inText ? { ArrowDown: 1, ArrowUp: -1 }[event.key] : undefined);
     if (step !== undefined) {
-      select(side, side.sel < 0 ? (step > 0 ? 0 : side.spans.length - 1) : side.sel + step, true);
+      const last = side.spans.length - 1;
+      select(side, side.sel < 0 ? (step > 0 ? 0 : last) : side.sel + step, true);
     } else if ((event.key === "Home" || event.key === "End") && !inText) {
       select(side, event.key === "Home" ? 0 : side.spans.length - 1, true);
     } else if ((event.key === "h" || event.key === "l") && sides.length > 1) {
@@ -496,8 +512,8 @@
   function offsetAtTop(side) {
     // The document offset of the text at the top of the pane (for scrolling together).
     const box = side.pane.getBoundingClientRect();
-    const gutter = side.blocks.length ? parseFloat(getComputedStyle(side.blocks[0].node).paddingLeft) : 0;
-    const x = box.left + gutter + 4;
+    const first = side.blocks.length ? side.blocks[0].node : null;
+    const x = box.left + (first ? parseFloat(getComputedStyle(first).paddingLeft) : 0) + 4;
     const y = box.top + 6;
     let node = null;
     let offset = 0;
@@ -541,7 +557,8 @@
     const item = drawnAt(side.items, offset);
     const at = side.items[item] && side.items[item].v <= offset ? item : 0;
     drawBlock(side, side.blockOf[at]);
-    const walker = document.createTreeWalker(side.blocks[side.blockOf[at]].node, NodeFilter.SHOW_TEXT);
+    const block = side.blocks[side.blockOf[at]].node;
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const base = offsetOf.get(node);
       if (base === undefined || node.parentNode.classList.contains("echo")) continue;
@@ -584,7 +601,8 @@
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     let a = null;
     let b = null;
-    for (let node = root.nodeType === 3 ? root : walker.nextNode(); node; node = walker.nextNode()) {
+    let node = root.nodeType === Node.TEXT_NODE ? root : walker.nextNode();
+    for (; node; node = walker.nextNode()) {
       const base = offsetOf.get(node);
       if (base === undefined || !side.pane.contains(node)) continue;
       if (node.parentNode.classList.contains("echo") || !chosen.intersectsNode(node)) continue;
