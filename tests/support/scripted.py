@@ -18,6 +18,7 @@ import hashlib
 import json
 import math
 import socket
+import sys
 import threading
 import time
 from collections import defaultdict, deque
@@ -174,6 +175,7 @@ class ScriptedServer:
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.errors: list[BaseException] = []  # raised while answering (a responder's bug)
         self._queues: dict[str, deque[Reply | Responder]] = defaultdict(deque)
         self._defaults: dict[str, Responder] = {}
         self._lock = threading.Lock()
@@ -238,6 +240,12 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     owner: ScriptedServer
+
+    def handle_error(self, _request: Any, _client_address: Any) -> None:
+        """Keep what a handler raised; a client that gave up (timeout, reset) is no error."""
+        error = sys.exc_info()[1]
+        if error is not None and not isinstance(error, ConnectionError):
+            self.owner.errors.append(error)
 
 
 class _Handler(BaseHTTPRequestHandler):
