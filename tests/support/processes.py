@@ -2,11 +2,13 @@
 
 Each server runs in its own session (process group), so stopping it signals the whole group —
 the server and every process it started — and nothing is left behind; no process is ever found
-or killed by name.
+or killed by name. If the test process dies without tearing down (SIGKILL), Linux sends the
+server SIGTERM (PR_SET_PDEATHSIG), so it does not outlive the run either.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import socket
@@ -15,6 +17,17 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGTERM when the test process exits (Linux only)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def free_port() -> int:
@@ -103,6 +116,7 @@ def running(
             stderr=subprocess.STDOUT,
             env=dict(env) if env is not None else None,
             start_new_session=True,
+            preexec_fn=_die_with_parent,  # the tests start servers from one thread only
         )
     try:
         deadline = time.monotonic() + timeout
