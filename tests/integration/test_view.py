@@ -144,20 +144,29 @@ def test_the_list_shows_size_place_headings_and_flags(open_page: Opener, tmp_pat
     page_file = view(tmp_path, source, "-s", "markdown", "--size", "100", "--unit", "chars")
     offline = opened(open_page, page_file)
     rows = offline.page.evaluate(
-        """[...document.querySelectorAll('#side0 .row')].map(row => [...row.children]
-            .filter(part => part.textContent.trim()).map(part => part.textContent))"""
+        """[...document.querySelectorAll('#side0 .row')].map(row => Object.fromEntries(
+            [['index', '.ri'], ['size', '.rs'], ['place', '.rw'], ['kind', '.rf:not(.warn)'],
+             ['flags', '.rf.warn'], ['headings', '.heads']].map(([name, selector]) =>
+                [name, row.querySelector(selector)?.textContent ?? null])))"""
     )
     expected = records(source, "-s", "markdown", "--size", "100")
     assert len(rows) == len(expected)
-    assert rows[0] == ["#0", f"{expected[0]['chars']} chars", "lines 1–3", "Guide"]
-    assert rows[1] == [
-        "#1",
-        f"{expected[1]['chars']} chars",
-        f"lines {expected[1]['line_start']}–{expected[1]['line_end']}",
-        "code",
-        "oversize_split",
-        "Guide",
-    ]
+    assert rows[0] == {
+        "index": "#0",
+        "size": f"{expected[0]['chars']} chars",
+        "place": "lines 1–3",
+        "kind": None,
+        "flags": None,
+        "headings": "Guide",
+    }
+    assert rows[1] == {
+        "index": "#1",
+        "size": f"{expected[1]['chars']} chars",
+        "place": f"lines {expected[1]['line_start']}–{expected[1]['line_end']}",
+        "kind": "code",
+        "flags": "oversize_split",
+        "headings": "Guide",
+    }
     warned = offline.page.evaluate("document.querySelectorAll('#side0 .row .rf.warn').length")
     assert warned == sum(bool(r["metadata"].get("oversize_split")) for r in expected)
     assert_offline(offline, page_file)

@@ -394,7 +394,6 @@
       make("span", "rw", where(record)));
     const marks = flags(record);
     if (marks.kind) row.append(make("span", "rf", marks.kind));
-    if (marks.warnings.length) row.append(make("span", "rf warn", marks.warnings.join(" ")));
     if (side.limit) {
       const bar = make("span", "bar");
       const fill = make("i", side.sizes[i] > side.limit ? "over" : "");
@@ -402,7 +401,11 @@
       bar.append(fill);
       row.append(bar);
     }
-    row.append(make("div", "rh", headingsOf(record) || "\u00a0"));
+    // Second line: warnings first (they must not be cut off), then the heading path.
+    const second = make("div", "rh");
+    if (marks.warnings.length) second.append(make("span", "rf warn", marks.warnings.join(" ")));
+    second.append(make("span", "heads", headingsOf(record) || "\u00a0"));
+    row.append(second);
     return row;
   }
 
