@@ -27,13 +27,6 @@ from ragchunk.errors import UsageError
 if TYPE_CHECKING:
     from ragchunk.config import Settings
 
-__all__ = [
-    "RECIPE_FLAGS",
-    "parse_recipe_flags",
-    "settings_from_flags",
-]
-
-
 def _complete_strategy(incomplete: str) -> list[str]:
     return [name for name in strategies.names() if name.startswith(incomplete)]
 

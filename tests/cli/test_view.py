@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer.main
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
+from ragchunk.cli._options import RECIPE_FLAGS, _recipe_app
 from tests.conftest import FIXTURES
 
 runner = CliRunner()
@@ -238,6 +240,27 @@ def test_open_hands_the_page_to_the_browser(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"{target}\n"
     assert opened.read_text(encoding="utf-8") == target.resolve().as_uri()
+
+
+def test_split_and_view_share_one_declaration_of_each_common_option() -> None:
+    root = typer.main.get_command(app)
+    split, view = (root.commands[name] for name in ("split", "view"))  # type: ignore[attr-defined]
+    split_params = {param.name: param for param in split.params}
+    view_params = {param.name: param for param in view.params}
+    # -o means a JSONL file for split and a page for view: declared by each command.
+    shared = sorted(split_params.keys() & view_params.keys() - {"output"})
+    assert set(RECIPE_FLAGS) <= set(shared)
+    assert {"input_format", "password", "config", "include", "exclude"} <= set(shared)
+    for name in shared:
+        ours, theirs = split_params[name], view_params[name]
+        assert (ours.opts, ours.help, ours.default) == (theirs.opts, theirs.help, theirs.default)
+    compare = typer.main.get_command(_recipe_app)
+    assert tuple(param.name for param in compare.params) == RECIPE_FLAGS
+    for param in compare.params:
+        assert (param.opts, param.help) == (
+            view_params[param.name].opts,
+            view_params[param.name].help,
+        )
 
 
 def test_help_names_the_options_it_shares_with_split() -> None:
