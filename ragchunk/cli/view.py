@@ -137,10 +137,9 @@ def view_command(
             exclude=tuple(exclude) if exclude else None,
             gitignore=False if no_gitignore else None,
         ).over(configuration.run)
-        if _is_directory(path):
-            directory = _directory_output(path, output)
-            found = _walk(path, run, directory)
-    if _is_directory(path):
+        directory = _directory_output(path, output) if _is_directory(path) else None
+        found = None if directory is None else _walk(path, run, directory)
+    if directory is not None and found is not None:
         shown, failed = _view_directory(path, found, plans, compared, directory)
     else:
         shown, failed = _view_file(path, plans, compared, output)
@@ -208,13 +207,14 @@ def _view_file(
 ) -> tuple[Path | None, bool]:
     """Draw one input's page; return it (None when the input failed) and whether it failed."""
     from ragchunk.view import render_page
-    from ragchunk.view.site import file_output, write_page
+    from ragchunk.view.site import file_output
 
     view = _view(path, path, plans, compared)
     if view.error is not None:
         return None, True
     target = file_output(path, output, cwd=Path())
-    write_page(target, render_page(view))
+    if not _write(target, render_page(view)):
+        return None, True
     return target, False
 
 
@@ -224,7 +224,7 @@ def _view_directory(
     """Draw a page per input and the index; return the index and whether any input failed."""
     from ragchunk.errors import InputError
     from ragchunk.view import IndexEntry, View, render_index, render_page
-    from ragchunk.view.site import INDEX_NAME, page_path, relative_link, write_page
+    from ragchunk.view.site import INDEX_NAME, page_path, relative_link
 
     index = directory / INDEX_NAME
     entries: list[IndexEntry] = []
@@ -239,12 +239,28 @@ def _view_directory(
             entries.append(IndexEntry(refused, None))
             continue
         view = _view(item.source, item.doc_id, plans, compared)
-        if view.error is None:
-            write_page(page, render_page(view, index_href=relative_link(page, index)))
+        if view.error is None and not _write(
+            page, render_page(view, index_href=relative_link(page, index))
+        ):
+            view = View(item.source, item.doc_id, error=f"{item.source}: its page was not written")
         entries.append(IndexEntry(view, relative_link(index, page) if view.error is None else None))
     notes = tuple(note.message for note in found.notes)
-    write_page(index, render_index(path, entries, notes))
-    return index, any(entry.view.error is not None for entry in entries)
+    failed = any(entry.view.error is not None for entry in entries)
+    if not _write(index, render_index(path, entries, notes)):
+        return None, True
+    return index, failed
+
+
+def _write(target: Path, html: str) -> bool:
+    """Write one page; say why not and return False when it cannot be written."""
+    from ragchunk.view.site import write_page
+
+    try:
+        write_page(target, html)
+    except OSError as exc:
+        _say(f"error: cannot write {target}: {exc.strerror or exc}")
+        return False
+    return True
 
 
 def _say(message: str) -> None:

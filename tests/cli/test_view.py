@@ -151,6 +151,17 @@ def test_an_input_that_fails_exits_1_without_a_page(tmp_path: Path) -> None:
     assert not target.exists()
 
 
+def test_a_page_that_cannot_be_written_is_a_failure(tmp_path: Path) -> None:
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("not a directory", encoding="utf-8")
+    target = blocker / "page.html"
+    result = runner.invoke(app, ["view", str(NOTES), "-o", str(target)])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"error: cannot write {target}: ")
+    assert result.stderr.count("\n") == 1
+
+
 def make_tree(root: Path) -> None:
     (root / "sub").mkdir(parents=True)
     (root / "a.txt").write_text("Alpha text.\n" * 30, encoding="utf-8")
