@@ -27,6 +27,7 @@ from ragchunk.errors import UsageError
 if TYPE_CHECKING:
     from ragchunk.config import Settings
 
+
 def _complete_strategy(incomplete: str) -> list[str]:
     return [name for name in strategies.names() if name.startswith(incomplete)]
 
