@@ -17,7 +17,7 @@ _ragchunk() {
     COMPREPLY=()
     for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
         case "$word" in
-            inspect|split|stats|strategies) command="$word"; break ;;
+            inspect|split|stats|strategies|view) command="$word"; break ;;
         esac
     done
     case "$command" in
@@ -25,7 +25,8 @@ _ragchunk() {
         split) _ragchunk_split ;;
         stats) _ragchunk_stats ;;
         strategies) _ragchunk_strategies ;;
-        *) _ragchunk_words "--version -h --help inspect split stats strategies" ;;
+        view) _ragchunk_view ;;
+        *) _ragchunk_words "--version -h --help inspect split stats strategies view" ;;
     esac
 }
 
@@ -77,6 +78,30 @@ _ragchunk_stats() {
 _ragchunk_strategies() {
     if [[ "$cur" == -* ]]; then _ragchunk_words "-h --help"; return; fi
     _ragchunk_words "auto code fixed hierarchical markdown paragraph recursive sentence token"
+}
+
+_ragchunk_view() {
+    case "$prev" in
+        -s|--strategy) _ragchunk_words "auto code fixed hierarchical markdown paragraph recursive sentence token"; return ;;
+        --size) return ;;
+        --overlap) return ;;
+        --unit) _ragchunk_words "chars tokens"; return ;;
+        --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "max_depth= min_level= overlap_sentences= sentences= separators="; return ;;
+        --compare) return ;;
+        -o|--output) _ragchunk_files; return ;;
+        --min-size) return ;;
+        --format) _ragchunk_words "code docx markdown pdf text"; return ;;
+        --password) return ;;
+        --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
+        --timeout) return ;;
+        --max-bytes) return ;;
+        --config) _ragchunk_files; return ;;
+        --include) return ;;
+        --exclude) return ;;
+    esac
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option --compare -o --output --open --count-tokens --contextualize --min-size --format --password --language --timeout --max-bytes --config --include --exclude --no-gitignore --debug -h --help"; return; fi
+    _ragchunk_files
 }
 
 complete -F _ragchunk ragchunk

@@ -1,4 +1,4 @@
-"""The command line: ``ragchunk split | strategies | inspect | stats``, and the exit codes.
+"""The command line: ``ragchunk split | strategies | inspect | stats | view``, and exit codes.
 
 Exit codes: 0 every input chunked; 1 some inputs failed (the others were written and a summary
 names each failure); 2 bad usage or options.
@@ -15,6 +15,7 @@ from ragchunk.cli import inspect as _inspect  # noqa: F401 - registers the comma
 from ragchunk.cli import split as _split  # noqa: F401 - registers the command
 from ragchunk.cli import stats as _stats  # noqa: F401 - registers the command
 from ragchunk.cli import strategies as _strategies  # noqa: F401 - registers the command
+from ragchunk.cli import view as _view  # noqa: F401 - registers the command
 from ragchunk.cli._app import EXIT_OK, app
 
 __all__ = ["app", "main"]

@@ -3,18 +3,36 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from ragchunk import strategies
 from ragchunk.cli._app import EXIT_OK, PlainUsage, app, usage_errors
-from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER, UNITS
-from ragchunk.errors import UsageError
-
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-
+from ragchunk.cli._options import (
+    ConfigFlag,
+    ContextualizeFlag,
+    CountTokensFlag,
+    DebugFlag,
+    ExcludeFlag,
+    FormatFlag,
+    IncludeFlag,
+    LanguageFlag,
+    MaxBytesFlag,
+    MinSizeFlag,
+    NoGitignoreFlag,
+    OptionFlag,
+    OverlapFlag,
+    PasswordFlag,
+    SizeFlag,
+    StrategyFlag,
+    TimeoutFlag,
+    TokenizerFlag,
+    UnitFlag,
+    given_flags,
+    settings_from_flags,
+)
+from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
 
 SPLIT_HELP = """Split documents into chunks and print them as JSONL (one record per line).
 
@@ -34,20 +52,6 @@ Examples:
 """
 
 
-def _complete_strategy(incomplete: str) -> list[str]:
-    return [name for name in strategies.names() if name.startswith(incomplete)]
-
-
-def _parse_assignments(assignments: Iterable[str]) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for assignment in assignments:
-        key, sep, value = assignment.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"-O expects key=value (got {assignment!r})")
-        values[key.strip()] = value
-    return values
-
-
 @app.command("split", cls=PlainUsage, help=SPLIT_HELP)
 def split_command(
     ctx: typer.Context,
@@ -59,44 +63,12 @@ def split_command(
             metavar="PATH...",
         ),
     ],
-    strategy: Annotated[
-        str,
-        typer.Option(
-            "--strategy", "-s", help="Chunking strategy.", autocompletion=_complete_strategy
-        ),
-    ] = strategies.DEFAULT_STRATEGY,
-    size: Annotated[
-        Optional[int],  # noqa: UP045 - Typer needs Optional on Python 3.11
-        typer.Option(
-            help="Hard maximum chunk size, overlap included [default: per strategy; "
-            "hierarchical and sentence-count mode are unbounded unless it is given].",
-            show_default=False,
-        ),
-    ] = None,
-    overlap: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option(
-            help="Units a chunk may repeat from the previous one [default: per strategy].",
-            show_default=False,
-        ),
-    ] = None,
-    unit: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(
-            help="Unit of --size and --overlap: chars or tokens [default: per strategy].",
-            show_default=False,
-            autocompletion=lambda: list(UNITS),
-        ),
-    ] = None,
-    tokenizer: Annotated[
-        str, typer.Option(help="tiktoken encoding name or path to a tokenizer.json.")
-    ] = DEFAULT_TOKENIZER,
-    option: Annotated[
-        Optional[list[str]],  # noqa: UP045
-        typer.Option(
-            "--option", "-O", help="Strategy option as key=value (repeatable).", show_default=False
-        ),
-    ] = None,
+    strategy: StrategyFlag = strategies.DEFAULT_STRATEGY,
+    size: SizeFlag = None,
+    overlap: OverlapFlag = None,
+    unit: UnitFlag = None,
+    tokenizer: TokenizerFlag = DEFAULT_TOKENIZER,
+    option: OptionFlag = None,
     output: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
@@ -115,51 +87,15 @@ def split_command(
             "--stats", help="Also print a size summary on stderr (stdout keeps the chunks)."
         ),
     ] = False,
-    count_tokens: Annotated[
-        bool, typer.Option("--count-tokens", help="Add a token count to every chunk.")
-    ] = False,
-    input_format: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(
-            "--format", help="Force the input format instead of detecting it.", show_default=False
-        ),
-    ] = None,
-    password: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(help="Password for encrypted PDFs.", show_default=False),
-    ] = None,
-    language: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(
-            help="Force the programming language of code inputs (implies --format code).",
-            show_default=False,
-        ),
-    ] = None,
-    debug: Annotated[
-        bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")
-    ] = False,
+    count_tokens: CountTokensFlag = False,
+    input_format: FormatFlag = None,
+    password: PasswordFlag = None,
+    language: LanguageFlag = None,
+    debug: DebugFlag = False,
     # Batch runs (issue 6).
-    include: Annotated[
-        Optional[list[str]],  # noqa: UP045
-        typer.Option(
-            "--include",
-            help="In directories, chunk only files matching GLOB (repeatable).",
-            metavar="GLOB",
-            show_default=False,
-        ),
-    ] = None,
-    exclude: Annotated[
-        Optional[list[str]],  # noqa: UP045
-        typer.Option(
-            "--exclude",
-            help="In directories, skip files and directories matching GLOB (repeatable).",
-            metavar="GLOB",
-            show_default=False,
-        ),
-    ] = None,
-    no_gitignore: Annotated[
-        bool, typer.Option("--no-gitignore", help="Also chunk files that .gitignore ignores.")
-    ] = False,
+    include: IncludeFlag = None,
+    exclude: ExcludeFlag = None,
+    no_gitignore: NoGitignoreFlag = False,
     jobs: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option(
@@ -191,23 +127,8 @@ def split_command(
     hashes: Annotated[
         bool, typer.Option("--hashes", help="Add doc_hash and hash (SHA-256) to every chunk.")
     ] = False,
-    timeout: Annotated[
-        float,
-        typer.Option(
-            "--timeout",
-            help="Fail an input that takes longer than this many seconds; the others go on.",
-            metavar="SECONDS",
-        ),
-    ] = DEFAULT_TIMEOUT,
-    max_bytes: Annotated[
-        int,
-        typer.Option(
-            "--max-bytes",
-            help="Refuse an input larger than this, or whose compressed parts (DOCX members, "
-            "PDF streams) expand past it.",
-            metavar="BYTES",
-        ),
-    ] = DEFAULT_MAX_BYTES,
+    timeout: TimeoutFlag = DEFAULT_TIMEOUT,
+    max_bytes: MaxBytesFlag = DEFAULT_MAX_BYTES,
     check: Annotated[
         bool,
         typer.Option(
@@ -217,33 +138,9 @@ def split_command(
             "and exit 1 if any.",
         ),
     ] = False,
-    config: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(
-            "--config",
-            help="Read settings from this file instead of the ragchunk.toml or "
-            "pyproject.toml found from here up.",
-            metavar="FILE",
-            show_default=False,
-        ),
-    ] = None,
-    contextualize: Annotated[
-        bool,
-        typer.Option(
-            "--contextualize",
-            help="Add a context field (heading breadcrumb + text) to every chunk; --size then "
-            "counts the breadcrumb.",
-        ),
-    ] = False,
-    min_size: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option(
-            "--min-size",
-            help="Merge chunks smaller than this (unit of --size) into a neighbour under the "
-            "same heading, within --size.",
-            show_default=False,
-        ),
-    ] = None,
+    config: ConfigFlag = None,
+    contextualize: ContextualizeFlag = False,
+    min_size: MinSizeFlag = None,
     # Stable identity (issue 13).
     root: Annotated[
         Optional[str],  # noqa: UP045
@@ -259,28 +156,11 @@ def split_command(
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare
     from ragchunk.cli import _batch
-    from ragchunk.config import RunSettings, Settings, load_config
-    from ragchunk.options import parse_unit
+    from ragchunk.config import RunSettings, load_config
     from ragchunk.plan import make_plans
 
-    given = _given(ctx)
     with usage_errors():
-        flags = Settings(
-            strategy=strategy if "strategy" in given else None,
-            size=size,
-            overlap=overlap,
-            unit=None if unit is None else parse_unit(unit),
-            tokenizer=tokenizer if "tokenizer" in given else None,
-            count_tokens=count_tokens or None,
-            format=input_format,
-            language=language,
-            hashes=hashes or None,
-            timeout=timeout if "timeout" in given else None,
-            max_bytes=max_bytes if "max_bytes" in given else None,
-            contextualize=contextualize or None,
-            min_size=min_size,
-            options=_parse_assignments(option or ()),
-        )
+        flags = settings_from_flags(ctx.params, given_flags(ctx))
         run = RunSettings(
             include=tuple(include) if include else None,
             exclude=tuple(exclude) if exclude else None,
@@ -301,9 +181,3 @@ def split_command(
     code = _batch.execute(batch, display)
     if code != EXIT_OK:
         raise typer.Exit(code)
-
-
-def _given(ctx: typer.Context) -> set[str]:
-    """Return the parameters the user set (a flag wins over a configuration file)."""
-    sources = {name: ctx.get_parameter_source(name) for name in ctx.params}
-    return {name for name, source in sources.items() if source and source.name != "DEFAULT"}

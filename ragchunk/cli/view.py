@@ -1,0 +1,271 @@
+"""``ragchunk view``: parse flags, build the plans, draw each input's page, print where it is."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from ragchunk import strategies
+from ragchunk.cli._app import EXIT_FAILED_INPUTS, app, one_line, usage_errors
+from ragchunk.cli._options import (
+    ConfigFlag,
+    ContextualizeFlag,
+    CountTokensFlag,
+    DebugFlag,
+    ExcludeFlag,
+    FormatFlag,
+    IncludeFlag,
+    LanguageFlag,
+    MaxBytesFlag,
+    MinSizeFlag,
+    NoGitignoreFlag,
+    OptionFlag,
+    OverlapFlag,
+    PasswordFlag,
+    SizeFlag,
+    StrategyFlag,
+    TimeoutFlag,
+    TokenizerFlag,
+    UnitFlag,
+    given_flags,
+    parse_recipe_flags,
+    settings_from_flags,
+)
+from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
+from ragchunk.errors import UsageError
+
+if TYPE_CHECKING:
+    from ragchunk.config import RunSettings
+    from ragchunk.inputs import Found
+    from ragchunk.plan import Plans
+    from ragchunk.view import View
+
+VIEW_HELP = """Draw a document's chunks as one self-contained HTML page.
+
+The page shows the text with every chunk coloured, overlaps hatched, pages and heading paths,
+a list of the chunks with their records, a size histogram with the limit and the settings.
+It is one file: it loads nothing from the network. PATH is a file, - for standard input, or
+a directory (one page per input and an index.html). Without -o the page is NAME.view.html
+(a directory: NAME.view/) in the current directory; its path is printed.
+
+Examples:
+
+\b
+  ragchunk view report.pdf --open
+  ragchunk view guide.md -s markdown --compare '-s recursive --size 300'
+  ragchunk view notes.txt --size 200 --overlap 40 -o notes.html
+  ragchunk view docs/ -o site/
+"""
+
+
+@app.command("view", help=VIEW_HELP)
+def view_command(
+    ctx: typer.Context,
+    path: Annotated[
+        str,
+        typer.Argument(
+            help="A file, a directory, or - for standard input.",
+            show_default=False,
+            metavar="PATH",
+        ),
+    ],
+    strategy: StrategyFlag = strategies.DEFAULT_STRATEGY,
+    size: SizeFlag = None,
+    overlap: OverlapFlag = None,
+    unit: UnitFlag = None,
+    tokenizer: TokenizerFlag = DEFAULT_TOKENIZER,
+    option: OptionFlag = None,
+    compare: Annotated[
+        Optional[str],  # noqa: UP045 - Typer needs Optional on Python 3.11
+        typer.Option(
+            "--compare",
+            help="Show a second chunking beside the first: its options in one quoted string, "
+            "as split takes them ('-s recursive --size 300'); what it leaves out is the "
+            "first one's.",
+            metavar="OPTIONS",
+            show_default=False,
+        ),
+    ] = None,
+    output: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the page to this file; for a directory, the pages and index.html "
+            "to this directory.",
+            metavar="FILE|DIR/",
+            show_default=False,
+        ),
+    ] = None,
+    open_page: Annotated[
+        bool, typer.Option("--open", help="Open the page in the web browser.")
+    ] = False,
+    count_tokens: CountTokensFlag = False,
+    contextualize: ContextualizeFlag = False,
+    min_size: MinSizeFlag = None,
+    input_format: FormatFlag = None,
+    password: PasswordFlag = None,
+    language: LanguageFlag = None,
+    timeout: TimeoutFlag = DEFAULT_TIMEOUT,
+    max_bytes: MaxBytesFlag = DEFAULT_MAX_BYTES,
+    config: ConfigFlag = None,
+    include: IncludeFlag = None,
+    exclude: ExcludeFlag = None,
+    no_gitignore: NoGitignoreFlag = False,
+    debug: DebugFlag = False,
+) -> None:
+    """Draw the pages (the help text is VIEW_HELP)."""
+    from ragchunk.config import RunSettings, load_config
+    from ragchunk.plan import make_plans
+
+    with usage_errors():
+        flags = settings_from_flags(ctx.params, given_flags(ctx))
+        configuration = load_config(config)
+        plans = make_plans(configuration, flags, password=password, debug=debug)
+        compared = None
+        if compare is not None:
+            second = parse_recipe_flags(compare, "--compare").over(flags)
+            try:
+                compared = make_plans(configuration, second, password=password, debug=debug)
+            except UsageError as exc:
+                raise UsageError(f"--compare: {exc}") from None
+        run = RunSettings(
+            include=tuple(include) if include else None,
+            exclude=tuple(exclude) if exclude else None,
+            gitignore=False if no_gitignore else None,
+        ).over(configuration.run)
+        directory = _directory_output(path, output) if _is_directory(path) else None
+        found = None if directory is None else _walk(path, run, directory)
+    if directory is not None and found is not None:
+        shown, failed = _view_directory(path, found, plans, compared, directory)
+    else:
+        shown, failed = _view_file(path, plans, compared, output)
+    if shown is not None:
+        sys.stdout.write(f"{one_line(str(shown))}\n")
+        if open_page:
+            import webbrowser
+
+            webbrowser.open(shown.resolve().as_uri())
+    if failed:
+        raise typer.Exit(EXIT_FAILED_INPUTS)
+
+
+def _is_directory(path: str) -> bool:
+    from ragchunk.inputs import STDIN
+
+    return path != STDIN and Path(path).is_dir()
+
+
+def _directory_output(path: str, output: str | None) -> Path:
+    """Return the directory the pages of a directory go to.
+
+    Raises:
+        UsageError: ``-o`` names an existing file.
+    """
+    from ragchunk.view.site import default_output
+
+    if output is None:
+        return default_output(path, directory=True, cwd=Path())
+    target = Path(output)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"-o {output} is a file; the pages of a directory need a directory")
+    return target
+
+
+def _walk(path: str, run: RunSettings, directory: Path) -> Found:
+    """Return the inputs under ``path``; the output directory itself is never an input."""
+    from ragchunk.globs import make_globs
+    from ragchunk.inputs import WalkOptions, absolute, find_inputs
+
+    walk = WalkOptions(
+        include=make_globs(run.include or ()),
+        exclude=make_globs(run.exclude or ()),
+        gitignore=run.gitignore is not False,
+        skip=frozenset({absolute(directory)}),
+    )
+    return find_inputs([path], walk)
+
+
+def _view(source: str, doc_id: str, plans: Plans, compared: Plans | None) -> View:
+    from ragchunk.view import make_view
+
+    plan = plans.for_input(source, doc_id)
+    second = compared.for_input(source, doc_id).recipe if compared is not None else None
+    view = make_view(source, doc_id, plan, second)
+    for diagnostic in view.diagnostics:
+        _say(f"warning: {diagnostic.message}")
+    if view.error is not None:
+        _say(f"error: {view.error}")
+    return view
+
+
+def _view_file(
+    path: str, plans: Plans, compared: Plans | None, output: str | None
+) -> tuple[Path | None, bool]:
+    """Draw one input's page; return it (None when the input failed) and whether it failed."""
+    from ragchunk.inputs import doc_id_for
+    from ragchunk.view import render_page
+    from ragchunk.view.site import file_output
+
+    view = _view(path, doc_id_for(path), plans, compared)
+    if view.error is not None:
+        return None, True
+    target = file_output(path, output, cwd=Path())
+    if not _write(target, render_page(view)):
+        return None, True
+    return target, False
+
+
+def _view_directory(
+    path: str, found: Found, plans: Plans, compared: Plans | None, directory: Path
+) -> tuple[Path | None, bool]:
+    """Draw a page per input and the index; return the index and whether any input failed."""
+    from ragchunk.errors import InputError
+    from ragchunk.view import IndexEntry, View, render_index, render_page
+    from ragchunk.view.site import INDEX_NAME, page_path, relative_link, relative_name
+
+    index = directory / INDEX_NAME
+    entries: list[IndexEntry] = []
+    for note in found.notes:
+        _say(f"note: {note.message}")
+    for item in found.inputs:
+        # Pages mirror the walked tree; the records keep the run's doc_id (as split gives).
+        name = relative_name(item.source, path)
+        try:
+            page = page_path(directory, name)
+        except InputError as exc:
+            refused = View(item.source, item.doc_id, error=f"{item.source}: {exc}")
+            _say(f"error: {refused.error}")
+            entries.append(IndexEntry(name, refused, None))
+            continue
+        view = _view(item.source, item.doc_id, plans, compared)
+        if view.error is None and not _write(
+            page, render_page(view, index_href=relative_link(page, index))
+        ):
+            view = View(item.source, item.doc_id, error=f"{item.source}: its page was not written")
+        href = relative_link(index, page) if view.error is None else None
+        entries.append(IndexEntry(name, view, href))
+    notes = tuple(note.message for note in found.notes)
+    failed = any(entry.view.error is not None for entry in entries)
+    if not _write(index, render_index(path, entries, notes)):
+        return None, True
+    return index, failed
+
+
+def _write(target: Path, html: str) -> bool:
+    """Write one page; say why not and return False when it cannot be written."""
+    from ragchunk.view.site import write_page
+
+    try:
+        write_page(target, html)
+    except OSError as exc:
+        _say(f"error: cannot write {target}: {exc.strerror or exc}")
+        return False
+    return True
+
+
+def _say(message: str) -> None:
+    sys.stderr.write(f"{one_line(message)}\n")

@@ -1,0 +1,83 @@
+"""One input parsed once and chunked by one recipe, or by two side by side (``--compare``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ragchunk.deadline import TimedOut, time_limit, timeout_message
+from ragchunk.engine import Diagnostic, chunk_document, first_line, process
+from ragchunk.errors import RagchunkError
+
+if TYPE_CHECKING:
+    from ragchunk.model import Chunk, Document
+    from ragchunk.plan import Plan, Recipe
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One chunking of the document: the recipe and the records it gave."""
+
+    recipe: Recipe[Any]
+    chunks: tuple[Chunk, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What a page shows: the document and its chunkings, or the error that stopped the input.
+
+    Attributes:
+        source: the path as given.
+        doc_id: the document's id.
+        document: the parsed document, None when the input failed.
+        sides: one chunking, or two with ``--compare`` (the main one first).
+        diagnostics: warnings about the input, from parsing and chunking.
+        error: one sentence naming the input and the cause, or None.
+    """
+
+    source: str
+    doc_id: str
+    document: Document | None = None
+    sides: tuple[Side, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    error: str | None = None
+
+
+def make_view(source: str, doc_id: str, plan: Plan, compare: Recipe[Any] | None = None) -> View:
+    """Parse and chunk one input under ``plan``; chunk the same document by ``compare`` too.
+
+    The document is parsed once; both chunkings run under the plan's policy (its timeout
+    covers each). A failure of either becomes the view's ``error``, as ``engine.process``
+    reports it; nothing is raised for a bad input.
+    """
+    result = process(source, doc_id, plan, keep_document=True)
+    if result.error is not None or result.document is None:
+        return View(source, doc_id, diagnostics=result.diagnostics, error=result.error)
+    doc = result.document
+    sides = [Side(plan.recipe, result.chunks)]
+    diagnostics = list(result.diagnostics)
+    if compare is not None:
+        chunks, error = _chunk(doc, compare, plan, diagnostics)
+        if error is not None:
+            return View(source, doc_id, diagnostics=tuple(diagnostics), error=error)
+        sides.append(Side(compare, chunks))
+    return View(source, doc_id, doc, tuple(sides), tuple(diagnostics))
+
+
+def _chunk(
+    doc: Document, recipe: Recipe[Any], plan: Plan, diagnostics: list[Diagnostic]
+) -> tuple[tuple[Chunk, ...], str | None]:
+    """Return the chunks of ``doc`` under the second recipe, or the error that stopped it."""
+    where = f"{doc.source} (--compare)"
+    try:
+        with time_limit(plan.policy.timeout):
+            return tuple(chunk_document(doc, recipe, diagnostics)), None
+    except TimedOut:
+        return (), timeout_message(where, plan.policy.timeout)
+    except RagchunkError as exc:
+        return (), f"{exc} (--compare)"
+    except Exception as exc:
+        if plan.policy.debug:
+            raise
+        reason = first_line(str(exc))
+        return (), f"{where}: internal error: {type(exc).__name__}: {reason}; rerun with --debug"
