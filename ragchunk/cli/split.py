@@ -9,6 +9,14 @@ import typer
 
 from ragchunk import strategies
 from ragchunk.cli._app import EXIT_OK, app, usage_errors
+from ragchunk.cli._parsing import (
+    AllowEmptyFlag,
+    CommentsFlag,
+    KeepFlag,
+    OcrFlag,
+    OcrLanguageFlag,
+    PdfEngineFlag,
+)
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER, UNITS
 from ragchunk.errors import UsageError
 
@@ -31,6 +39,8 @@ Examples:
   ragchunk split docs/ -o chunks.jsonl --stats
   ragchunk split docs/ -o out/ --jobs 4    one JSONL per input under out/, as in docs/
   ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'
+  ragchunk split scans/ --ocr auto         recognise PDF pages without a text layer
+  ragchunk split report.pdf --keep headers keep its running headers and footers
 """
 
 
@@ -239,6 +249,13 @@ def split_command(
             show_default=False,
         ),
     ] = None,
+    # How PDF and DOCX inputs are read (issue 12).
+    pdf_engine: PdfEngineFlag = None,
+    ocr: OcrFlag = None,
+    ocr_language: OcrLanguageFlag = None,
+    keep: KeepFlag = None,
+    comments: CommentsFlag = False,
+    allow_empty: AllowEmptyFlag = False,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare
@@ -263,6 +280,11 @@ def split_command(
             max_bytes=max_bytes if "max_bytes" in given else None,
             contextualize=contextualize or None,
             min_size=min_size,
+            pdf_engine=pdf_engine,  # type: ignore[arg-type]  # checked by ParseOptions
+            ocr=ocr,  # type: ignore[arg-type]
+            ocr_language=ocr_language,
+            keep=tuple(keep) if keep else None,  # type: ignore[arg-type]
+            comments=comments or None,
             options=_parse_assignments(option or ()),
         )
         run = RunSettings(
@@ -274,7 +296,14 @@ def split_command(
             manifest=manifest,
         )
         configuration = load_config(config)
-        plans = make_plans(configuration, flags, password=password, debug=debug, check=check)
+        plans = make_plans(
+            configuration,
+            flags,
+            password=password,
+            debug=debug,
+            check=check,
+            allow_empty=allow_empty,
+        )
         try:
             batch = prepare(paths, plans, run.over(configuration.run), output=output)
         except KeyboardInterrupt:  # Ctrl-C while walking a large tree: nothing written yet
