@@ -70,6 +70,7 @@ def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
     from ragchunk.code import languages
     from ragchunk.defaults import DEFAULT_TOKENIZER, UNITS
     from ragchunk.options import option_fields
+    from ragchunk.parsers._spec import CLEAN_PARTS, OCR_MODES, PDF_ENGINES
 
     def option_keys() -> tuple[str, ...]:
         keys = {
@@ -87,6 +88,9 @@ def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
         "language": languages.names,
         "tokenizer": lambda: (DEFAULT_TOKENIZER,),
         "option": option_keys,
+        "pdf_engine": lambda: PDF_ENGINES,
+        "ocr": lambda: OCR_MODES,
+        "keep": lambda: CLEAN_PARTS,
     }
 
 

@@ -48,7 +48,7 @@ class ParseOptions:
         default="off",
         metadata={
             "help": "OCR for PDF pages: auto recognises pages without a text layer, all "
-            "every page (needs the ocr extra and Tesseract)."
+            "every page (needs the tesseract program)."
         },
     )
     ocr_language: str = field(

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 _WORD: Final = re.compile(r"\w+(?:[-\u2010]\w+)*")
 _BROKEN: Final = re.compile(r"(\w+(?:[-\u2010]\w+)*)[-\u2010\u00ad]$")
+MAX_WORD: Final = 64
+"""The longest word end a broken word is looked for in."""
 _FIRST: Final = re.compile(r"\w*")
 _PARTS: Final = re.compile("[-\u2010]")
 
@@ -46,7 +48,7 @@ def join_hyphenated(pages: Sequence[PageLines], counts: HyphenCounts) -> list[Pa
     places = [(p, i) for p, page_lines in enumerate(lines) for i in range(len(page_lines))]
     for (p, i), (q, j) in pairwise(places):
         above, below = lines[p][i], lines[q][j]
-        broken = _BROKEN.search(above.text)
+        broken = _broken(above.text)
         head, _, rest = below.text.partition(" ")
         if broken is None or not below.text[:1].islower():
             continue
@@ -65,6 +67,15 @@ def join_hyphenated(pages: Sequence[PageLines], counts: HyphenCounts) -> list[Pa
     ]
 
 
+def _broken(text: str) -> re.Match[str] | None:
+    """Return the match of a word broken by a hyphen at the end of ``text``, if any.
+
+    Only the line's end is searched: the pattern tried at every start of a long line of one
+    "word" (a hostile file) would take quadratic time.
+    """
+    return _BROKEN.search(text, max(0, len(text) - MAX_WORD))
+
+
 def _vocabulary(pages: Sequence[PageLines]) -> Counter[str]:
     """Count the words written whole on the pages, case-folded: compounds and their parts.
 
@@ -74,7 +85,7 @@ def _vocabulary(pages: Sequence[PageLines]) -> Counter[str]:
     broken_before = False
     for line in (line for page in pages for line in page.lines):
         found = _WORD.findall(line.text)
-        broken = _BROKEN.search(line.text) is not None
+        broken = _broken(line.text) is not None
         found = found[int(broken_before) : len(found) - int(broken)]
         broken_before = broken
         counts.update(word.casefold() for word in found)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from ragchunk.parsers._spec import ParseRequest
     from ragchunk.parsers.pdf.budget import Budget
 
-_LINE_ENDS: Final = frozenset("\r\n\ufffe")
+_LINE_END: Final = re.compile("\r\n|[\r\n\ufffe]")
 _ANGLE: Final = 0.01
 """Radians past which a line prints at an angle."""
 _MISPLACED: Final = 0.5
@@ -98,13 +99,12 @@ def _lines(textpage: Any, text: str, height: float) -> Iterator[Line]:
                 yield Line(" ".join(part.split()))
         return
     start = 0
-    for end in range(len(text) + 1):
-        if end < len(text) and text[end] not in _LINE_ENDS:
-            continue
+    for match in _LINE_END.finditer(text + "\n"):
+        end = match.start()
         if text[start:end].strip():
-            hyphen = end < len(text) and text[end] == "\ufffe"
+            hyphen = text[end : end + 1] == "\ufffe"
             yield _line(textpage, text, start, end, height, hyphen=hyphen)
-        start = end + 1
+        start = match.end()
 
 
 def _line(textpage: Any, text: str, start: int, end: int, height: float, *, hyphen: bool) -> Line:
