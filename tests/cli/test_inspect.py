@@ -160,7 +160,8 @@ def test_docx_parts_left_out_are_named() -> None:
     assert lines[start + 1 : start + 6] == [
         "  comments part word/comments.xml count 1",
         '  footer part word/footer1.xml "Wend Estuary Partnership \u2013 page 1"',
-        '  header part word/header1.xml "Field Handbook for Estuary Surveys \u2013 for survey crews only"',
+        "  header part word/header1.xml "
+        '"Field Handbook for Estuary Surveys \u2013 for survey crews only"',
         "  deleted part word/document.xml count 2",
         "  placeholder part word/document.xml count 1",
     ]

@@ -8,8 +8,8 @@ noncharacters U+FFFE/U+FFFF, and replaces lone surrogates (broken font maps) wit
 that is only a roman numeral) read as ``#``, so ``Page 3 of 8`` matches ``Page 4 of 8``:
 - a header is among the top ``ZONE_LINES`` lines of its page, in its top ``ZONE_SHARE``, and a
   footer likewise at the bottom, on at least ``min_pages`` pages;
-- a watermark is printed at an angle on at least two pages, or is anywhere on at least half
-  the pages (and three).
+- a watermark is printed at an angle on at least two pages, or is anywhere outside those
+  zones on at least half the pages (and three).
 A line found on one page only is never removed. What is removed is returned per page.
 """
 
@@ -121,7 +121,8 @@ def remove_repeated(
         for kind in ("header", "footer"):
             _mark_zone(pages, keys, kinds, kind)
     if watermarks:
-        _mark_watermarks(pages, keys, kinds)
+        zones = [{*_zone(page, "header"), *_zone(page, "footer")} for page in pages]
+        _mark_watermarks(pages, keys, kinds, zones)
     kept, removed = [], []
     for number, (page, marked) in enumerate(zip(pages, kinds, strict=True), start=1):
         lines = []
@@ -172,16 +173,21 @@ def _zone(page: PageLines, kind: Kind) -> list[int]:
 
 
 def _mark_watermarks(
-    pages: Sequence[PageLines], keys: Sequence[Sequence[str]], kinds: list[dict[int, Kind]]
+    pages: Sequence[PageLines],
+    keys: Sequence[Sequence[str]],
+    kinds: list[dict[int, Kind]],
+    zones: Sequence[set[int]],
 ) -> None:
     angled = _pages_per_key(keys, pages, rotated=True)
     anywhere = _pages_per_key(keys, pages, rotated=None)
     common = max(3, math.ceil(len(pages) / 2))
-    for page, page_keys, marked in zip(pages, keys, kinds, strict=True):
+    for page, page_keys, marked, zone in zip(pages, keys, kinds, zones, strict=True):
         for index, (line, key) in enumerate(zip(page.lines, page_keys, strict=True)):
             if index in marked or not any(ch.isalpha() for ch in key):
                 continue
-            if (line.rotated and angled[key] >= 2) or anywhere[key] >= common:
+            if (line.rotated and angled[key] >= 2) or (
+                anywhere[key] >= common and index not in zone
+            ):
                 marked[index] = "watermark"
 
 

@@ -39,7 +39,7 @@ def font_headings(pages: Sequence[PageLines]) -> list[Heading]:
     for number, page in enumerate(pages):
         lines = page.lines
         for index, line in enumerate(lines):
-            if not _is_heading_line(line, lines[index - 1] if index else None, body):
+            if not _is_large(line, body):
                 continue
             previous = found[-1] if found else None
             if (
@@ -47,10 +47,10 @@ def font_headings(pages: Sequence[PageLines]) -> list[Heading]:
                 and previous[0] == number
                 and previous[2] == index - 1
                 and abs(previous[3] - line.size) < 0.5
-            ):
+            ):  # the next line of a heading: a wrapped title, or the title after its number
                 found[-1] = (number, previous[1], index, previous[3])
-                continue
-            found.append((number, index, index, line.size))
+            elif not _continues(line, lines[index - 1] if index else None):
+                found.append((number, index, index, line.size))
     found = [f for f in found if _is_title(pages[f[0]].lines[f[1] : f[2] + 1])]
     ranks = {size: rank for rank, size in enumerate(sorted({f[3] for f in found}, reverse=True))}
     headings: list[Heading] = []
@@ -81,16 +81,19 @@ def _body_size(pages: Sequence[PageLines]) -> float | None:
     return weights.most_common(1)[0][0] if weights else None
 
 
-def _is_heading_line(line: Line, before: Line | None, body: float) -> bool:
+def _is_large(line: Line, body: float) -> bool:
+    """Return whether a line is set large enough for a heading and could be one."""
     text = line.text
     if line.size < body * HEADING_RATIO or line.rotated or len(text) > MAX_HEADING_CHARS:
         return False
-    if _CLAUSE_END.search(text):
-        return False
-    continues = (
+    return not _CLAUSE_END.search(text)
+
+
+def _continues(line: Line, before: Line | None) -> bool:
+    """Return whether a line goes on with the sentence of the (not heading) line above."""
+    return (
         before is not None
         and abs(before.size - line.size) < 0.5
         and not _SENTENCE_END.search(before.text)
-        and text[:1].islower()
+        and line.text[:1].islower()
     )
-    return not continues
