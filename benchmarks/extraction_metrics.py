@@ -1,7 +1,7 @@
 """Measures of extracted text (issue 12): word accuracy against a source, and chunk ends.
 
 - ``word_scores``: the words of an extraction aligned with the words of the source document
-  (``difflib`` on word sequences, case kept, punctuation stripped from word ends): precision
+  (``difflib`` on word sequences, case-folded, punctuation stripped from word ends): precision
   (extracted words that are in the source, in order), recall (source words found), F1. Running
   headers left in lower the precision; words lost, split ("e cient") or run together lower both.
 - ``merged_words``: extracted words not in the source that are two source words run together
@@ -38,8 +38,8 @@ class WordScores:
 
 
 def words(text: str) -> list[str]:
-    """Return the words of ``text`` in order (numbers and hyphenated words whole)."""
-    return _WORD.findall(text)
+    """Return the words of ``text`` in order, case-folded (numbers, hyphenated words whole)."""
+    return [word.casefold() for word in _WORD.findall(text)]
 
 
 def word_scores(extracted: str, source: str) -> WordScores:

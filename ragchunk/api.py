@@ -10,6 +10,7 @@ from ragchunk.errors import InputError
 if TYPE_CHECKING:
     from ragchunk.model import Chunk
     from ragchunk.options import Unit
+    from ragchunk.parsers._spec import ParseOptions
 
 
 def chunk_text(
@@ -50,18 +51,22 @@ def chunk_file(
     format: str | None = None,
     language: str | None = None,
     password: str | None = None,
+    parse: ParseOptions | None = None,
+    allow_empty: bool = False,
 ) -> list[Chunk]:
     """Parse the file at ``path`` and return its chunks.
 
     ``format`` forces the parser (detected from the extension and content otherwise),
-    ``language`` forces a source file's language (as ``--language``), and ``password`` opens
-    an encrypted PDF.
+    ``language`` forces a source file's language (as ``--language``), ``password`` opens
+    an encrypted PDF, ``parse`` says how PDF and DOCX files are read (engine, OCR, cleaning,
+    comments), and ``allow_empty`` accepts a file in which no text is found (no chunks).
 
     Raises:
         UsageError: a bad strategy name or option.
         InputError: the file cannot be read or parsed.
     """
     from ragchunk.engine import process
+    from ragchunk.parsers._spec import DEFAULT_PARSE
     from ragchunk.plan import make_plan
 
     plan = make_plan(
@@ -74,6 +79,8 @@ def chunk_file(
         format=format,
         language=language,
         password=password,
+        parse=parse or DEFAULT_PARSE,
+        allow_empty=allow_empty,
     )
     result = process(path, path, plan)
     if result.error is not None:

@@ -43,6 +43,8 @@ class HyphenCounts:
 
 def join_hyphenated(pages: Sequence[PageLines], counts: HyphenCounts) -> list[PageLines]:
     """Return the pages with words broken at line ends joined (see the module docstring)."""
+    if not any(_broken(line.text) for page in pages for line in page.lines):
+        return list(pages)
     words = _vocabulary(pages)
     lines = [list(page.lines) for page in pages]
     places = [(p, i) for p, page_lines in enumerate(lines) for i in range(len(page_lines))]
@@ -53,7 +55,8 @@ def join_hyphenated(pages: Sequence[PageLines], counts: HyphenCounts) -> list[Pa
         if broken is None or not below.text[:1].islower():
             continue
         left = broken.group(1)
-        second = _FIRST.match(head).group()  # type: ignore[union-attr]  # \w* always matches
+        match = _FIRST.match(head)
+        second = match.group() if match else ""
         if _is_real_hyphen(left, second, words) and above.text[-1] != "\u00ad":
             counts.kept += 1
             lines[p][i] = replace(above, text=above.text + head)
@@ -81,15 +84,25 @@ def _vocabulary(pages: Sequence[PageLines]) -> Counter[str]:
 
     The pieces of words broken at line ends are no evidence of anything and are left out.
     """
-    counts: Counter[str] = Counter()
-    broken_before = False
-    for line in (line for page in pages for line in page.lines):
-        found = _WORD.findall(line.text)
-        broken = _broken(line.text) is not None
-        found = found[int(broken_before) : len(found) - int(broken)]
-        broken_before = broken
-        counts.update(word.casefold() for word in found)
-        counts.update(part.casefold() for word in found for part in _PARTS.split(word) if part)
+    texts = [line.text for page in pages for line in page.lines]
+    counts = _with_parts(Counter(map(str.casefold, _WORD.findall("\n".join(texts)))))
+    pieces: list[str] = []
+    for above, below in pairwise(texts):
+        if _broken(above) is not None:
+            pieces += [*_WORD.findall(above)[-1:], *_WORD.findall(below)[:1]]
+    counts.subtract(_with_parts(Counter(map(str.casefold, pieces))))
+    return counts
+
+
+def _with_parts(counts: Counter[str]) -> Counter[str]:
+    """Return ``counts`` with each hyphenated word's parts counted as words too."""
+    parts: Counter[str] = Counter()
+    for word, count in counts.items():
+        if "-" in word or "\u2010" in word:
+            for part in _PARTS.split(word):
+                if part:
+                    parts[part] += count
+    counts.update(parts)
     return counts
 
 

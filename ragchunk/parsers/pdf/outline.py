@@ -13,6 +13,7 @@ whole page. A heading's path names its printed text.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 from typing import TYPE_CHECKING, Final
@@ -37,6 +38,7 @@ _ABOVE: Final = 1.0
 """A destination may point this many ems above its heading's top."""
 
 
+@functools.lru_cache(maxsize=4096)
 def loose(text: str) -> tuple[str, ...]:
     """Return the words a heading is compared by: folded, numbering and punctuation gone."""
     folded = unicodedata.normalize("NFKC", text).casefold().replace("&", " and ")
