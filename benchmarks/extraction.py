@@ -10,8 +10,9 @@ The corpus (written to the git-ignored ``benchmarks/corpus/extraction/``): six s
 (a report, a paper, a book, a contract, a station guide and Git's README, from the fixtures), each
 set by LibreOffice as an A4 PDF in C059 (a serif font with ligatures), justified with automatic
 hyphenation, a running header (title and date) and a footer (organisation, page N of M); three of
-them also in two columns; and the estuary report fixture (``fixtures/pdf/estuary-report.pdf``). The words of each source are the ground truth; the header and footer
-are not part of it, so text that keeps them loses precision.
+them also in two columns; and the estuary report fixture (``fixtures/pdf/estuary-report.pdf``).
+The words of each source are the ground truth; the header and footer are not part of it, so text
+that keeps them loses precision.
 
 Each contestant's text is scored with ``extraction_metrics``: word precision, recall and F1
 against the source, words run together, and the share of chunks ending at a sentence end when
@@ -183,8 +184,12 @@ def _odt(source: Source, *, columns: int) -> str:
   <style:page-layout-properties fo:page-width="21cm" fo:page-height="29.7cm"
     fo:margin-top="1.4cm" fo:margin-bottom="1.4cm" fo:margin-left="2.2cm"
     fo:margin-right="2.2cm"/>
-  <style:header-style><style:header-footer-properties fo:margin-bottom="0.5cm"/></style:header-style>
-  <style:footer-style><style:header-footer-properties fo:margin-top="0.5cm"/></style:footer-style>
+  <style:header-style>
+   <style:header-footer-properties fo:margin-bottom="0.5cm"/>
+  </style:header-style>
+  <style:footer-style>
+   <style:header-footer-properties fo:margin-top="0.5cm"/>
+  </style:footer-style>
  </style:page-layout>
 </office:automatic-styles>
 """
@@ -208,7 +213,7 @@ def _odt(source: Source, *, columns: int) -> str:
     return flat_odt(source.title, "ragchunk benchmarks", body, styles, automatic, masters)
 
 
-def build(force: bool = False) -> list[tuple[Source, Path]]:
+def build(*, force: bool = False) -> list[tuple[Source, Path]]:
     """Return every (source, PDF) of the corpus, building the PDFs that are missing."""
     from builders.common import soffice
 
