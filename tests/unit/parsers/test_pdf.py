@@ -336,3 +336,13 @@ def test_pdfium_leaves_out_a_lone_surrogate() -> None:
 
     doc, warnings = load(make_bad.pdf_surrogate(), "pdfium")
     assert (doc.text, warnings) == ("Hello world", [])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    "name", ["estuary-report", "inspection-letter", "report-outline", "report-plain"]
+)
+def test_undamaged_files_read_without_a_repair_warning(name: str, engine: str) -> None:
+    """pypdf reads CFF fonts with fonttools; without it, it "repaired" undamaged files."""
+    _, warnings = load(FIXTURES / "pdf" / f"{name}.pdf", engine)
+    assert warnings == []
