@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 _WORD: Final = re.compile(r"\w+(?:[-\u2010]\w+)*")
 _BROKEN: Final = re.compile(r"(\w+(?:[-\u2010]\w+)*)[-\u2010\u00ad]$")
+_HYPHENS: Final = frozenset("-\u2010\u00ad")
 MAX_WORD: Final = 64
 """The longest word end a broken word is looked for in."""
 _FIRST: Final = re.compile(r"\w*")
@@ -76,6 +77,8 @@ def _broken(text: str) -> re.Match[str] | None:
     Only the line's end is searched: the pattern tried at every start of a long line of one
     "word" (a hostile file) would take quadratic time.
     """
+    if not text or text[-1] not in _HYPHENS:
+        return None  # most lines: no pattern search at all
     return _BROKEN.search(text, max(0, len(text) - MAX_WORD))
 
 

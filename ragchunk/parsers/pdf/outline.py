@@ -68,7 +68,10 @@ def similarity(title: Sequence[str], printed: Sequence[str]) -> float:
     """Return how alike two loose word sequences are (1.0 the same)."""
     if not title or not printed:
         return 0.0
-    return difflib.SequenceMatcher(None, title, printed, autojunk=False).ratio()
+    matcher = difflib.SequenceMatcher(None, title, printed, autojunk=False)
+    if matcher.real_quick_ratio() < MIN_SIMILARITY or matcher.quick_ratio() < MIN_SIMILARITY:
+        return matcher.quick_ratio()  # an upper bound, already too low: no need to align
+    return matcher.ratio()
 
 
 def place_outline(
