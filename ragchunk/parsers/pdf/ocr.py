@@ -19,7 +19,7 @@ import shutil
 import statistics
 import subprocess
 from collections import defaultdict
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.errors import InputError, OptionError
 from ragchunk.parsers.pdf.lines import Line, PageLines
@@ -110,9 +110,9 @@ def recognise_pages(
     return pages
 
 
-def _recognise(page: object, request: ParseRequest, number: int) -> PageLines:
-    width, height = page.get_size()  # type: ignore[attr-defined]
-    bitmap = page.render(scale=DPI / 72, grayscale=True)  # type: ignore[attr-defined]
+def _recognise(page: Any, request: ParseRequest, number: int) -> PageLines:
+    width, height = page.get_size()
+    bitmap = page.render(scale=DPI / 72, grayscale=True)
     try:
         image = _pgm(bitmap)
     finally:
@@ -123,11 +123,10 @@ def _recognise(page: object, request: ParseRequest, number: int) -> PageLines:
     return PageLines(tuple(lines), width, height, confidence)
 
 
-def _pgm(bitmap: object) -> bytes:
+def _pgm(bitmap: Any) -> bytes:
     """Return a grey PDFium bitmap as a binary PGM image."""
-    width, height = bitmap.width, bitmap.height  # type: ignore[attr-defined]
-    stride = bitmap.stride  # type: ignore[attr-defined]
-    buffer = bytes(bitmap.buffer)  # type: ignore[attr-defined]
+    width, height, stride = bitmap.width, bitmap.height, bitmap.stride
+    buffer = bytes(bitmap.buffer)
     rows = b"".join(buffer[row * stride : row * stride + width] for row in range(height))
     return b"P5\n%d %d\n255\n" % (width, height) + rows
 
