@@ -34,8 +34,12 @@ _ragchunk_inspect() {
     case "$prev" in
         --format) _ragchunk_words "code docx markdown pdf text"; return ;;
         --password) return ;;
+        --pdf-engine) _ragchunk_words "pdfium pypdf"; return ;;
+        --ocr) _ragchunk_words "off auto all"; return ;;
+        --ocr-language) return ;;
+        --keep) _ragchunk_words "headers watermarks hyphens ligatures"; return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "--text --format --password -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--text --format --password --pdf-engine --ocr --ocr-language --keep --comments -h --help"; return; fi
     _ragchunk_files
 }
 
@@ -60,8 +64,12 @@ _ragchunk_split() {
         --config) _ragchunk_files; return ;;
         --min-size) return ;;
         --root) return ;;
+        --pdf-engine) _ragchunk_words "pdfium pypdf"; return ;;
+        --ocr) _ragchunk_words "off auto all"; return ;;
+        --ocr-language) return ;;
+        --keep) _ragchunk_words "headers watermarks hyphens ligatures"; return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --root -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty -h --help"; return; fi
     _ragchunk_files
 }
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     )
     from ragchunk.model import Chunk, Document, Page, Section, Span
     from ragchunk.options import Budget
+    from ragchunk.parsers._spec import ParseOptions
 
 _HOMES = {
     "chunk_file": "api",
@@ -42,6 +43,7 @@ _HOMES = {
     "Section": "model",
     "Span": "model",
     "Budget": "options",
+    "ParseOptions": "parsers._spec",
 }
 """Where each public name lives: imported on first use, so ``ragchunk --help`` (which runs
 this package's ``__init__`` first) does not pay for the engine's modules."""
@@ -56,6 +58,7 @@ __all__ = [
     "LimitExceededError",
     "OptionError",
     "Page",
+    "ParseOptions",
     "RagchunkError",
     "Section",
     "Span",

@@ -10,6 +10,7 @@ from ragchunk.errors import InputError
 if TYPE_CHECKING:
     from ragchunk.model import Chunk
     from ragchunk.options import Unit
+    from ragchunk.parsers._spec import ParseOptions
 
 
 def chunk_text(
@@ -51,13 +52,17 @@ def chunk_file(
     language: str | None = None,
     password: str | None = None,
     root: str = ".",
+    parse: ParseOptions | None = None,
+    allow_empty: bool = False,
 ) -> list[Chunk]:
     """Parse the file at ``path`` and return its chunks.
 
     ``format`` forces the parser (detected from the extension and content otherwise),
-    ``language`` forces a source file's language (as ``--language``), and ``password`` opens
-    an encrypted PDF. The chunks' ``doc_id`` is the file's path relative to ``root`` (as
-    ``--root``; ``ragchunk.inputs.doc_id_for``), so it and the ids match ``ragchunk split``'s.
+    ``language`` forces a source file's language (as ``--language``), ``password`` opens
+    an encrypted PDF, ``parse`` says how PDF and DOCX files are read (engine, OCR, cleaning,
+    comments), and ``allow_empty`` accepts a file in which no text is found (no chunks). The
+    chunks' ``doc_id`` is the file's path relative to ``root`` (as ``--root``;
+    ``ragchunk.inputs.doc_id_for``), so it and the ids match ``ragchunk split``'s.
 
     Raises:
         UsageError: a bad strategy name or option.
@@ -65,6 +70,7 @@ def chunk_file(
     """
     from ragchunk.engine import process
     from ragchunk.inputs import doc_id_for
+    from ragchunk.parsers._spec import DEFAULT_PARSE
     from ragchunk.plan import make_plan
 
     plan = make_plan(
@@ -77,6 +83,8 @@ def chunk_file(
         format=format,
         language=language,
         password=password,
+        parse=parse or DEFAULT_PARSE,
+        allow_empty=allow_empty,
     )
     result = process(path, doc_id_for(path, root), plan)
     if result.error is not None:

@@ -40,6 +40,7 @@ from ragchunk.errors import OptionError, UsageError
 from ragchunk.globs import Glob
 from ragchunk.inputs import STDIN, absolute
 from ragchunk.options import Unit, convert_value
+from ragchunk.parsers._spec import CleanPart, OcrMode, ParseOptions, PdfEngine
 from ragchunk.registry import did_you_mean
 
 CONFIG_NAME: Final = "ragchunk.toml"
@@ -59,6 +60,12 @@ _SCOPE_KEYS: Final[dict[str, tuple[str, Any]]] = {
     "max-bytes": ("max_bytes", int),
     "contextualize": ("contextualize", bool),
     "min-size": ("min_size", int),
+    # How parsers read (ParseOptions), issue 12.
+    "pdf-engine": ("pdf_engine", PdfEngine),
+    "ocr": ("ocr", OcrMode),
+    "ocr-language": ("ocr_language", str),
+    "keep": ("keep", tuple[CleanPart, ...]),
+    "comments": ("comments", bool),
 }
 """Keys a scope (the top level or a ``[files."GLOB"]`` section) may set: key → (field, type)."""
 
@@ -100,7 +107,26 @@ class Settings:
     max_bytes: int | None = None
     contextualize: bool | None = None
     min_size: int | None = None
+    # How parsers read (issue 12); ``parse_options`` turns them into ParseOptions.
+    pdf_engine: PdfEngine | None = None
+    ocr: OcrMode | None = None
+    ocr_language: str | None = None
+    keep: tuple[CleanPart, ...] | None = None
+    comments: bool | None = None
     options: Mapping[str, object] = field(default_factory=dict)
+
+    def parse_options(self) -> ParseOptions:
+        """Return the parse options these settings give (unset ones take their defaults).
+
+        Raises:
+            OptionError: a value out of its range.
+        """
+        given = {
+            name: getattr(self, name)
+            for name in ("pdf_engine", "ocr", "ocr_language", "keep", "comments")
+            if getattr(self, name) is not None
+        }
+        return ParseOptions(**given)
 
     def over(self, lower: Settings) -> Settings:
         """Return these settings with ``lower``'s filling what is not set here.

@@ -6,7 +6,7 @@ them from here).
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal, TypeAlias
 
 UNITS: Final = ("chars", "tokens")
 """The units a size can be given in."""
@@ -19,3 +19,24 @@ DEFAULT_MAX_BYTES: Final = 512 * 1024 * 1024
 
 DEFAULT_TIMEOUT: Final = 300.0
 """The default of ``--timeout`` in seconds, on the command line (the library sets no limit)."""
+
+# How inputs are read (``parsers._spec.ParseOptions``): the choices and help ``--help`` shows.
+PdfEngine: TypeAlias = Literal["pdfium", "pypdf"]
+OcrMode: TypeAlias = Literal["off", "auto", "all"]
+CleanPart: TypeAlias = Literal["headers", "watermarks", "hyphens", "ligatures"]
+
+PDF_ENGINES: Final[tuple[PdfEngine, ...]] = ("pdfium", "pypdf")
+OCR_MODES: Final[tuple[OcrMode, ...]] = ("off", "auto", "all")
+CLEAN_PARTS: Final[tuple[CleanPart, ...]] = ("headers", "watermarks", "hyphens", "ligatures")
+"""What PDF cleaning changes, each of which ``--keep`` can turn off (see the README)."""
+
+PARSE_HELP: Final = {
+    "pdf_engine": "PDF text extraction engine: pdfium (PDFium, fast) or pypdf.",
+    "ocr": "OCR for PDF pages: auto recognises pages without a text layer, all every page "
+    "(needs the tesseract program).",
+    "ocr_language": "Tesseract language(s) for --ocr, such as eng or eng+deu.",
+    "keep": "Turn a part of PDF cleaning off: headers (running headers, footers and page "
+    "numbers), watermarks, hyphens (end-of-line hyphenation), ligatures.",
+    "comments": "Add a DOCX's comments after its notes (left out by default).",
+}
+"""The help of each ``ParseOptions`` field: its flag's, its configuration key's."""

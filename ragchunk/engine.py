@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ragchunk import strategies
 from ragchunk.chunks import assemble, gc_paused
 from ragchunk.deadline import TimedOut, time_limit, timeout_message
-from ragchunk.errors import RagchunkError
+from ragchunk.errors import InputError, RagchunkError
 from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.options import build_options
 from ragchunk.parsers._spec import ParseRequest
@@ -215,7 +215,9 @@ def _fit_contexts(
     no_overlap = replace(recipe.budget, overlap=0)
 
     def refine(start: int, end: int, lead_sizer: Sizer) -> list[Window]:
-        return split_range(doc.text, start, end, sizer=lead_sizer, budget=no_overlap)
+        return split_range(
+            doc.text, start, end, sizer=lead_sizer, budget=no_overlap, wraps=doc.wraps
+        )
 
     return fit_contexts(
         doc.text,
@@ -297,6 +299,8 @@ def _process(
             return FileResult(source, doc_id, content_hash=content_hash, unchanged=True)
         doc = parse_bytes(data, _request(source, doc_id, plan, diagnostics), format=recipe.format)
         del data  # the bytes of a large input need not live on beside its text and chunks
+        if not policy.allow_empty:
+            check_not_empty(doc)
         chunks = chunk_document(doc, recipe, diagnostics)
         violations = check_chunks(doc, chunks, recipe) if policy.check else ()
     except RagchunkError as exc:
@@ -334,8 +338,26 @@ def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]
         password=plan.policy.password,
         language=plan.recipe.language,
         max_bytes=plan.policy.max_bytes,
+        options=plan.recipe.parse,
         warn=warn,
     )
+
+
+def check_not_empty(doc: Document) -> None:
+    """Fail an input whose parser found no text in it (SPEC §6: never a silent empty success).
+
+    Only extracted text counts (PDF, DOCX...): a text, Markdown or code file is its own text,
+    so an empty one is empty on purpose (an ``__init__.py``) and gives no chunk, no error.
+
+    Raises:
+        InputError: the document has no text; ``--allow-empty`` accepts it.
+    """
+    if doc.has_lines or doc.text.strip():
+        return
+    hint = ""
+    if doc.format == "pdf" and not doc.extraction.get("ocr_pages"):
+        hint = "; its pages have no text layer (a scan? --ocr auto recognises it)"
+    raise InputError(f"{doc.source}: no text found{hint}; --allow-empty accepts it")
 
 
 def limits_for(recipe: Recipe[Any]) -> Limits:

@@ -79,6 +79,12 @@ class Document:
         pages: the page map, empty when the format has no pages.
         has_lines: whether line numbers mean something (text, Markdown, code).
         metadata: document-level facts copied into every chunk (title, author...).
+        wraps: sorted offsets of the line feeds that only wrap a paragraph's lines (PDF): the
+            text keeps them, but chunk boundaries rank them as spaces, below sentence ends
+            and clauses (a page break inside a paragraph lists both of its line feeds).
+        extraction: how the text was read, never copied into chunks: what the parser left
+            out (a PDF's running headers per page, a DOCX's comments), what it joined or
+            replaced, and the engines it used; ``ragchunk inspect`` shows it (SPEC §3.2).
     """
 
     text: str
@@ -89,6 +95,8 @@ class Document:
     pages: tuple[Page, ...] = ()
     has_lines: bool = True
     metadata: Metadata = field(default_factory=_no_metadata)
+    wraps: tuple[int, ...] = ()
+    extraction: Metadata = field(default_factory=_no_metadata)
 
 
 # Not frozen (see Chunk below): strategies build one per chunk on the hot path. Read-only all

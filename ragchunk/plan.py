@@ -1,11 +1,12 @@
 """Plans: everything decided before the first file is read (SPEC §4: options validated first).
 
 A ``Plan`` is a ``Recipe`` — what shapes the chunks: the strategy and its options, the size
-limit resolved once, the tokenizer, forced format or language and the optional passes; what
-chunk ids and the manifest's settings digest are made of — and a ``Policy``, how a run treats
-its inputs without ever changing a chunk (a password, a timeout, a byte cap, ``--debug``,
-``--check``). ``make_plan`` validates every option and loads the tokenizer; ``make_plans``
-does so for every scope of a configuration file.
+limit resolved once, the tokenizer, forced format or language, how parsers read (``ParseOptions``:
+the PDF engine, OCR, cleaning) and the optional passes; what chunk ids and the manifest's settings
+digest are made of — and a ``Policy``, how a run treats its inputs without ever changing a chunk
+(a password, a timeout, a byte cap, ``--debug``, ``--check``, ``--allow-empty``). ``make_plan``
+validates every option and loads the tokenizer; ``make_plans`` does so for every scope of a
+configuration file.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENI
 from ragchunk.errors import OptionError, UsageError
 from ragchunk.measure import load_tokenizer
 from ragchunk.options import build_options
+from ragchunk.parsers._spec import DEFAULT_PARSE, ParseOptions
 from ragchunk.strategies._spec import OptionsT, Strategy
 
 if TYPE_CHECKING:
@@ -53,6 +55,7 @@ class Recipe(Generic[OptionsT]):
             the same heading; 0 turns merging off.
         choices: for a strategy that picks another per document (``auto``), the recipe of
             each strategy it may pick, by name; ``for_document`` returns the one to run.
+        parse: how parsers read the inputs (PDF engine, OCR, cleaning, DOCX comments).
         fingerprint: a digest of what changes spans, part of every chunk id.
     """
 
@@ -67,6 +70,7 @@ class Recipe(Generic[OptionsT]):
     contextualize: bool = False
     min_size: int = 0
     choices: Mapping[str, Recipe[Any]] = field(default_factory=dict)
+    parse: ParseOptions = DEFAULT_PARSE
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -77,6 +81,8 @@ class Recipe(Generic[OptionsT]):
             key += "\0contextualize"
         if self.min_size:
             key += f"\0min_size={self.min_size}"
+        if self.parse != DEFAULT_PARSE:  # the default keeps the ids made before it existed
+            key += f"\0{self.parse!r}"
         digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "fingerprint", digest)
 
@@ -110,6 +116,9 @@ class Policy:
             (``--max-bytes``).
         debug: let unexpected exceptions propagate with their traceback.
         check: run the invariant checker on every input's chunks (``--check``).
+        allow_empty: accept an input that yields no text (zero chunks) instead of failing it
+            (``--allow-empty``); a policy, since it changes no chunk, only whether none is an
+            error.
     """
 
     password: str | None = None
@@ -117,6 +126,7 @@ class Policy:
     max_bytes: int = DEFAULT_MAX_BYTES
     debug: bool = False
     check: bool = False
+    allow_empty: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +181,8 @@ def make_plan(
     check: bool = False,
     contextualize: bool = False,
     min_size: int | None = None,
+    parse: ParseOptions = DEFAULT_PARSE,
+    allow_empty: bool = False,
 ) -> Plan:
     """Validate every option and return the plan; loads the tokenizer when one is needed.
 
@@ -181,7 +193,12 @@ def make_plan(
         UsageError: an unknown strategy, format, language or tokenizer, or a bad option value.
     """
     policy = Policy(
-        password=password, timeout=timeout, max_bytes=max_bytes, debug=debug, check=check
+        password=password,
+        timeout=timeout,
+        max_bytes=max_bytes,
+        debug=debug,
+        check=check,
+        allow_empty=allow_empty,
     )
     check_limits(timeout=timeout, max_bytes=max_bytes)
     chosen: Strategy[Any] = strategies.get(strategy)
@@ -194,6 +211,7 @@ def make_plan(
         parsers.check_name(format)
     if language is not None:
         check_language(language)
+    check_parse(parse)
     common: dict[str, Any] = {
         "tokenizer": tokenizer,
         "count_tokens": count_tokens,
@@ -202,6 +220,7 @@ def make_plan(
         "hashes": hashes,
         "contextualize": contextualize,
         "min_size": min_size or 0,
+        "parse": parse,
     }
     choices = {
         name: _choice(name, budget if size is not None else None, overlap, unit, common)
@@ -234,6 +253,14 @@ def _choice(
     return Recipe(strategy=chosen, options=built, limit=budget.size, **common)
 
 
+def check_parse(parse: ParseOptions) -> None:
+    """Raise ``OptionError`` when ``--ocr`` is asked for and Tesseract cannot do it."""
+    if parse.ocr != "off":
+        from ragchunk.parsers.pdf.ocr import check_ocr
+
+        check_ocr(parse.ocr_language)
+
+
 def check_limits(*, timeout: float | None, max_bytes: int) -> None:
     """Raise ``OptionError`` unless ``--timeout`` and ``--max-bytes`` are positive."""
     if timeout is not None and not 0 < timeout < math.inf:  # refuses NaN and inf too
@@ -258,6 +285,7 @@ def make_plans(
     password: str | None = None,
     debug: bool = False,
     check: bool = False,
+    allow_empty: bool = False,
 ) -> Plans:
     """Return the plans of every scope of ``config`` with ``flags`` on top (flags win).
 
@@ -272,30 +300,25 @@ def make_plans(
             plan_from_settings(scope)
         except UsageError as exc:
             raise UsageError(f"{where}: {exc}") from None
-    default = plan_from_settings(
-        flags.over(config.defaults), password=password, debug=debug, check=check
-    )
+    policy = Policy(password=password, debug=debug, check=check, allow_empty=allow_empty)
+    default = plan_from_settings(flags.over(config.defaults), policy)
     rules = []
     for rule in config.rules:
         settings = flags.over(rule.settings.over(config.defaults))
         try:
-            plan = plan_from_settings(settings, password=password, debug=debug, check=check)
+            plan = plan_from_settings(settings, policy)
         except UsageError as exc:  # the flags do not fit this section (an -O of another strategy)
             raise UsageError(f"{exc} (for the inputs of {rule.where})") from None
         rules.append((rule.glob, plan))
     return Plans(default, tuple(rules), config)
 
 
-def plan_from_settings(
-    settings: Settings,
-    *,
-    password: str | None = None,
-    debug: bool = False,
-    check: bool = False,
-) -> Plan:
+def plan_from_settings(settings: Settings, policy: Policy = Policy()) -> Plan:
     """Return the validated plan for merged settings (unset ones take their defaults).
 
-    These are the command line's defaults: an unset timeout is ``DEFAULT_TIMEOUT``.
+    These are the command line's defaults: an unset timeout is ``DEFAULT_TIMEOUT``. Of
+    ``policy`` only what the command line gives besides the settings is read (the password,
+    ``--debug``, ``--check``, ``--allow-empty``).
 
     Raises:
         UsageError: an unknown strategy, format or tokenizer, or a bad option value.
@@ -310,12 +333,14 @@ def plan_from_settings(
         count_tokens=bool(settings.count_tokens),
         format=settings.format,
         language=settings.language,
-        password=password,
-        debug=debug,
-        check=check,
+        password=policy.password,
+        debug=policy.debug,
+        check=policy.check,
         hashes=bool(settings.hashes),
         timeout=DEFAULT_TIMEOUT if settings.timeout is None else settings.timeout,
         max_bytes=DEFAULT_MAX_BYTES if settings.max_bytes is None else settings.max_bytes,
         contextualize=bool(settings.contextualize),
         min_size=settings.min_size,
+        parse=settings.parse_options(),
+        allow_empty=policy.allow_empty,
     )

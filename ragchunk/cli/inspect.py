@@ -15,20 +15,23 @@ from ragchunk.cli._app import (
     stdout_console,
     usage_errors,
 )
+from ragchunk.cli._parsing import CommentsFlag, KeepFlag, OcrFlag, OcrLanguageFlag, PdfEngineFlag
 
 if TYPE_CHECKING:
     from rich.table import Table
     from rich.text import Text
 
     from ragchunk.engine import Diagnostic
-    from ragchunk.model import Chunk, Document
+    from ragchunk.model import Chunk, Document, JSONValue
 
 _PREVIEW: Final = 60
 
 INSPECT_HELP = """Show how ragchunk reads a file: its sections (kind, headings, pages, span, lines).
 
 --text prints the extracted document text exactly, with nothing added, so every
-chunk's start and end can be checked by slicing it.
+chunk's start and end can be checked by slicing it. Below the sections, what reading left out
+or changed: a PDF's removed running headers, footers and watermarks per page, joined
+hyphenation, OCR confidence; a DOCX's comments, headers and footers.
 
 Examples:
 
@@ -57,24 +60,40 @@ def inspect_command(
         Optional[str],  # noqa: UP045
         typer.Option(help="Password for encrypted PDFs.", show_default=False),
     ] = None,
+    # How PDF and DOCX inputs are read (issue 12).
+    pdf_engine: PdfEngineFlag = None,
+    ocr: OcrFlag = None,
+    ocr_language: OcrLanguageFlag = None,
+    keep: KeepFlag = None,
+    comments: CommentsFlag = False,
 ) -> None:
     """Parse one file and render its sections (the help text is INSPECT_HELP)."""
     from rich.text import Text
 
     from ragchunk import engine, parsers
+    from ragchunk.config import Settings
     from ragchunk.errors import InputError
     from ragchunk.parsers._spec import ParseRequest
+    from ragchunk.plan import check_parse
     from ragchunk.reading import parse_bytes, read_input
 
-    if input_format is not None:
-        with usage_errors():
+    with usage_errors():
+        if input_format is not None:
             parsers.check_name(input_format)
+        options = Settings(
+            pdf_engine=pdf_engine,  # type: ignore[arg-type]  # checked by ParseOptions
+            ocr=ocr,  # type: ignore[arg-type]
+            ocr_language=ocr_language,
+            keep=tuple(keep) if keep else None,  # type: ignore[arg-type]
+            comments=comments or None,
+        ).parse_options()
+        check_parse(options)
     diagnostics: list[Diagnostic] = []
 
     def warn(code: str, message: str) -> None:
         diagnostics.append(engine.Diagnostic(path, code, message))
 
-    request = ParseRequest(source=path, doc_id=path, password=password, warn=warn)
+    request = ParseRequest(source=path, doc_id=path, password=password, options=options, warn=warn)
     try:
         doc = parse_bytes(read_input(path), request, format=input_format)
     except InputError as exc:
@@ -91,6 +110,8 @@ def inspect_command(
     if doc.metadata:
         fields = sorted(doc.metadata.items())
         console.print(Text(" · ".join(f"{k}: {v}" for k, v in fields)), soft_wrap=True)
+    for line in extraction_lines(doc):
+        console.print(Text(line), soft_wrap=True)
 
 
 def _warn(diagnostics: list[Diagnostic]) -> None:
@@ -143,6 +164,48 @@ def build_table(doc: Document) -> Table:
         }
         table.add_row(*(cells[name] for name in columns))
     return table
+
+
+def extraction_lines(doc: Document) -> list[str]:
+    """Return ``Document.extraction`` as lines: counts on one line, then each list.
+
+    A list of records that name a page is shown page by page (a PDF's removed lines).
+    """
+    counts = [f"{key}: {value}" for key, value in doc.extraction.items() if _is_scalar(value)]
+    lines = ["extraction: " + " · ".join(counts)] if counts else []
+    for key, value in doc.extraction.items():
+        if isinstance(value, list) and value:
+            lines += _listed(key, value)
+        elif isinstance(value, dict) and value:
+            lines.append(f"{key}: " + " · ".join(f"{k}: {v}" for k, v in value.items()))
+    return [one_line(line) for line in lines]
+
+
+def _is_scalar(value: JSONValue) -> bool:
+    return not isinstance(value, list | dict)
+
+
+def _listed(key: str, items: list[JSONValue]) -> list[str]:
+    if not all(isinstance(item, dict) for item in items):
+        return [f"{key}: " + ", ".join(str(item) for item in items)]
+    records = [item for item in items if isinstance(item, dict)]
+    if not all("page" in record for record in records):
+        return [f"{key}: {len(records)}", *("  " + _record(record) for record in records)]
+    pages: dict[JSONValue, list[str]] = {}
+    for record in records:
+        rest = {k: v for k, v in record.items() if k != "page"}
+        pages.setdefault(record["page"], []).append(_record(rest))
+    lines = [f"{key}: {len(records)} on {len(pages)} page(s)"]
+    lines += [f"  page {page}: " + " · ".join(parts) for page, parts in pages.items()]
+    return lines
+
+
+def _record(record: dict[str, JSONValue]) -> str:
+    shown = (
+        f'"{value}"' if key == "text" else str(value) if key == "kind" else f"{key} {value}"
+        for key, value in record.items()
+    )
+    return " ".join(shown)
 
 
 def _preview(text: str) -> str:

@@ -32,6 +32,14 @@ from ragchunk.cli._options import (
     given_flags,
     settings_from_flags,
 )
+from ragchunk.cli._parsing import (
+    AllowEmptyFlag,
+    CommentsFlag,
+    KeepFlag,
+    OcrFlag,
+    OcrLanguageFlag,
+    PdfEngineFlag,
+)
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
 
 SPLIT_HELP = """Split documents into chunks and print them as JSONL (one record per line).
@@ -49,6 +57,8 @@ Examples:
   ragchunk split docs/ -o chunks.jsonl --stats
   ragchunk split docs/ -o out/ --jobs 4    one JSONL per input under out/, as in docs/
   ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'
+  ragchunk split scans/ --ocr auto         recognise PDF pages without a text layer
+  ragchunk split report.pdf --keep headers keep its running headers and footers
 """
 
 
@@ -152,6 +162,13 @@ def split_command(
             show_default=False,
         ),
     ] = None,
+    # How PDF and DOCX inputs are read (issue 12).
+    pdf_engine: PdfEngineFlag = None,
+    ocr: OcrFlag = None,
+    ocr_language: OcrLanguageFlag = None,
+    keep: KeepFlag = None,
+    comments: CommentsFlag = False,
+    allow_empty: AllowEmptyFlag = False,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare
@@ -171,7 +188,14 @@ def split_command(
             root=root,
         )
         configuration = load_config(config)
-        plans = make_plans(configuration, flags, password=password, debug=debug, check=check)
+        plans = make_plans(
+            configuration,
+            flags,
+            password=password,
+            debug=debug,
+            check=check,
+            allow_empty=allow_empty,
+        )
         try:
             batch = prepare(paths, plans, run.over(configuration.run), output=output)
         except KeyboardInterrupt:  # Ctrl-C while walking a large tree: nothing written yet

@@ -1,19 +1,77 @@
-"""What every parser module exposes: ``FORMAT = Format(...)``, and the ``ParseRequest`` it gets."""
+"""What every parser module exposes: ``FORMAT = Format(...)``, and what it is given.
+
+A parser gets a ``ParseRequest``, which carries the ``ParseOptions`` that change what it reads
+(so they shape the chunks and are part of their ids).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
 
-from ragchunk.defaults import DEFAULT_MAX_BYTES
+from ragchunk.defaults import (
+    CLEAN_PARTS,
+    DEFAULT_MAX_BYTES,
+    OCR_MODES,
+    PARSE_HELP,
+    PDF_ENGINES,
+    CleanPart,
+    OcrMode,
+    PdfEngine,
+)
+from ragchunk.errors import OptionError
 
 if TYPE_CHECKING:
     from ragchunk.model import Document
 
+__all__ = ["CLEAN_PARTS", "OCR_MODES", "PDF_ENGINES", "CleanPart", "OcrMode", "PdfEngine"]
+_OCR_LANGUAGE_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz_+")
+
 
 def _ignore(code: str, message: str) -> None:
     """Drop a warning (the default sink)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParseOptions:
+    """How parsers read their inputs: part of a recipe, so of chunk ids and the manifest digest.
+
+    Fields are grouped by the issue that brought them; each is a flag of ``split`` and
+    ``inspect`` and a configuration key of the same name (dashes for underscores).
+    """
+
+    # PDF and DOCX (issue 12).
+    pdf_engine: PdfEngine = field(default="pdfium", metadata={"help": PARSE_HELP["pdf_engine"]})
+    ocr: OcrMode = field(default="off", metadata={"help": PARSE_HELP["ocr"]})
+    ocr_language: str = field(default="eng", metadata={"help": PARSE_HELP["ocr_language"]})
+    keep: tuple[CleanPart, ...] = field(default=(), metadata={"help": PARSE_HELP["keep"]})
+    comments: bool = field(default=False, metadata={"help": PARSE_HELP["comments"]})
+
+    def __post_init__(self) -> None:
+        if self.pdf_engine not in PDF_ENGINES:
+            listed = ", ".join(PDF_ENGINES)
+            raise OptionError("--pdf-engine", f"must be one of {listed} (got {self.pdf_engine!r})")
+        if self.ocr not in OCR_MODES:
+            raise OptionError("--ocr", f"must be one of {', '.join(OCR_MODES)} (got {self.ocr!r})")
+        if not self.ocr_language or not set(self.ocr_language) <= _OCR_LANGUAGE_CHARS:
+            raise OptionError(
+                "--ocr-language",
+                f"must be Tesseract language names joined with + (got {self.ocr_language!r})",
+            )
+        unknown = [part for part in self.keep if part not in CLEAN_PARTS]
+        if unknown:
+            listed = ", ".join(CLEAN_PARTS)
+            raise OptionError("--keep", f"must be among {listed} (got {unknown[0]!r})")
+        # Sorted and without repeats: the same choice always gives the same ids.
+        object.__setattr__(self, "keep", tuple(sorted(set(self.keep))))
+
+    def cleans(self, part: CleanPart) -> bool:
+        """Return whether PDF cleaning does ``part`` (not turned off with ``--keep``)."""
+        return part not in self.keep
+
+
+DEFAULT_PARSE: Final = ParseOptions()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -27,6 +85,7 @@ class ParseRequest:
         language: a code language forced with ``--language``.
         max_bytes: the cap (``--max-bytes``) on decompressed parts: a DOCX's zip members in
             total, a PDF's streams each and its page contents and text in total.
+        options: how to read the input (``ParseOptions``).
         warn: a sink for warnings, ``warn(code, message)``.
     """
 
@@ -35,6 +94,7 @@ class ParseRequest:
     password: str | None = None
     language: str | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
+    options: ParseOptions = DEFAULT_PARSE
     warn: Callable[[str, str], None] = _ignore
 
 

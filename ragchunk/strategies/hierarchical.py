@@ -70,7 +70,7 @@ def split(doc: Document, options: HierarchicalOptions, ctx: Context) -> list[Spa
         if limit is None or sizer.size(start, end) <= limit:
             spans.append(Span(start, end, found.headings_at(start)))
             continue
-        windows = split_range(text, start, end, sizer=sizer, budget=options.budget)
+        windows = split_range(text, start, end, sizer=sizer, budget=options.budget, wraps=doc.wraps)
         spans += spans_from_windows(text, windows, headings_at=found.headings_at)
     return spans
 

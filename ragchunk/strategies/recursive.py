@@ -5,7 +5,7 @@ chunk ends right after the coarsest separator found inside its budget, so the se
 with the text before it and chunks rejoin to the document; text that fits is never split.
 Sizes in characters or tokens. The overlap never reaches back across the coarsest separator (a
 paragraph break) and begins on the coarsest boundary it holds: a line, a sentence, a clause,
-else a word.
+else a word. In wrapped text (PDF) a line feed that only wraps a paragraph ranks as a space.
 """
 
 from __future__ import annotations
@@ -52,7 +52,13 @@ class RecursiveOptions:
 def split(doc: Document, options: RecursiveOptions, ctx: Context) -> list[Span]:
     """Return spans covering ``doc.text`` in order, each within ``options.budget``."""
     windows = split_range(
-        doc.text, 0, len(doc.text), sizer=ctx.sizer, budget=options.budget, levels=options.levels
+        doc.text,
+        0,
+        len(doc.text),
+        sizer=ctx.sizer,
+        budget=options.budget,
+        levels=options.levels,
+        wraps=doc.wraps,
     )
     return spans_from_windows(doc.text, windows)
 

@@ -6,10 +6,16 @@ space, then grapheme clusters), so separators stay with the text before them and
 rejoin to the text. The overlap never reaches back across the coarsest separator and begins on
 the coarsest boundary it holds. The ``recursive`` strategy is this over the whole document;
 others use it to refine a block too large for the size.
+
+A document whose lines are wrapped (a PDF) lists the line feeds that only continue a paragraph
+(``Document.wraps``). Given them, the default hierarchy ranks them with the spaces: paragraph
+breaks and hard line breaks first, then sentence ends (also before a wrap), clauses, and words;
+the text is not changed (``WRAPPED_LEVELS``).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.text.boundaries import (
@@ -20,6 +26,8 @@ from ragchunk.text.boundaries import (
 from ragchunk.text.pack import Window, align_to_word, new_window, pack
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from ragchunk.measure import Sizer
     from ragchunk.options import Budget
 
@@ -37,6 +45,17 @@ DEFAULT_LEVELS: Final[Levels] = (
 INSIDE_SENTENCE: Final[Levels] = (DEFAULT_LEVELS[1], DEFAULT_LEVELS[3], DEFAULT_LEVELS[4])
 """Inside one sentence its full stops are not boundaries (Dr., a.m.): lines, clauses, words."""
 
+WRAPPED_LEVELS: Final[Levels] = (
+    DEFAULT_LEVELS[0],
+    DEFAULT_LEVELS[1],
+    (*DEFAULT_LEVELS[2], ".\n", "!\n", "?\n"),
+    (*DEFAULT_LEVELS[3], ";\n", ",\n", ":\n"),
+    (*DEFAULT_LEVELS[4], "\n"),
+)
+"""``DEFAULT_LEVELS`` for wrapped text: a separator of the first two levels never starts at a
+wrap; a sentence end or a clause before a wrap counts as one, and a wrap ranks as a space."""
+_HARD_LEVELS: Final = 2
+
 
 def split_range(
     text: str,
@@ -46,8 +65,16 @@ def split_range(
     sizer: Sizer,
     budget: Budget,
     levels: Levels = DEFAULT_LEVELS,
+    wraps: Sequence[int] = (),
 ) -> list[Window]:
-    """Return windows covering ``text[start:end]``, each within ``budget``, cut at separators."""
+    """Return windows covering ``text[start:end]``, each within ``budget``, cut at separators.
+
+    ``wraps`` (sorted offsets of line feeds that only wrap a paragraph, ``Document.wraps``)
+    apply to the default hierarchy, which then becomes ``WRAPPED_LEVELS``; custom levels cut
+    at every separator as written.
+    """
+    if wraps and levels == DEFAULT_LEVELS and _has_wraps(wraps, start, end):
+        return _wrapped_windows(text, start, end, sizer=sizer, budget=budget, wraps=wraps)
     if sizer.is_length:
         return char_windows(text, start, end, budget=budget, levels=levels)
 
@@ -157,3 +184,76 @@ def align_to_separator(text: str, lo: int, hi: int, levels: Levels) -> int:
             if 0 <= first < hi:
                 return first
     return align_to_word(text, lo, hi)
+
+
+def _has_wraps(wraps: Sequence[int], start: int, end: int) -> bool:
+    k = bisect_left(wraps, start)
+    return k < len(wraps) and wraps[k] < end
+
+
+def _wrapped_windows(
+    text: str, start: int, end: int, *, sizer: Sizer, budget: Budget, wraps: Sequence[int]
+) -> list[Window]:
+    """``split_range`` over ``WRAPPED_LEVELS``: the first two levels skip ``wraps``."""
+
+    def is_wrap(p: int) -> bool:
+        k = bisect_left(wraps, p)
+        return k < len(wraps) and wraps[k] == p
+
+    def find_cut(text: str, lo: int, limit: int) -> int:
+        for number, level in enumerate(WRAPPED_LEVELS):
+            skip = is_wrap if number < _HARD_LEVELS else None
+            best = _last_end(text, lo, limit, level, skip)
+            if best > lo:
+                return best
+        return last_separator_cut(text, lo, limit, ())
+
+    def align_start(text: str, lo: int, hi: int) -> int:
+        after_break = _last_end(text, lo, hi, WRAPPED_LEVELS[0], is_wrap)
+        if after_break >= hi:
+            return hi
+        lo = max(lo, after_break)
+        for number, level in enumerate(WRAPPED_LEVELS[1:-1], start=1):
+            first = _first_end(text, lo, hi, level, is_wrap if number < _HARD_LEVELS else None)
+            if 0 <= first < hi:
+                return first
+        return align_to_word(text, lo, hi)
+
+    return pack(
+        text,
+        start,
+        end,
+        sizer=sizer,
+        size=budget.size,
+        overlap=budget.overlap,
+        find_cut=find_cut,
+        align_start=align_start,
+    )
+
+
+def _last_end(
+    text: str, lo: int, hi: int, level: tuple[str, ...], skip: Callable[[int], bool] | None
+) -> int:
+    """Return the end of the last separator of ``level`` wholly in ``[lo, hi)`` not skipped."""
+    best = -1
+    for separator in level:
+        p = text.rfind(separator, lo, hi)
+        while p >= 0 and skip is not None and skip(p):
+            p = text.rfind(separator, lo, p + len(separator) - 1)
+        if p >= 0 and p + len(separator) > best:
+            best = p + len(separator)
+    return best
+
+
+def _first_end(
+    text: str, lo: int, hi: int, level: tuple[str, ...], skip: Callable[[int], bool] | None
+) -> int:
+    """Return the end of the first separator of ``level`` wholly in ``[lo, hi)`` not skipped."""
+    best = -1
+    for separator in level:
+        p = text.find(separator, lo, hi)
+        while p >= 0 and skip is not None and skip(p):
+            p = text.find(separator, p + 1, hi)
+        if p >= 0 and (best < 0 or p + len(separator) < best):
+            best = p + len(separator)
+    return best

@@ -145,21 +145,25 @@ EXPECTED: dict[str, Expect] = {
             )
         ],
     ),
-    "pdf-deep-nesting": Expect(
-        1, [error("deep-nesting.pdf", "refused: objects nested too deeply to read")]
-    ),
+    # PDFium (the default engine) reads arrays nested deep in a content stream, where pypdf
+    # refuses them (tests/unit/parsers/test_pdf.py checks the pypdf engine's caps).
+    "pdf-deep-nesting": Expect(0, text="Hello hostile world"),
     "pdf-deep-resources": Expect(
-        0,
+        1,
         [
+            warning("deep-resources.pdf", "damaged PDF read with ")
+            + r"\d+"
+            + re.escape(" repair(s); first: PdfReadError('Error reading PDF file.')"),
             warning(
                 "deep-resources.pdf",
                 "1 of 1 page(s) have no text layer (scanned images?): page 1",
             ),
-            warning("deep-resources.pdf", "damaged PDF read with ")
-            + r"\d+"
-            + re.escape(" repair(s); first: PdfReadError('Error reading PDF file.')"),
+            error(
+                "deep-resources.pdf",
+                "no text found; its pages have no text layer (a scan? --ocr auto recognises "
+                "it); --allow-empty accepts it",
+            ),
         ],
-        text="",
     ),
     "pdf-bomb": Expect(
         1,
@@ -193,8 +197,7 @@ EXPECTED: dict[str, Expect] = {
         [
             error(
                 "font-bomb.pdf",
-                "refused: 400000 bytes of text shown in a row, without a line break or move "
-                "(limit 65536)",
+                "refused: a font maps one code to 256 characters (a font map expanding each byte?)",
             )
         ],
     ),
@@ -203,24 +206,19 @@ EXPECTED: dict[str, Expect] = {
         [
             error(
                 "font-flood.pdf",
-                "refused: its text grows past 10651076 characters, more than its content "
-                "streams can hold (a font map expanding each byte?)",
+                "refused: a font maps one code to 256 characters (a font map expanding each byte?)",
             )
         ],
         peak_mib=200,
     ),
-    "pdf-surrogate": Expect(
-        0,
-        [
-            warning(
-                "surrogate.pdf",
-                "1 invalid character(s) (lone surrogates) in the text replaced with U+FFFD",
-            )
-        ],
-        text="Hello \ufffd world",
-    ),
+    # PDFium leaves out the character a broken font map gives as a lone surrogate; with
+    # pypdf it becomes U+FFFD with a warning (tests/unit/parsers/test_pdf.py).
+    "pdf-surrogate": Expect(0, text="Hello world"),
+    # pypdf takes seconds over its 40 MB of content (PDFium is fast enough to finish).
     "pdf-slow": Expect(
-        1, [error("slow.pdf", "timed out after 1 s (--timeout)")], args=["--timeout", "1"]
+        1,
+        [error("slow.pdf", "timed out after 1 s (--timeout)")],
+        args=["--timeout", "1", "--pdf-engine", "pypdf"],
     ),
     "pdf-page-loop": Expect(
         1, [error("page-loop.pdf", "corrupt or truncated PDF: Detected cyclic page references.")]
@@ -237,7 +235,9 @@ EXPECTED: dict[str, Expect] = {
             )
         ],
         text="Hello hostile world",
-        headings=["Hello"],
+        # The entry's title is not printed as a heading, and its destination has no position:
+        # it names no heading (never a whole page) and is reported by inspect.
+        headings=[],
     ),
     "pdf-xref-loop": Expect(
         0,
@@ -421,7 +421,18 @@ def test_a_file_of_mode_000_fails_alone(corpus: Path) -> None:
 def test_workers_fail_hostile_inputs_alone(corpus: Path) -> None:
     names = ["pdf-slow", "docx-entity-bomb", "pdf-stream-flood", "invalid-utf8"]
     bad = [make_bad.build(n, corpus).relative_to(corpus).as_posix() for n in names]
-    outcome = run_split("good.md", *bad, "good.txt", "-j", "2", "--timeout", "1", cwd=corpus)
+    outcome = run_split(
+        "good.md",
+        *bad,
+        "good.txt",
+        "-j",
+        "2",
+        "--timeout",
+        "1",
+        "--pdf-engine",
+        "pypdf",
+        cwd=corpus,
+    )
     assert outcome.code == 1
     assert outcome.stderr.splitlines()[:2] == [
         "error: slow.pdf: timed out after 1 s (--timeout)",

@@ -65,11 +65,11 @@ def test_table_for_a_pdf_shows_pages_and_metadata() -> None:
     result = runner.invoke(app, ["inspect", str(REPORT_PDF)], env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines()[0].rstrip() == (
-        f"{REPORT_PDF} · pdf · 1952 chars · 18 sections · 3 pages"
+        f"{REPORT_PDF} · pdf · 1940 chars · 30 sections · 3 pages"
     )
     rows = [line for line in result.stdout.splitlines() if line.startswith("│")]
-    first_on_page_2 = [cell.strip() for cell in rows[6].strip("│").split("│")]
-    assert first_on_page_2[:5] == ["6", "heading 1", "Maintenance in 2024", "2", "937–956"]
+    first_on_page_2 = [cell.strip() for cell in rows[15].strip("│").split("│")]
+    assert first_on_page_2[:5] == ["15", "heading 1", "Maintenance in 2024", "2", "932–951"]
     assert "lines" not in result.stdout.splitlines()[2]
     assert "author: Coastal Observations Unit" in result.stdout
 
@@ -120,3 +120,62 @@ def test_missing_file_is_exit_1() -> None:
     result = runner.invoke(app, ["inspect", "no/such/file.md"])
     assert result.exit_code == 1
     assert result.stderr.startswith("error: no/such/file.md: cannot read (")
+
+
+def test_what_pdf_cleaning_removed_is_listed_per_page() -> None:
+    report = FIXTURES / "pdf" / "estuary-report.pdf"
+    result = runner.invoke(app, ["inspect", str(report)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    start = lines.index("removed: 17 on 7 page(s)")
+    header = '"Wend Estuary Water Quality: Annual Report 2023 14 March 2024"'
+    watermark = '"PRELIMINARY DATA \u2013 NOT FOR CITATION"'
+    assert (
+        lines[start + 1]
+        == f'  page 2: header {header} · footer "Wend Estuary Partnership Page 2 of 8"'
+    )
+    assert lines[start + 7] == (
+        f'  page 8: header {header} · footer "Wend Estuary Partnership Page 8 of 8" · '
+        f"watermark {watermark}"
+    )
+    summary = next(line for line in lines if line.startswith("extraction: "))
+    assert "engine: pdfium" in summary
+    assert "hyphens_joined: " in summary
+
+
+def test_keep_headers_keeps_them_and_reports_nothing_removed() -> None:
+    report = FIXTURES / "pdf" / "estuary-report.pdf"
+    args = ["inspect", str(report), "--keep", "headers", "--keep", "watermarks", "--text"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.count("Annual Report 2023 14 March 2024") == 7
+
+
+def test_docx_parts_left_out_are_named() -> None:
+    handbook = FIXTURES / "docx" / "field-handbook.docx"
+    result = runner.invoke(app, ["inspect", str(handbook)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    start = lines.index("left_out: 5")
+    assert lines[start + 1 : start + 6] == [
+        "  comments part word/comments.xml count 1",
+        '  footer part word/footer1.xml "Wend Estuary Partnership \u2013 page 1"',
+        "  header part word/header1.xml "
+        '"Field Handbook for Estuary Surveys \u2013 for survey crews only"',
+        "  deleted part word/document.xml count 2",
+        "  placeholder part word/document.xml count 1",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--pdf-engine", "mupdf", "--pdf-engine must be one of pdfium, pypdf (got 'mupdf')"),
+        ("--ocr", "yes", "--ocr must be one of off, auto, all (got 'yes')"),
+        ("--keep", "footers", "--keep must be among headers, watermarks, hyphens, ligatures"),
+    ],
+)
+def test_bad_parse_flags_are_usage_errors(flag: str, value: str, message: str) -> None:
+    result = runner.invoke(app, ["inspect", str(REPORT_PDF), flag, value])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"Error: {message}")

@@ -26,7 +26,7 @@ from ragchunk.deadline import TimedOut, time_limit
 from ragchunk.engine import chunk_document, limits_for
 from ragchunk.errors import InputError
 from ragchunk.model import Document
-from ragchunk.parsers._spec import ParseRequest
+from ragchunk.parsers._spec import DEFAULT_PARSE, PDF_ENGINES, ParseOptions, ParseRequest
 from ragchunk.plan import Plan, make_plan
 from tests.pending import settled
 
@@ -85,10 +85,18 @@ def check_chunks(doc: Document, plan: Plan) -> None:
 
 
 def parse_and_check(
-    fmt: str, data: bytes, source: str, *, unit: str = "chars", language: str | None = None
+    fmt: str,
+    data: bytes,
+    source: str,
+    *,
+    unit: str = "chars",
+    language: str | None = None,
+    options: ParseOptions = DEFAULT_PARSE,
 ) -> None:
     """Parse ``data`` as ``fmt``; anything but ``InputError`` propagates; check what parses."""
-    request = ParseRequest(source=source, doc_id=source, language=language, max_bytes=MAX_BYTES)
+    request = ParseRequest(
+        source=source, doc_id=source, language=language, max_bytes=MAX_BYTES, options=options
+    )
     parsers.detect("fuzz", data[:8], data)  # format detection never raises either
     try:
         with time_limit(TIME_LIMIT):
@@ -185,8 +193,8 @@ def docx_body(data: bytes) -> None:
 
 def pdf_content(data: bytes) -> None:
     """``data`` is the content stream of a one-page PDF with two fonts (one maps byte 01 to
-    three characters through ToUnicode) and an outline entry: pypdf's text extraction and
-    ragchunk's caps and headings get the fuzzer's attention, not the xref table."""
+    three characters through ToUnicode) and an outline entry: both engines' text extraction
+    and ragchunk's caps, cleaning and headings get the fuzzer's attention, not the xref table."""
     from tests.data.make_bad import _font_map, one_page, stream
 
     font = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>"
@@ -200,7 +208,13 @@ def pdf_content(data: bytes) -> None:
         fonts=b"/F1 3 0 R /F2 7 0 R",
         catalog=b"/Outlines 8 0 R ",
     )
-    parse_and_check("pdf", pdf, "fuzz.pdf")
+    pdf_both_engines(pdf)
+
+
+def pdf_both_engines(data: bytes) -> None:
+    """Parse a PDF with each engine (PDFium, the default, and pypdf) and check both."""
+    for engine in PDF_ENGINES:
+        parse_and_check("pdf", data, "fuzz.pdf", options=ParseOptions(pdf_engine=engine))
 
 
 def _parser(fmt: str, source: str) -> Callable[[bytes], None]:
@@ -216,7 +230,7 @@ TARGETS: dict[str, Target] = {
     "markdown": Target(
         _parser("markdown", "fuzz.md"), ("fixtures/markdown/*", "tests/fuzz/seeds/markdown/*")
     ),
-    "pdf": Target(_parser("pdf", "fuzz.pdf"), ("fixtures/pdf/*", "tests/fuzz/seeds/pdf/*")),
+    "pdf": Target(pdf_both_engines, ("fixtures/pdf/*", "tests/fuzz/seeds/pdf/*")),
     "docx": Target(_parser("docx", "fuzz.docx"), ("fixtures/docx/*", "tests/fuzz/seeds/docx/*")),
     "code": Target(code, ("fixtures/code/*", "tests/fuzz/seeds/code/*")),
     "docx-body": Target(docx_body, ("tests/fuzz/seeds/docx-body/*",)),

@@ -22,8 +22,10 @@ DOCUMENTS = [
     FIXTURES / "markdown" / "git-readme.md",
     FIXTURES / "docx" / "report.docx",
     FIXTURES / "docx" / "memo.docx",
+    FIXTURES / "docx" / "field-handbook.docx",
     FIXTURES / "pdf" / "report-outline.pdf",
     FIXTURES / "pdf" / "report-plain.pdf",
+    FIXTURES / "pdf" / "estuary-report.pdf",
 ]
 BUDGETS = [(300, 30, "chars"), (64, 8, "tokens")]
 

@@ -13,11 +13,17 @@ the text may not outgrow ``TEXT_PER_BYTE`` characters per byte of decoded conten
 which it does at every line, move or font change; since a piece may gather many strings first,
 the strings shown between two pieces may not exceed ``MAX_SHOWN_BYTES`` (at most 256 characters
 each: 16 M characters). pypdf is also told never to run the external ``jbig2dec`` program.
+
+PDFium (the ``pdfium`` engine) has no caps of its own to set: before it reads a file, every page's
+content streams are counted here as for pypdf, and every font's ToUnicode map is read (capped
+like any stream): a map giving one code more than ``MAX_MAPPED`` characters is refused, so the
+text PDFium builds stays within what the content can show. Its text is then counted page by page.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
@@ -35,7 +41,10 @@ TEXT_PER_BYTE: Final = 4
 TEXT_FLOOR: Final = 1024 * 1024
 MAX_SHOWN_BYTES: Final = 64 * 1024
 """The most bytes of strings shown in a row, without a line or move between (a line is less)."""
+MAX_MAPPED: Final = 32
+"""The most characters a font's ToUnicode map may give one code (ligatures give two or three)."""
 _SHOWING: Final = frozenset({b"Tj", b"TJ", b"'", b'"'})
+_HEX_STRING: Final = re.compile(rb"<([0-9A-Fa-f\s]*)>")
 
 
 class OverBudget(BaseException):
@@ -66,6 +75,7 @@ class Budget:
         self.text = 0
         self.shown = 0
         self._counted: set[int] = set()
+        self._maps: set[int] = set()
 
     def count_page(self, page: Any) -> list[Any]:
         """Count the page's content streams not counted yet; return all of them, decoded-free.
@@ -86,6 +96,28 @@ class Budget:
                     f"--max-bytes {self.limit} (a decompression bomb?)"
                 )
         return streams
+
+    def check_fonts(self, page: Any) -> None:
+        """Read the ToUnicode map of every font the page (or a form on it) uses, once each.
+
+        Raises:
+            LimitExceededError: a map gives one code more than ``MAX_MAPPED`` characters.
+        """
+        for resources in (
+            page.get("/Resources"),
+            *(f.get("/Resources") for f in _forms(page.get("/Resources"), self.source)),
+        ):
+            for cmap in _unicode_maps(resources):
+                if id(cmap) in self._maps:
+                    continue
+                self._maps.add(id(cmap))
+                longest = _longest_destination(cmap.get_data())
+                forget_decoded([cmap])
+                if longest > MAX_MAPPED:
+                    raise LimitExceededError(
+                        f"{self.source}: refused: a font maps one code to {longest} characters "
+                        "(a font map expanding each byte?)"
+                    )
 
     def count_text(self, piece: str) -> None:
         """Count a piece of extracted text (pypdf's ``visitor_text``).
@@ -169,3 +201,29 @@ def _forms(resources: Any, source: str) -> Iterator[Any]:
                 )
             yield form
             pending.append(form.get("/Resources"))
+
+
+def _unicode_maps(resources: Any) -> Iterator[Any]:
+    """Yield the ToUnicode streams of the fonts in ``resources``."""
+    current = resources.get_object() if resources is not None else None
+    if not isinstance(current, DictionaryObject):
+        return
+    fonts = current.get("/Font")
+    fonts = fonts.get_object() if fonts is not None else None
+    if not isinstance(fonts, DictionaryObject):
+        return
+    for value in fonts.values():
+        font = value.get_object()
+        cmap = font.get("/ToUnicode") if isinstance(font, DictionaryObject) else None
+        cmap = cmap.get_object() if cmap is not None else None
+        if hasattr(cmap, "get_data"):
+            yield cmap
+
+
+def _longest_destination(cmap: bytes) -> int:
+    """Return the most UTF-16 code units any hex string of a CMap holds (its destinations)."""
+    longest = 0
+    for match in _HEX_STRING.finditer(cmap):
+        digits = len(match.group(1)) - sum(match.group(1).count(c) for c in b" \t\r\n")
+        longest = max(longest, digits // 4)
+    return longest

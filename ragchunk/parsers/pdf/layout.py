@@ -1,0 +1,206 @@
+"""The document text of a PDF from its cleaned lines: pages, paragraphs, headings, wraps.
+
+Each page's lines are joined with a line feed, pages with ``PAGE_SEPARATOR``; offsets are exact
+into that text, since it is built here. A line feed either breaks (a paragraph ends, a heading
+begins, a table row or list item ends) or only wraps a paragraph's text; wraps go to
+``Document.wraps``, so chunk boundaries rank them as spaces. A break between two lines is a
+wrap when the second continues the first: it starts in lowercase, or the first line is full
+(the second's first word would not have fit on it, measured against the lines around it) with
+no paragraph gap, first-line indent, change of font size, table row or list item between them.
+A page turn inside a paragraph, and the line feed after a heading (a heading stays with what
+it heads), are wraps too. Sections: a heading per heading, a ``prose`` section per paragraph.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import TYPE_CHECKING, Final
+
+from ragchunk.model import PAGE_SEPARATOR, Page, Section
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ragchunk.parsers.pdf.lines import Heading, Line, PageLines
+
+PARAGRAPH_GAP: Final = 1.3
+"""A line spaced this many times the page's usual line pitch (or more) starts a paragraph."""
+INDENT: Final = 0.8
+"""A line starting this many ems right of the line above starts a paragraph."""
+NEIGHBOURS: Final = 3
+"""Lines above and below that show how wide a line's column is."""
+_SENTENCE_END: Final = re.compile(r"[.!?:;]['\")\]\u2019\u201d]*$")
+_LIST_MARK: Final = re.compile(
+    r"[\u2022\u2023\u25aa\u25e6\u2013\u2014*\uf0b7-]\s|\d{1,3}[.)]\s|[a-z][.)]\s|\([a-z0-9]{1,4}\)\s"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The document's text and what is known of it (see the module docstring)."""
+
+    text: str
+    pages: tuple[Page, ...]
+    sections: tuple[Section, ...]
+    wraps: tuple[int, ...]
+
+
+def build(pages: Sequence[PageLines], headings: Sequence[Heading]) -> Layout:
+    """Return the text, page map, sections and wraps of the cleaned ``pages``."""
+    inside = {(h.page, k): h for h in headings for k in range(h.first, h.last + 1)}
+    starts = {(h.page, h.first) for h in headings}
+    parts: list[str] = []
+    offsets: list[list[tuple[int, int]]] = []
+    page_map: list[Page] = []
+    wraps: list[int] = []
+    length = 0
+    for number, page in enumerate(pages):
+        if number:
+            if _turn_wraps(pages, number, inside, starts):
+                wraps += [length, length + 1]
+            parts.append(PAGE_SEPARATOR)
+            length += len(PAGE_SEPARATOR)
+        soft = _wrapping_breaks(page, number, inside, starts)
+        spans = []
+        for index, line in enumerate(page.lines):
+            if index:
+                if soft[index - 1]:
+                    wraps.append(length)
+                parts.append("\n")
+                length += 1
+            spans.append((length, length + len(line.text)))
+            parts.append(line.text)
+            length += len(line.text)
+        offsets.append(spans)
+        first = spans[0][0] if spans else length
+        page_map.append(Page(number + 1, first, length))
+    text = "".join(parts)
+    sections = _sections(offsets, headings, set(wraps))
+    return Layout(text, tuple(page_map), tuple(sections), tuple(wraps))
+
+
+def _wrapping_breaks(
+    page: PageLines,
+    number: int,
+    inside: dict[tuple[int, int], Heading],
+    starts: set[tuple[int, int]],
+) -> list[bool]:
+    """Return, for each line but the last, whether the line feed after it is a wrap."""
+    lines = page.lines
+    pitches = _pitches(lines)
+    soft = []
+    for index in range(len(lines) - 1):
+        here, after = inside.get((number, index)), inside.get((number, index + 1))
+        if here is not None and after is not None:
+            soft.append(True)  # within a heading, or a heading right above its subheading
+        elif (number, index + 1) in starts:
+            soft.append(False)
+        elif here is not None:
+            soft.append(True)  # the line after a heading stays with it
+        else:
+            soft.append(is_wrap(lines, index, pitches.get(lines[index].size)))
+    return soft
+
+
+def _turn_wraps(
+    pages: Sequence[PageLines],
+    number: int,
+    inside: dict[tuple[int, int], Heading],
+    starts: set[tuple[int, int]],
+) -> bool:
+    """Return whether a paragraph (or a heading) goes on across the turn to page ``number``."""
+    before, after = pages[number - 1].lines, pages[number].lines
+    if not before or not after or (number, 0) in starts:
+        return False
+    if (number - 1, len(before) - 1) in inside:
+        return True
+    above, below = before[-1], after[0]
+    if above.spaced or below.spaced or _LIST_MARK.match(below.text):
+        return False
+    return below.text[:1].islower() or not _SENTENCE_END.search(above.text)
+
+
+def is_wrap(lines: Sequence[Line], index: int, pitch: float | None) -> bool:
+    """Return whether the line feed after ``lines[index]`` only wraps a paragraph."""
+    above, below = lines[index], lines[index + 1]
+    if above.rotated or below.rotated or above.spaced or below.spaced:
+        return False
+    if _LIST_MARK.match(below.text) or (above.size and abs(above.size - below.size) > 0.5):
+        return False
+    if not (above.placed and below.placed):
+        return below.text[:1].islower() or not _SENTENCE_END.search(above.text)
+    step = below.top - above.top
+    if step > 0 and pitch is not None and step > pitch * PARAGRAPH_GAP:
+        return False
+    if below.text[:1].islower():
+        return True
+    if step > 0 and below.left - above.left > INDENT * max(above.size, 1.0):
+        return False
+    return _is_full(lines, index)
+
+
+def _is_full(lines: Sequence[Line], index: int) -> bool:
+    """Return whether the next line's first word would not have fit at the end of this one."""
+    line, below = lines[index], lines[index + 1]
+    size = max(line.size, 1.0)
+    nearby = lines[max(0, index - NEIGHBOURS) : index + NEIGHBOURS + 1]
+    column = max(
+        other.right
+        for other in nearby
+        if abs(other.left - line.left) <= 2 * size
+        and abs(other.size - line.size) < 0.5
+        and not other.spaced
+    )
+    width = (below.right - below.left) / max(len(below.text), 1)
+    word = below.text.split(" ", 1)[0]
+    return line.right + (len(word) + 1) * width > column - 0.2 * size
+
+
+def _pitches(lines: Sequence[Line]) -> dict[float, float]:
+    """Return the usual distance between the tops of consecutive lines, per font size."""
+    steps: dict[float, list[float]] = {}
+    for above, below in pairwise(lines):
+        step = below.top - above.top
+        if above.placed and below.placed and above.size == below.size and 0 < step < 3 * above.size:
+            steps.setdefault(above.size, []).append(step)
+    return {size: statistics.median(values) for size, values in steps.items()}
+
+
+def _sections(
+    offsets: Sequence[Sequence[tuple[int, int]]],
+    headings: Sequence[Heading],
+    wraps: set[int],
+) -> list[Section]:
+    """Return a heading section per heading and a prose section per paragraph, in order."""
+    by_start: dict[tuple[int, int], list[Heading]] = {}
+    for heading in headings:
+        by_start.setdefault((heading.page, heading.first), []).append(heading)
+    heading_lines = {(h.page, k) for h in headings for k in range(h.first, h.last + 1)}
+    sections: list[Section] = []
+    path: tuple[str, ...] = ()
+    paragraph: tuple[int, int] | None = None
+    for number, spans in enumerate(offsets):
+        for index in range(len(spans) + 1):
+            for heading in by_start.get((number, index), []):
+                if paragraph is not None:
+                    sections.append(Section(*paragraph, "prose", path))
+                    paragraph = None
+                path = heading.path
+                if heading.last >= heading.first:
+                    start, end = spans[heading.first][0], spans[heading.last][1]
+                    sections.append(Section(start, end, "heading", path, len(path)))
+            if index == len(spans) or (number, index) in heading_lines:
+                continue
+            start, end = spans[index]
+            if paragraph is not None and paragraph[1] in wraps:
+                paragraph = (paragraph[0], end)
+            else:
+                if paragraph is not None:
+                    sections.append(Section(*paragraph, "prose", path))
+                paragraph = (start, end)
+    if paragraph is not None:
+        sections.append(Section(*paragraph, "prose", path))
+    return sections

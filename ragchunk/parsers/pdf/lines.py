@@ -1,0 +1,197 @@
+"""The lines of a page as an engine reads them: text plus where and how large it is printed.
+
+Every engine (pypdf, PDFium, OCR) gives each page as ``PageLines``: its lines in reading order,
+each with its font size and its box in points, measured from the page's top-left corner, and
+whether it is printed at an angle. Cleaning, headings and paragraphs work on these, never on an
+engine's own objects. ``pypdf_pages`` reads them with pypdf, whose text pieces carry a position
+but no width: a line's right edge is estimated from its characters.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from ragchunk.parsers.pdf.budget import forget_decoded
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ragchunk.parsers.pdf.budget import Budget
+
+CHAR_WIDTH: Final = 0.5
+"""A character's estimated width, in ems, where an engine does not say (pypdf)."""
+CELL_GAP: Final = 1.5
+"""A gap between two pieces of a line wider than this many ems splits cells or tab stops."""
+_ROTATED: Final = 0.1
+"""A text matrix whose skew passes this share of its scale prints at an angle."""
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of a page: its text (no line feed) and where it is printed.
+
+    Attributes:
+        text: the characters, stripped of spaces at both ends.
+        size: the largest font size on the line in points (0 when unknown).
+        left, right, top, bottom: the line's box in points from the page's top-left corner.
+        rotated: whether the text runs at an angle (a diagonal watermark).
+        spaced: whether gaps wider than a word space split it (table cells, tab stops).
+    """
+
+    text: str
+    size: float = 0.0
+    left: float = 0.0
+    right: float = 0.0
+    top: float = 0.0
+    bottom: float = 0.0
+    rotated: bool = False
+    spaced: bool = False
+
+    @property
+    def placed(self) -> bool:
+        """Whether the engine said where the line is printed."""
+        return self.right > self.left
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """A heading found on a page: its lines ``first`` to ``last`` (inclusive) and its path.
+
+    An outline entry whose title is not printed but whose destination has a position is a
+    heading of no lines (``last == first - 1``) before line ``first``: its path starts there.
+    """
+
+    page: int
+    first: int
+    last: int
+    path: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PageLines:
+    """A page's lines in reading order, its size in points, and how its text was found.
+
+    ``confidence`` is the mean OCR confidence (0-100) when the page was recognised by OCR,
+    else None.
+    """
+
+    lines: tuple[Line, ...]
+    width: float
+    height: float
+    confidence: float | None = None
+
+    @property
+    def has_text(self) -> bool:
+        """Whether any line holds a character that is not a space."""
+        return any(line.text.strip() for line in self.lines)
+
+
+def pypdf_pages(reader: Any, budget: Budget) -> list[PageLines]:
+    """Return every page's lines as pypdf extracts them, within ``budget``.
+
+    Raises:
+        OverBudget, LimitExceededError: the content or the text passes its cap.
+    """
+    pages = []
+    for page in reader.pages:
+        streams = budget.count_page(page)
+        height = float(page.mediabox.height)
+        lines = _page_lines(page, budget, height)
+        forget_decoded(streams)
+        pages.append(PageLines(tuple(lines), float(page.mediabox.width), height))
+    return pages
+
+
+def has_gap(extents: Sequence[tuple[float, float]], gap: float) -> bool:
+    """Return whether ``(left, right)`` extents leave a horizontal gap wider than ``gap``."""
+    reach = None
+    for left, right in sorted(extents):
+        if reach is not None and left - reach > gap:
+            return True
+        reach = right if reach is None else max(reach, right)
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    text: str
+    x: float
+    y: float
+    size: float
+    rotated: bool
+
+
+def _page_lines(page: Any, budget: Budget, height: float) -> list[Line]:
+    """Return a page's lines from pypdf's text and the pieces its visitor saw.
+
+    pypdf calls the visitor with exactly the pieces it joins into its result; when that ever
+    does not hold, the lines keep their text and lose their geometry.
+    """
+    pieces: list[_Piece] = []
+
+    def visit(text: str, cm: Sequence[float], tm: Sequence[float], _font: Any, size: Any) -> None:
+        budget.count_text(text)
+        pieces.append(_piece(text, cm, tm, size))
+
+    def check(operator: bytes, operands: Any, _cm: Any, _tm: Any) -> None:
+        budget.check_operation(operator, operands)
+
+    text: str = page.extract_text(visitor_text=visit, visitor_operand_before=check)
+    if "".join(piece.text for piece in pieces) != text:
+        return [Line(" ".join(part.split())) for part in text.split("\n") if part.strip()]
+    lines: list[Line] = []
+    current: list[_Piece] = []
+    for piece in pieces:
+        head, *rest = piece.text.split("\n")
+        current.append(_Piece(head, piece.x, piece.y, piece.size, piece.rotated))
+        for part in rest:  # a line feed in a piece ends the line; what follows starts the next
+            lines += _line(current, height)
+            current = [_Piece(part, piece.x, piece.y, piece.size, piece.rotated)]
+    lines += _line(current, height)
+    return lines
+
+
+def _piece(text: str, cm: Sequence[float], tm: Sequence[float], font_size: Any) -> _Piece:
+    """Return a piece with its origin and rendered size from the text and CTM matrices."""
+    try:
+        a = tm[0] * cm[0] + tm[1] * cm[2]
+        b = tm[0] * cm[1] + tm[1] * cm[3]
+        c = tm[2] * cm[0] + tm[3] * cm[2]
+        d = tm[2] * cm[1] + tm[3] * cm[3]
+        x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+        y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        size = round(abs(float(font_size)) * math.hypot(c, d), 1)
+    except (TypeError, ValueError, IndexError):
+        return _Piece(text, 0.0, 0.0, 0.0, rotated=False)
+    rotated = abs(b) > _ROTATED * abs(a) or abs(c) > _ROTATED * abs(d)
+    return _Piece(text, x, y, size, rotated)
+
+
+def _line(pieces: Sequence[_Piece], height: float) -> list[Line]:
+    """Return the line the pieces make (none when they hold no text)."""
+    text = " ".join("".join(piece.text for piece in pieces).split())
+    if not text:
+        return []
+    printed = [piece for piece in pieces if piece.text.strip()]
+    size = max(piece.size for piece in printed)
+    left = min(piece.x for piece in printed)
+    right = max(piece.x + CHAR_WIDTH * piece.size * len(piece.text.strip()) for piece in printed)
+    baseline = height - printed[0].y
+    extents = [
+        (piece.x, piece.x + CHAR_WIDTH * piece.size * len(piece.text.rstrip())) for piece in printed
+    ]
+    spaced = has_gap(extents, CELL_GAP * size)
+    return [
+        Line(
+            text,
+            size,
+            left,
+            right,
+            baseline - 0.8 * size,
+            baseline + 0.2 * size,
+            rotated=any(piece.rotated for piece in printed),
+            spaced=spaced,
+        )
+    ]

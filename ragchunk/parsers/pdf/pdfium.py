@@ -1,0 +1,215 @@
+"""The ``pdfium`` engine: each page's lines as PDFium reads them, with exact boxes.
+
+PDFium orders the characters of a page, joins its lines with a generated CR LF and marks a
+hyphen that ends a line with U+FFFE (and then no line break): the hyphen is given back and the
+line ends there, so hyphenation is undone by the shared cleaning, never by the engine. A line's
+box is the union of PDFium's text rectangles, its size the font size of its first character.
+A glyph drawn after the rest of its line but placed inside it (a ligature from a fallback font,
+as LibreOffice writes it) is moved back to where it is printed, replacing the gap PDFium filled
+with a generated space. Reading runs only after ``budget`` has checked every page's content
+and fonts; PDFium's errors become ``CorruptDocumentError``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+import pypdfium2
+import pypdfium2.raw as pdfium_c
+
+from ragchunk.errors import CorruptDocumentError
+from ragchunk.parsers.pdf.lines import CELL_GAP, Line, PageLines, has_gap
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from ragchunk.parsers._spec import ParseRequest
+    from ragchunk.parsers.pdf.budget import Budget
+
+_LINE_END: Final = re.compile("\r\n|[\r\n\ufffe]")
+_ANGLE: Final = 0.01
+"""Radians past which a line prints at an angle."""
+_MISPLACED: Final = 0.5
+"""A run starting this many points left of what came before it on its line was drawn late."""
+_TOUCHING: Final = 0.2
+"""A generated space between glyphs closer than this many ems is not a word gap."""
+
+
+def open_document(data: bytes, password: str | None, request: ParseRequest) -> Any:
+    """Return PDFium's document of ``data``.
+
+    Raises:
+        CorruptDocumentError: PDFium cannot open it.
+    """
+    try:
+        return pypdfium2.PdfDocument(data, password=password)
+    except pypdfium2.PdfiumError as exc:
+        raise CorruptDocumentError(f"{request.source}: corrupt or truncated PDF: {exc}") from exc
+
+
+def pdfium_pages(document: Any, budget: Budget, request: ParseRequest) -> list[PageLines]:
+    """Return every page's lines, counting the text against ``budget``.
+
+    Raises:
+        CorruptDocumentError: a page cannot be read.
+        OverBudget: the text passes its cap.
+    """
+    pages = []
+    for index in range(len(document)):
+        try:
+            page = document[index]
+            textpage = page.get_textpage()
+        except pypdfium2.PdfiumError as exc:
+            raise CorruptDocumentError(
+                f"{request.source}: corrupt or truncated PDF: page {index + 1}: {exc}"
+            ) from exc
+        try:
+            width, height = page.get_size()
+            count = textpage.count_chars()
+            text = textpage.get_text_range(0, count) if count > 0 else ""
+            budget.count_text(text)
+            lines = tuple(_lines(textpage.raw, text, height))
+        finally:
+            textpage.close()
+            page.close()
+        pages.append(PageLines(lines, width, height))
+    return pages
+
+
+@dataclass(frozen=True, slots=True)
+class _Char:
+    """A character of a line: its text, its left and right edge, and whether PDFium made it."""
+
+    text: str
+    left: float
+    right: float
+    generated: bool
+
+
+def _lines(textpage: Any, text: str, height: float) -> Iterator[Line]:
+    """Yield the page's lines; ``text`` is PDFium's text of the page, one char per index."""
+    if len(text.encode("utf-16-le")) // 2 != len(text):
+        # A character outside the BMP takes two of PDFium's indices: keep the text, no boxes.
+        for part in text.replace("\ufffe", "-\n").splitlines():
+            if part.strip():
+                yield Line(" ".join(part.split()))
+        return
+    start = 0
+    for match in _LINE_END.finditer(text + "\n"):
+        end = match.start()
+        if text[start:end].strip():
+            hyphen = text[end : end + 1] == "\ufffe"
+            yield _line(textpage, text, start, end, height, hyphen=hyphen)
+        start = match.end()
+
+
+def _line(textpage: Any, text: str, start: int, end: int, height: float, *, hyphen: bool) -> Line:
+    rects = _rects(textpage, start, end - start)
+    body = text[start:end]
+    first = start + len(body) - len(body.lstrip())
+    size = round(pdfium_c.FPDFText_GetFontSize(textpage, first), 1)
+    angle = pdfium_c.FPDFText_GetCharAngle(textpage, first)
+    rotated = _ANGLE < angle < 2 * math.pi - _ANGLE
+    if not rotated and any(
+        rects[k][0] < rects[k - 1][2] - _MISPLACED for k in range(1, len(rects))
+    ):
+        body = _reorder([_char(textpage, text, i) for i in range(start, end)], size or 10.0)
+    words = " ".join(body.split()) + ("-" if hyphen else "")
+    if not rects:
+        return Line(words, size)
+    return Line(
+        words,
+        size,
+        min(r[0] for r in rects),
+        max(r[2] for r in rects),
+        height - max(r[1] for r in rects),
+        height - min(r[3] for r in rects),
+        rotated=rotated,
+        spaced=has_gap([(r[0], r[2]) for r in rects], CELL_GAP * size),
+    )
+
+
+def _rects(textpage: Any, start: int, count: int) -> list[tuple[float, float, float, float]]:
+    """Return PDFium's text rectangles of a range as ``(left, top, right, bottom)``, y up."""
+    left, top, right, bottom = (ctypes.c_double() for _ in range(4))
+    return [
+        (left.value, top.value, right.value, bottom.value)
+        for index in range(pdfium_c.FPDFText_CountRects(textpage, start, count))
+        if pdfium_c.FPDFText_GetRect(textpage, index, left, top, right, bottom)
+    ]
+
+
+def _char(textpage: Any, text: str, index: int) -> _Char:
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    pdfium_c.FPDFText_GetCharBox(textpage, index, left, right, bottom, top)
+    generated = bool(pdfium_c.FPDFText_IsGenerated(textpage, index))
+    return _Char(text[index], left.value, right.value, generated)
+
+
+def reorder_line(chars: list[tuple[str, float, float, bool]], size: float) -> str:
+    """Return a line's text with glyphs drawn late put back where they are printed.
+
+    ``chars`` are ``(text, left, right, generated)`` in PDFium's order; ``size`` is the font
+    size (a test seam for ``_reorder``).
+    """
+    return _reorder([_Char(*char) for char in chars], size)
+
+
+def _reorder(chars: list[_Char], size: float) -> str:
+    """Move each run of glyphs printed left of what precedes it back into place.
+
+    The generated spaces just around a run leave with it; where it lands, a generated space
+    between the run and a glyph it touches goes (PDFium filled the run's gap with it).
+    """
+    late: list[list[int]] = []
+    frontier = float("-inf")
+    for index, char in enumerate(chars):
+        if char.generated:
+            continue
+        if char.left < frontier - _MISPLACED:
+            if late and late[-1][-1] == index - 1:
+                late[-1].append(index)
+            else:
+                late.append([index])
+        else:
+            frontier = max(frontier, char.right)
+    gone = {index for run in late for index in run}
+    for run in late:
+        for side in (run[0] - 1, run[-1] + 1):
+            if 0 <= side < len(chars) and chars[side].generated:
+                gone.add(side)
+    kept = [char for index, char in enumerate(chars) if index not in gone]
+    for run in late:
+        moving = [chars[index] for index in run]
+        at = _landing(kept, moving[0].left)
+        kept[at:at] = moving
+        _drop_gap(kept, at - 1, moving[0].left, size)  # the space before the run
+        _drop_gap(kept, at + len(moving), moving[-1].right, size, after=True)
+    return "".join(char.text for char in kept)
+
+
+def _landing(kept: list[_Char], left: float) -> int:
+    """Return where a run starting at ``left`` goes: after the last glyph starting before it."""
+    at = 0
+    for index, char in enumerate(kept):
+        if not char.generated and char.left <= left:
+            at = index + 1
+    return at
+
+
+def _drop_gap(
+    kept: list[_Char], index: int, edge: float, size: float, *, after: bool = False
+) -> None:
+    """Drop the generated space at ``index`` when the glyph past it touches the run's ``edge``."""
+    if not 0 <= index < len(kept) or not kept[index].generated:
+        return
+    neighbour = index + 1 if after else index - 1
+    if not 0 <= neighbour < len(kept) or kept[neighbour].generated:
+        return
+    gap = kept[neighbour].left - edge if after else edge - kept[neighbour].right
+    if gap < _TOUCHING * size:
+        del kept[index]
