@@ -18,7 +18,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -l size -x -d 'Hard 
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l overlap -x -d 'Units a chunk may repeat from the previous one [default: per strategy].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l unit -x -a 'chars tokens' -d 'Unit of --size and --overlap: chars or tokens [default: per strategy].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l tokenizer -r -F -a 'cl100k_base' -d 'tiktoken encoding name or path to a tokenizer.json.'
-complete -c ragchunk -n '__fish_seen_subcommand_from split' -s O -l option -x -a 'max_depth= min_level= overlap_sentences= sentences= separators=' -d 'Strategy option as key=value (repeatable).'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -s O -l option -x -a 'language= max_depth= min_level= overlap_sentences= sentences= separators=' -d 'Strategy option as key=value (repeatable).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -s o -l output -r -F -d 'Write JSONL to this file, or to DIR/ one file per input mirroring the tree (a trailing slash or an existing directory); always atomically.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l table -d 'Show a table instead of JSONL.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l stats -d 'Print a size summary.'

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
 from ragchunk.strategies.sentence import refine_by_words, spans_from_pieces
+from ragchunk.text.languages import DEFAULT_LANGUAGE
 from ragchunk.text.pack import Window
 from ragchunk.text.paragraphs import split_paragraphs
 from ragchunk.text.sentences import split_sentences
@@ -35,13 +36,18 @@ class ParagraphOptions:
     budget: Budget = Budget(size=1024, overlap=0)
 
 
-def refine_by_sentences(sizer: Sizer, budget: Budget, text: str) -> Refine:
-    """Return a ``refine`` that packs one oversize block as whole sentences."""
+def refine_by_sentences(
+    sizer: Sizer, budget: Budget, text: str, *, language: str = DEFAULT_LANGUAGE
+) -> Refine:
+    """Return a ``refine`` that packs one oversize block as whole sentences.
+
+    ``language`` is a code of ``text.languages.LANGUAGES`` whose sentence rules apply.
+    """
     by_words = refine_by_words(sizer, budget, text)
 
     def refine(start: int, end: int) -> Sequence[Window]:
         pieces = pack_units(
-            split_sentences(text, start, end),
+            split_sentences(text, start, end, language=language),
             sizer=sizer,
             size=budget.size,
             overlap=budget.overlap,

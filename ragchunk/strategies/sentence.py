@@ -1,18 +1,19 @@
 """sentence: whole sentences packed up to the size; overlap made of whole sentences (SPEC §4).
 
 Sentences come from ``text.sentences`` (abbreviations, decimals, initials, quotes, ellipses,
-lists). A chunk runs from a sentence's first character to a later sentence's last one, and the
-next chunk repeats the last sentences that fit in ``--overlap``. A sentence larger than the
-size alone is split by the recursive separators (clause, word, grapheme) and its pieces carry
-``metadata.oversize_split``. Sentence-count mode (``-O sentences=N``) puts at most N sentences
-in a chunk and repeats ``overlap_sentences`` of them; it has no size limit unless ``--size``
-is given.
+lists) with the rules of the document's language (``-O language=``; by default detected per
+document from its stop words, see ``text.languages``). A chunk runs from a sentence's first
+character to a later sentence's last one, and the next chunk repeats the last sentences that
+fit in ``--overlap``. A sentence larger than the size alone is split by the recursive
+separators (clause, word, grapheme) and its pieces carry ``metadata.oversize_split``.
+Sentence-count mode (``-O sentences=N``) puts at most N sentences in a chunk and repeats
+``overlap_sentences`` of them; it has no size limit unless ``--size`` is given.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, get_args
 
 from ragchunk.errors import OptionError
 from ragchunk.model import EMPTY_METADATA, Span
@@ -20,6 +21,7 @@ from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
 from ragchunk.strategies.recursive import DEFAULT_LEVELS, split_range
 from ragchunk.text.boundaries import is_blank
+from ragchunk.text.languages import LanguageOption, detect_language
 from ragchunk.text.sentences import split_sentences
 from ragchunk.text.units import pack_units
 
@@ -53,6 +55,14 @@ class SentenceOptions:
         default=0,
         metadata={"help": "In sentence-count mode, sentences a chunk repeats from the last one."},
     )
+    language: LanguageOption = field(
+        default="auto",
+        metadata={
+            "help": "Sentence rules (abbreviations, ordinals, quotes) of en, de, fr, es, it, pt "
+            "or nl; auto picks one per document from its stop words. CJK and Devanagari full "
+            "stops work in all."
+        },
+    )
 
     @property
     def bounded(self) -> bool:
@@ -60,6 +70,9 @@ class SentenceOptions:
         return self.sentences is None
 
     def __post_init__(self) -> None:
+        if self.language not in get_args(LanguageOption):
+            choices = ", ".join(get_args(LanguageOption))
+            raise OptionError("language", f"must be one of {choices} (got {self.language!r})")
         if self.sentences is None:
             if self.overlap_sentences:
                 raise OptionError(
@@ -109,8 +122,9 @@ def split(doc: Document, options: SentenceOptions, ctx: Context) -> list[Span]:
     counting = options.sentences is not None
     size = budget.size if options.bounded or ctx.size_given else None
     refine_budget = replace(budget, overlap=0) if counting else budget
+    language = detect_language(text) if options.language == "auto" else options.language
     pieces = pack_units(
-        split_sentences(text),
+        split_sentences(text, language=language),
         sizer=ctx.sizer,
         size=size,
         overlap=0 if counting else budget.overlap,
