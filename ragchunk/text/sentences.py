@@ -13,11 +13,13 @@ the language (``text.languages``), so nothing is ever rescanned:
   ``the U.S. The``) do not end one;
 - decimals, versions, URLs and e-mail addresses hold no candidate (no whitespace after the dot);
 - closing quotes and brackets after the stop stay with the sentence (``"Stop." He``), and a stop
-  inside a quotation or brackets that close soon after ends none;
+  inside a short quotation that closes soon after ends none (``"Ei fu. Siccome…" (Manzoni).``);
 - an ellipsis ends a sentence only before a capital, never inside a sentence (``is . . . I``,
   ``[...]``), and ``word. . . . Next`` ends after the word's own stop;
 - list items (on their own lines, or inline in sequence: ``1) one 2) two``, ``a. x b. y``),
-  bullets, Markdown headings and rule lines are sentences of their own.
+  bullets, Markdown headings and rule lines are sentences of their own, and so is a line
+  ending in a colon before a line that opens with a capital (``Dear Sirs:`` above ``THE
+  EMBASSY``).
 
 Spans start and end on grapheme cluster boundaries.
 """
@@ -41,7 +43,8 @@ _FIRST_LINE: Final = re.compile(rf"{_HEADING}|{_RULE}")
 # that first character then picks the alternative, the most frequent first (every alternative
 # tried costs each candidate that fails). Groups: ``rest`` holds the rest of a Latin stop (after
 # its first character) and the empty ``stop`` marks where its text resumes after the
-# whitespace; ``colon`` marks the first character of the line after a colon that ends one;
+# whitespace; ``colon`` marks the first character of the line after a colon that ends one
+# (a boundary when it is a capital);
 # ``heading``, ``rule``, ``full`` and ``bullet`` name their alternatives.
 # Possessive runs (``*+``) give nothing back: what follows them can never match what they
 # would, so the match is the same, without retrying every indented line's spaces.
@@ -126,9 +129,9 @@ def split_sentences(
             cut = match.end()
             if _TITLE_GOES_ON.match(text, cut, end):
                 continue
-        elif kind == "colon":
+        elif kind == "colon":  # "Dear Sirs:\nTHE EMBASSY", "Options:\nVerbose mode ..."
             cut = match.start()
-            if text[match.end()].islower():  # "as follows:\nand then": one sentence
+            if not text[match.end()].isupper():  # "as follows:\nand", code ("if x:\n  y")
                 continue
         elif kind == "heading":
             cut = match.start(kind)

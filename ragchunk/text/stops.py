@@ -24,7 +24,8 @@ CLOSERS: Final = "\"'”’“‘»«›)\\]}」』）〕】"
 _OPENERS: Final = "\"'“‘„‚«»‹›(\\[{¿¡「『（〔【—–"
 _STRIPPED: Final = _OPENERS + BULLETS  # what may stand before a word's first letter
 # Characters no sentence starts with: after them the stop was inside one (,,Wann?” ,,Das).
-_NEVER_FIRST: Final = ",;:)]}/%"
+# A slash with a space after it (verse: "al andar. / [...]") too, but not a path (/etc).
+_NEVER_FIRST: Final = ",;:)]}"
 _LOOKBACK: Final = 40  # longer than any abbreviation: bounds the work per candidate
 _QUOTE_REACH: Final = 200  # how far a quotation's opening and closing marks are looked for
 _DOTTED: Final = re.compile(r"(?:[^\W\d_]{1,2}\.)+[^\W\d_]{1,2}")
@@ -52,7 +53,7 @@ def judge_stop(text: str, match: re.Match[str], end: int, lang: Language, head: 
     following = text[after]
     if following in _OPENERS:
         following = _first_letter(text, after, end)
-    if following.islower() or following in _NEVER_FIRST:
+    if following.islower() or following in _NEVER_FIRST or text.startswith("/ ", after):
         return -1
     stop = match.start()
     if text[stop] in ".…":
@@ -230,14 +231,16 @@ def is_quoted(text: str, head: int, match: re.Match[str], end: int, lang: Langua
     """Return whether the stop ``match`` found sits inside a quotation that closes soon after.
 
     ``"Ei fu. Siccome immobile" (Manzoni).`` is one sentence. Marks are counted from the
-    sentence's start ``head``, at most ``_QUOTE_REACH`` back; the closing one must come within
-    as many characters and before a blank line.
+    sentence's start ``head``, and only in a sentence of at most ``_QUOTE_REACH`` characters so
+    far (counting from anywhere else could pair the marks wrongly); the closing mark must come
+    within as many characters and before a blank line.
     """
     stop_end = match.end()
+    if stop_end - head > _QUOTE_REACH:
+        return False
     after = match.start("stop")
-    lo = max(head, stop_end - _QUOTE_REACH)
     for opening, closing in lang.quotes:
-        first = text.find(opening, lo, stop_end)
+        first = text.find(opening, head, stop_end)
         if first < 0:
             continue
         if opening == closing:

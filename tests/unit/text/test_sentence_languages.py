@@ -133,6 +133,34 @@ def test_every_set_is_well_formed() -> None:
         ("fr", "यह सच है। वह झूठ है॥", ["यह सच है।", "वह झूठ है॥"]),
         ("en", "Steps: 1) mix 2) bake 3) eat", ["Steps: 1) mix 2) bake 3) eat"]),
         ("en", "Home • About • Contact", ["Home", "• About", "• Contact"]),
+        # a colon ending a line, before a capital; a slash opening a path, or a verse's next line
+        ("en", "Options:\n  Verbose mode prints more.", ["Options:", "Verbose mode prints more."]),
+        (
+            "en",
+            "It works as follows:\nthe parser reads.",
+            ["It works as follows:\nthe parser reads."],
+        ),
+        ("en", "if ready:\n    start()", ["if ready:\n    start()"]),
+        (
+            "en",
+            "Edit the file. /etc/hosts maps names.",
+            ["Edit the file.", "/etc/hosts maps names."],
+        ),
+        ("en", "I came. / I saw.", ["I came. / I saw."]),
+        # a long sentence is not searched for the quotation it might sit in
+        (
+            "en",
+            'A "work based on the Program" means the Program or any work containing it, either '
+            "verbatim or with modifications, translated into another language, which is "
+            'sometimes called a "derivative work" in other licences.  Each licensee is '
+            'addressed as "you".',
+            [
+                'A "work based on the Program" means the Program or any work containing it, '
+                "either verbatim or with modifications, translated into another language, which "
+                'is sometimes called a "derivative work" in other licences.',
+                'Each licensee is addressed as "you".',
+            ],
+        ),
     ],
 )
 def test_rules_of_a_language(language: str, text: str, expected: list[str]) -> None:
