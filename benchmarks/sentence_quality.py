@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -94,7 +95,7 @@ def table() -> str:
     """Return the Markdown table of cases passed per language."""
     sets = {"en": list(GOLDEN_RULES.values()), **LANGUAGE_CASES}
     lines = [
-        "| language | cases | ragchunk | ragchunk, English rules | pySBD 0.3.3 "
+        f"| language | cases | ragchunk | ragchunk, English rules | pySBD {version('pysbd')} "
         "| target (pySBD − 3 points) |",
         "| --- | --- | --- | --- | --- | --- |",
     ]

@@ -7,13 +7,13 @@ words that usually open a sentence (they make ``the U.S. The`` a boundary), quot
 a few switches (``z. B.``: lower-case initials; ``12. Juni``: ordinals). Rules that hold for
 every language (decimals, URLs, ellipses, CJK and Devanagari full stops) live in the splitter.
 
-``detect_language(text)`` counts distinctive stop words in a sample of the text: a few
-microseconds per kilobyte, once per document.
+``detect_language(text)`` counts distinctive stop words in three samples of the text (about
+half a millisecond, once per document).
 """
 
 from __future__ import annotations
 
-import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -277,10 +277,6 @@ LANGUAGES: Final[Mapping[str, Language]] = MappingProxyType(
 
 _SAMPLE: Final = 4000  # characters read from each of the start, middle and end
 _MIN_HITS: Final = 3  # fewer stop words than this: too little text to tell, English rules
-_WORD: Final = re.compile(r"[^\W\d_]+")
-_STOP_WORDS: Final[Mapping[str, str]] = MappingProxyType(
-    {word: lang.code for lang in LANGUAGES.values() for word in lang.stop_words}
-)
 
 
 def get_language(code: str) -> Language:
@@ -309,11 +305,12 @@ def detect_language(text: str, start: int = 0, end: int | None = None) -> str:
     else:
         middle = (start + end - _SAMPLE) // 2
         samples = [text[lo : lo + _SAMPLE] for lo in (start, middle, end - _SAMPLE)]
-    counts = dict.fromkeys(LANGUAGES, 0)
-    for sample in samples:
-        for word in _WORD.findall(sample.lower()):
-            code = _STOP_WORDS.get(word)
-            if code is not None:
-                counts[code] += 1
+    words: Counter[str] = Counter()
+    for sample in samples:  # words split at whitespace only: punctuation costs a few hits
+        words.update(sample.lower().split())
+    counts = {
+        code: sum(words.get(word, 0) for word in lang.stop_words)
+        for code, lang in LANGUAGES.items()
+    }
     best = max(counts, key=counts.__getitem__)
     return best if counts[best] >= _MIN_HITS else DEFAULT_LANGUAGE
