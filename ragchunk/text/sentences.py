@@ -35,16 +35,17 @@ from ragchunk.text.stops import BULLETS, CLOSERS, ITEM, LATIN_STOPS, is_quoted, 
 
 # Full stops that end a sentence with or without a space after: CJK and Devanagari (danda).
 _FULL_STOPS: Final = "。！？｡।॥"
-_HEADING: Final = r"[^\S\n]{0,3}+\#{1,6}+(?:[^\S\n][^\n]*+)?(?=\n|\Z)"
-_RULE: Final = r"[^\S\n]{0,3}+(?:-{3,}+|_{3,}+|\*{3,}+|={3,}+)[^\S\n]*+(?=\n|\Z)"
-_FIRST_LINE: Final = re.compile(rf"{_HEADING}|{_RULE}")
+# A heading or rule line after its indentation (at most three spaces, as in CommonMark).
+_HEADING: Final = r"\#{1,6}+(?:[^\S\n][^\n]*+)?(?=\n|\Z)"
+_RULE: Final = r"(?:-{3,}+|_{3,}+|\*{3,}+|={3,}+)[^\S\n]*+(?=\n|\Z)"
+_FIRST_LINE: Final = re.compile(rf"[^\S\n]{{0,3}}+(?:{_HEADING}|{_RULE})")
 # The pattern opens with a plain character class, so the regex engine skips to the next place a
 # candidate may begin in C (it cannot do that for an alternation of groups); a look-behind on
 # that first character then picks the alternative, the most frequent first (every alternative
-# tried costs each candidate that fails). Groups: ``rest`` holds the rest of a Latin stop (after
-# its first character) and the empty ``stop`` marks where its text resumes after the
-# whitespace; ``colon`` marks the first character of the line after a colon that ends one
-# (a boundary when it is a capital);
+# tried costs each candidate that fails), and a line's indentation is read once for all the
+# kinds of line. Groups: ``rest`` holds the rest of a Latin stop (after its first character)
+# and the empty ``stop`` marks where its text resumes after the whitespace; ``colon`` marks the
+# first character of the line after a colon that ends one (a boundary when it is a capital);
 # ``heading``, ``rule``, ``full`` and ``bullet`` name their alternatives.
 # Possessive runs (``*+``) give nothing back: what follows them can never match what they
 # would, so the match is the same, without retrying every indented line's spaces.
@@ -56,11 +57,13 @@ _CANDIDATE: Final = re.compile(
           [{CLOSERS}]*+(?:[ \u00a0\u202f]»[{CLOSERS}]*+)?          # closers (French: « Oui. »)
           (?=\s|\Z)(?=\s*+(?P<stop>))                               # then space or end
         | (?<=\n)(?:
-            [^\S\n]*+\n                                  # a blank line
-            | [^\S\n]*+(?=(?:[-*+{BULLETS}]|\d{{1,3}}[.)]|[A-Za-z][.)])[^\S\n])  # a list item
-            | (?=[^\S\n]{{0,3}}+[-_*=\#])(?:
-                (?P<heading>{_HEADING})                    # a Markdown heading line
-                | (?P<rule>{_RULE})                        # a rule line: ---, ___, ***, ===
+            [^\S\n]*+(?:
+                \n                                             # a blank line
+                | (?=(?:[-*+{BULLETS}]|\d{{1,3}}[.)]|[A-Za-z][.)])[^\S\n])  # a list item
+                | (?=[-_*=\#])(?<![^\S\n]{{4}})(?:           # indented by three at most:
+                    (?P<heading>{_HEADING})                # a Markdown heading line
+                    | (?P<rule>{_RULE})                    # a rule line: ---, ___, ***, ===
+                )
             )
             | (?<=[:\s]\n)(?:(?<=:\n)|(?<=:[^\S\n]\n))[^\S\n]*+(?P<colon>)(?=\S)  # after "...:"
         )
