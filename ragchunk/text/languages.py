@@ -7,8 +7,8 @@ words that usually open a sentence (they make ``the U.S. The`` a boundary), quot
 a few switches (``z. B.``: lower-case initials; ``12. Juni``: ordinals). Rules that hold for
 every language (decimals, URLs, ellipses, CJK and Devanagari full stops) live in the splitter.
 
-``detect_language(text)`` counts distinctive stop words in three samples of the text (about
-half a millisecond, once per document).
+``detect_language(text)`` counts distinctive stop words in three samples of 2,000 characters
+(start, middle, end): well under a millisecond, once per document.
 """
 
 from __future__ import annotations
@@ -275,7 +275,7 @@ LANGUAGES: Final[Mapping[str, Language]] = MappingProxyType(
     {lang.code: lang for lang in (ENGLISH, GERMAN, FRENCH, SPANISH, ITALIAN, PORTUGUESE, DUTCH)}
 )
 
-_SAMPLE: Final = 4000  # characters read from each of the start, middle and end
+_SAMPLE: Final = 2000  # characters read from each of the start, middle and end
 _MIN_HITS: Final = 3  # fewer stop words than this: too little text to tell, English rules
 
 
