@@ -50,7 +50,7 @@ _ragchunk_split() {
         --overlap) return ;;
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
-        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "max_depth= min_level= overlap_sentences= sentences= separators="; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "language= max_depth= min_level= overlap_sentences= sentences= separators="; return ;;
         -o|--output) _ragchunk_files; return ;;
         --format) _ragchunk_words "code docx markdown pdf text"; return ;;
         --password) return ;;
@@ -95,7 +95,7 @@ _ragchunk_view() {
         --overlap) return ;;
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
-        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "max_depth= min_level= overlap_sentences= sentences= separators="; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "language= max_depth= min_level= overlap_sentences= sentences= separators="; return ;;
         --compare) return ;;
         -o|--output) _ragchunk_files; return ;;
         --min-size) return ;;

@@ -20,11 +20,12 @@ on a word.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.text.boundaries import has_space, is_grapheme_boundary
 from ragchunk.text.breadcrumb import format_breadcrumb
+from ragchunk.text.languages import DEFAULT_LANGUAGE, detect_language
 from ragchunk.text.sentences import split_sentences
 
 if TYPE_CHECKING:
@@ -53,6 +54,9 @@ class Limits:
             mode) instead of in ``measure``.
         contextualize: every chunk has a ``context`` that starts with its heading breadcrumb,
             and breadcrumb + text fit the size limit.
+        language: the sentence rules sentences are counted with: a code of
+            ``text.languages.LANGUAGES``, or ``auto`` (detected per document, as the strategy
+            does).
     """
 
     size: int | None
@@ -62,6 +66,7 @@ class Limits:
     sentences: int | None = None
     overlap_sentences: int | None = None
     contextualize: bool = False
+    language: str = DEFAULT_LANGUAGE
 
 
 def find_violations(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> list[str]:
@@ -70,6 +75,8 @@ def find_violations(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> l
     Violations are ordered by the chunk they concern (a lost character by the chunk after
     it), then by rule; the first is the first place where the contract breaks.
     """
+    if limits.language == "auto" and limits.sentences is not None:
+        limits = replace(limits, language=detect_language(doc.text))
     found: list[_Found] = [
         *_check_records(doc, chunks),
         *_check_sizes(chunks, limits),
@@ -215,7 +222,7 @@ def _check_sentence_counts(
     if limits.sentences is None:
         return
     for position, chunk in enumerate(chunks):
-        count = len(split_sentences(doc.text, chunk.start, chunk.end))
+        count = len(split_sentences(doc.text, chunk.start, chunk.end, language=limits.language))
         if count > limits.sentences:
             yield (
                 (position, 3),
@@ -265,7 +272,7 @@ def _check_overlaps(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> I
 def _check_shared(doc: Document, start: int, end: int, name: str, limits: Limits) -> list[str]:
     """SPEC §3.5: the shared text is within the overlap, in units or in whole sentences."""
     if limits.overlap_sentences is not None:
-        shared = len(split_sentences(doc.text, start, end))
+        shared = len(split_sentences(doc.text, start, end, language=limits.language))
         if shared > limits.overlap_sentences:
             return [f"{name} share {shared} sentences, more than {limits.overlap_sentences}"]
         return []

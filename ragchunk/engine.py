@@ -373,6 +373,7 @@ def limits_for(recipe: Recipe[Any]) -> Limits:
         sentences=bounds.sentences,
         overlap_sentences=bounds.overlap_sentences,
         contextualize=recipe.contextualize,
+        language=bounds.language,
     )
 
 

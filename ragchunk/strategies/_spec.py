@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+from ragchunk.text.languages import DEFAULT_LANGUAGE
+
 if TYPE_CHECKING:
     from ragchunk.measure import Measure, Sizer
     from ragchunk.model import Document, Section, Span
@@ -83,12 +85,15 @@ class Bounds:
             token windows, which begin on a token).
         sentences: the most sentences a chunk holds (sentence-count mode), or None.
         overlap_sentences: with ``sentences``, the sentences a chunk repeats from the last.
+        language: with ``sentences``, the sentence rules they are counted by (a code of
+            ``text.languages``, or ``auto`` to detect them per document).
     """
 
     bounded: bool = True
     word_aligned: bool = True
     sentences: int | None = None
     overlap_sentences: int | None = None
+    language: str = DEFAULT_LANGUAGE
 
 
 def _usual_bounds(_options: object) -> Bounds:

@@ -12,11 +12,12 @@ is given.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 from ragchunk.errors import OptionError
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Bounds, Context, Strategy
+from ragchunk.text.languages import LanguageOption, detect_language
 from ragchunk.text.refine import refine_by_words
 from ragchunk.text.sentences import split_sentences
 from ragchunk.text.spans import spans_from_windows
@@ -42,8 +43,19 @@ class SentenceOptions:
         default=0,
         metadata={"help": "In sentence-count mode, sentences a chunk repeats from the last one."},
     )
+    language: LanguageOption = field(
+        default="auto",
+        metadata={
+            "help": "Sentence rules (abbreviations, ordinals, quotes) of en, de, fr, es, it, pt "
+            "or nl; auto picks one per document from its stop words. CJK and Devanagari full "
+            "stops work in all."
+        },
+    )
 
     def __post_init__(self) -> None:
+        if self.language not in get_args(LanguageOption):
+            choices = ", ".join(get_args(LanguageOption))
+            raise OptionError("language", f"must be one of {choices} (got {self.language!r})")
         if self.sentences is None:
             if self.overlap_sentences:
                 raise OptionError(
@@ -70,8 +82,9 @@ def split(doc: Document, options: SentenceOptions, ctx: Context) -> list[Span]:
     budget = options.budget
     counting = options.sentences is not None
     refine_budget = replace(budget, overlap=0) if counting else budget
+    language = detect_language(text) if options.language == "auto" else options.language
     pieces = pack_units(
-        split_sentences(text),
+        split_sentences(text, language=language),
         sizer=ctx.sizer,
         size=ctx.limit,
         overlap=0 if counting else budget.overlap,
@@ -87,7 +100,10 @@ def bounds(options: SentenceOptions) -> Bounds:
     if options.sentences is None:
         return Bounds()
     return Bounds(
-        bounded=False, sentences=options.sentences, overlap_sentences=options.overlap_sentences
+        bounded=False,
+        sentences=options.sentences,
+        overlap_sentences=options.overlap_sentences,
+        language=options.language,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ragchunk.text.languages import DEFAULT_LANGUAGE
 from ragchunk.text.sentences import split_sentences
 from ragchunk.text.separators import INSIDE_SENTENCE, split_range
 from ragchunk.text.units import pack_units
@@ -31,13 +32,18 @@ def refine_by_words(sizer: Sizer, budget: Budget, text: str) -> Refine:
     return refine
 
 
-def refine_by_sentences(sizer: Sizer, budget: Budget, text: str) -> Refine:
-    """Return a ``refine`` that packs one oversize block as whole sentences (then words)."""
+def refine_by_sentences(
+    sizer: Sizer, budget: Budget, text: str, *, language: str = DEFAULT_LANGUAGE
+) -> Refine:
+    """Return a ``refine`` that packs one oversize block as whole sentences (then words).
+
+    ``language`` is a code of ``text.languages.LANGUAGES`` whose sentence rules apply.
+    """
     by_words = refine_by_words(sizer, budget, text)
 
     def refine(start: int, end: int) -> Sequence[Window]:
         return pack_units(
-            split_sentences(text, start, end),
+            split_sentences(text, start, end, language=language),
             sizer=sizer,
             size=budget.size,
             overlap=budget.overlap,

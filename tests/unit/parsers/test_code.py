@@ -262,9 +262,9 @@ def test_syntax_errors_are_recovered_and_located() -> None:
 def test_sections_of_many_definitions_take_linear_time() -> None:
     """Regression: every gap between definitions scanned every definition (quadratic)."""
     source = "".join(f"function f{k}(a){{return a+{k}}};" for k in range(20_000))
-    began = time.perf_counter()
+    began = time.process_time()
     doc = parse(source.encode(), ParseRequest(source="min.js"))
-    assert time.perf_counter() - began < 5
+    assert time.process_time() - began < 5
     assert sum(1 for s in doc.sections if s.kind == "function") == 20_000
 
 

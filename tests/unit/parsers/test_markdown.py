@@ -311,9 +311,9 @@ def test_sections_cover_generated_markdown(lines: list[tuple[str, str]]) -> None
     ids=["quotes", "lists", "brackets", "emphasis", "heading-emphasis", "indent"],
 )
 def test_pathological_nesting_is_bounded(text: str) -> None:
-    began = time.perf_counter()
+    began = time.process_time()
     sections = find_sections(text)
-    assert time.perf_counter() - began < 10
+    assert time.process_time() - began < 10
     assert_well_formed(text, sections)
 
 
@@ -322,12 +322,12 @@ def test_large_input_stays_linear() -> None:
         "## Part\n\nSome text with *emphasis* and `code`.\n\n- a\n- b\n\n| x |\n|---|\n| 1 |\n\n"
     )
     small, large = block * 500, block * 5_000
-    began = time.perf_counter()
+    began = time.process_time()
     find_sections(small)
-    small_time = time.perf_counter() - began
-    began = time.perf_counter()
+    small_time = time.process_time() - began
+    began = time.process_time()
     sections = find_sections(large)
-    large_time = time.perf_counter() - began
+    large_time = time.process_time() - began
     assert len(sections) == 4 * 5_000
     assert large_time < 30 * max(small_time, 0.01)
 
@@ -341,9 +341,9 @@ def test_sections_never_start_mid_line() -> None:
 def test_large_table_and_list_are_parsed_in_bounded_time() -> None:
     rows = 20_000
     text = "| a | b |\n|---|---|\n" + "| 1 | 2 |\n" * rows + "\n" + "- item\n" * rows
-    began = time.perf_counter()
+    began = time.process_time()
     table, listing = find_sections(text)
-    assert time.perf_counter() - began < 20
+    assert time.process_time() - began < 20
     assert len(table.parts) == rows
     assert len(listing.parts) == rows
 
@@ -366,9 +366,9 @@ def test_only_the_tokens_sections_read_are_kept() -> None:
 def test_nesting_ten_thousand_deep_is_prose_past_the_cap() -> None:
     for marker in ("- ", "1. ", "> ", "> - "):
         text = marker * 10_000 + "bottom\n"
-        began = time.perf_counter()
+        began = time.process_time()
         sections = find_sections(text)
-        assert time.perf_counter() - began < 5
+        assert time.process_time() - began < 5
         assert sections[0].start == 0
         assert sections[-1].end == len(text) - 1  # "bottom" is inside a section
 

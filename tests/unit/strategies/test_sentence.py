@@ -88,6 +88,10 @@ def test_sentence_count_mode_is_unbounded_unless_a_size_is_given() -> None:
             {"overlap_sentences": "1"},
             "overlap_sentences applies only in sentence-count mode (set sentences too)",
         ),
+        (
+            {"language": "klingon"},
+            "language must be one of auto, en, de, fr, es, it, pt, nl (got 'klingon')",
+        ),
     ],
 )
 def test_options_are_validated_before_any_work(options: dict[str, str], message: str) -> None:
@@ -110,3 +114,30 @@ def test_sentence_count_mode_with_contextualize_stays_unbounded_without_a_size()
     chunks = assert_invariants(doc, plan)
     assert [c.text for c in chunks] == [text.strip()]  # 31 sentences (the heading is one)
     assert chunks[0].context == "Notes\n\n" + chunks[0].text
+
+
+GERMAN = (
+    "Der Bericht wurde am 12. Mai vorgelegt und ist für die Planung wichtig. Er nennt z. B. "
+    "Kosten, Fristen usw. Die Stadt hat ihn noch nicht geprüft, aber sie wird es tun."
+)
+
+
+def _sentences_of(text: str, **options: str) -> list[str]:
+    plan = make_plan("sentence", options={"sentences": "1", **options})
+    return [c.text for c in assert_invariants(Document(text=text), plan)]
+
+
+def test_language_is_detected_per_document_by_default() -> None:
+    expected = [
+        "Der Bericht wurde am 12. Mai vorgelegt und ist für die Planung wichtig.",
+        "Er nennt z. B. Kosten, Fristen usw.",
+        "Die Stadt hat ihn noch nicht geprüft, aber sie wird es tun.",
+    ]
+    assert _sentences_of(GERMAN) == expected
+    assert _sentences_of(GERMAN, language="de") == expected
+
+
+def test_a_language_given_overrides_detection() -> None:
+    english_rules = _sentences_of(GERMAN, language="en")
+    assert "Mai vorgelegt und ist für die Planung wichtig." in english_rules  # "12." ended one
+    assert "B. Kosten, Fristen usw." in english_rules

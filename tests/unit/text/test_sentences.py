@@ -203,10 +203,10 @@ def test_the_set_is_large_and_well_formed() -> None:
         assert re.sub(r"\s", "", "".join(expected)) == re.sub(r"\s", "", text), text
 
 
-# Measured: 87 of 90 cases (96.7%). The three misses are ambiguous for rules without a model:
-# '"Why?" I asked.' (a capital after a quoted question), "vitamin C." (reads as an initial) and
-# "out.Read" (no space after the stop, as in file names and versions, is never a boundary).
-MEASURED_ACCURACY = 87 / 90
+# Measured: 88 of 90 cases (97.8%). The two misses are ambiguous for rules without a model:
+# '"Why?" I asked.' (a capital after a quoted question) and "out.Read" (no space after the
+# stop, as in file names and versions, is never a boundary).
+MEASURED_ACCURACY = 88 / 90
 
 
 def test_accuracy_stays_at_the_measured_level() -> None:
@@ -262,9 +262,9 @@ def test_time_is_linear_in_the_input() -> None:
     def seconds(text: str) -> float:
         best = float("inf")
         for _ in range(3):
-            began = time.perf_counter()
+            began = time.process_time()
             split_sentences(text)
-            best = min(best, time.perf_counter() - began)
+            best = min(best, time.process_time() - began)
         return best
 
     ratio = seconds(large) / seconds(small)
@@ -279,6 +279,6 @@ def test_pathological_runs_stay_fast() -> None:
         "\n" * 100_000,
         "#" * 100_000,
     ):
-        began = time.perf_counter()
+        began = time.process_time()
         split_sentences(text)
-        assert time.perf_counter() - began < 2.0, text[:10]
+        assert time.process_time() - began < 2.0, text[:10]
