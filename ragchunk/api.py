@@ -55,11 +55,13 @@ def chunk_file(
 
     ``format`` forces the parser (detected from the extension and content otherwise),
     ``language`` forces a source file's language (as ``--language``), and ``password`` opens
-    an encrypted PDF.
+    an encrypted PDF. ``options`` may also hold parse options (``keep_boilerplate``, ``notes``,
+    ``hidden_slides``, ``main_content``, ``header``). A container (an mbox) gives the chunks
+    of every document in it, each with its own ``doc_id``.
 
     Raises:
         UsageError: a bad strategy name or option.
-        InputError: the file cannot be read or parsed.
+        InputError: the file cannot be read or parsed (or one document of a container).
     """
     from ragchunk.engine import process
     from ragchunk.plan import make_plan
@@ -78,4 +80,6 @@ def chunk_file(
     result = process(path, path, plan)
     if result.error is not None:
         raise InputError(result.error)
+    if result.failed_parts:  # a message of an mbox: the caller asked for the whole file
+        raise InputError(result.failed_parts[0])
     return list(result.chunks)

@@ -39,6 +39,7 @@ from ragchunk.errors import OptionError, UsageError
 from ragchunk.globs import Glob
 from ragchunk.inputs import STDIN, absolute
 from ragchunk.options import Unit, convert_value
+from ragchunk.parsers._spec import PARSE_OPTION_NAMES
 from ragchunk.registry import did_you_mean
 
 CONFIG_NAME: Final = "ragchunk.toml"
@@ -58,6 +59,10 @@ _SCOPE_KEYS: Final[dict[str, tuple[str, Any]]] = {
     "max-bytes": ("max_bytes", int),
     "contextualize": ("contextualize", bool),
     "min-size": ("min_size", int),
+    # What the parsers are asked (issue 16).
+    "keep-boilerplate": ("keep_boilerplate", bool),
+    "notes": ("notes", bool),
+    "hidden-slides": ("hidden_slides", bool),
 }
 """Keys a scope (the top level or a ``[files."GLOB"]`` section) may set: key → (field, type)."""
 
@@ -98,6 +103,9 @@ class Settings:
     max_bytes: int | None = None
     contextualize: bool | None = None
     min_size: int | None = None
+    keep_boilerplate: bool | None = None
+    notes: bool | None = None
+    hidden_slides: bool | None = None
     options: Mapping[str, object] = field(default_factory=dict)
 
     def over(self, lower: Settings) -> Settings:
@@ -109,7 +117,12 @@ class Settings:
         merged = _merge(self, lower)
         default = strategies.DEFAULT_STRATEGY
         same = (lower.strategy or default) == (merged.strategy or default)
-        options = {**(lower.options if same else {}), **self.options}
+        kept = (
+            lower.options
+            if same
+            else {key: value for key, value in lower.options.items() if key in PARSE_OPTION_NAMES}
+        )  # parse options (``main_content``...) are no strategy's: they always carry over
+        options = {**kept, **self.options}
         return dataclasses.replace(merged, options=options)
 
 

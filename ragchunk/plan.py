@@ -10,18 +10,20 @@ does so for every scope of a configuration file.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, get_type_hints
 
 from ragchunk import parsers, strategies
 from ragchunk.code.languages import check_language
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
 from ragchunk.errors import OptionError, UsageError
 from ragchunk.measure import load_tokenizer
-from ragchunk.options import build_options
+from ragchunk.options import build_options, convert_value
+from ragchunk.parsers._spec import PARSE_OPTION_NAMES, ParseOptions
 from ragchunk.strategies._spec import OptionsT, Strategy
 
 if TYPE_CHECKING:
@@ -43,6 +45,7 @@ class Recipe(Generic[OptionsT]):
         tokenizer: the tokenizer name for token units, token strategies and ``count_tokens``.
         count_tokens: give every chunk a ``tokens`` count even when the unit is chars.
         format: a format forced with ``--format``, or None to detect it per file.
+        parse: what the parsers are asked (``--keep-boilerplate``, ``--notes``...).
         language: a code language forced with ``--language`` (implies the ``code`` format).
         hashes: give every chunk ``doc_hash`` (SHA-256 of the input's bytes) and ``hash``
             (SHA-256 of its UTF-8 text).
@@ -59,6 +62,7 @@ class Recipe(Generic[OptionsT]):
     tokenizer: str = DEFAULT_TOKENIZER
     count_tokens: bool = False
     format: str | None = None
+    parse: ParseOptions = ParseOptions()
     language: str | None = None
     hashes: bool = False
     contextualize: bool = False
@@ -69,6 +73,8 @@ class Recipe(Generic[OptionsT]):
         key = f"{self.strategy.name}\0{self.options!r}\0{self.tokenizer}"
         if self.format or self.language:  # forcing a parse changes the chunks, so their ids
             key += f"\0{self.format}\0{self.language}"
+        if not self.parse.is_default():
+            key += f"\0{self.parse!r}"
         if self.contextualize:
             key += "\0contextualize"
         if self.min_size:
@@ -159,8 +165,12 @@ def make_plan(
     check: bool = False,
     contextualize: bool = False,
     min_size: int | None = None,
+    parse: ParseOptions | None = None,
 ) -> Plan:
     """Validate every option and return the plan; loads the tokenizer when one is needed.
+
+    ``options`` whose keys name ``ParseOptions`` fields (``main_content``...) set ``parse``;
+    the others are the strategy's.
 
     ``timeout`` None (the library's default) sets no time limit: only the command line arms
     a timer unless asked, since it takes over ``SIGALRM`` while an input is processed.
@@ -174,7 +184,9 @@ def make_plan(
     check_limits(timeout=timeout, max_bytes=max_bytes)
     chosen: Strategy[Any] = strategies.get(strategy)
     budget = chosen.options().budget.with_flags(size=size, overlap=overlap, unit=unit)
-    built = build_options(chosen.options, budget, dict(options or {}), strategy=chosen.name)
+    values = dict(options or {})
+    parse_values = {key: values.pop(key) for key in PARSE_OPTION_NAMES if key in values}
+    built = build_options(chosen.options, budget, values, strategy=chosen.name)
     # SPEC §3.3: a strategy unbounded by design becomes bounded when a size is given.
     limit = budget.size if size is not None or chosen.bounds(built).bounded else None
     _check_min_size(min_size, limit)
@@ -189,6 +201,7 @@ def make_plan(
         tokenizer=tokenizer,
         count_tokens=count_tokens,
         format=format,
+        parse=parse_options(parse_values, parse or ParseOptions()),
         language=language,
         hashes=hashes,
         contextualize=contextualize,
@@ -197,6 +210,19 @@ def make_plan(
     if recipe.needs_tokens:
         load_tokenizer(tokenizer)
     return Plan(recipe, policy)
+
+
+def parse_options(values: Mapping[str, object], base: ParseOptions) -> ParseOptions:
+    """Return ``base`` with the ``-O`` values of its fields, converted by their declared types.
+
+    Raises:
+        OptionError: a value the field's type cannot take.
+    """
+    if not values:
+        return base
+    hints = get_type_hints(ParseOptions)
+    converted = {key: convert_value(key, hints[key], raw) for key, raw in values.items()}
+    return dataclasses.replace(base, **converted)  # type: ignore[arg-type]  # typed per field
 
 
 def check_limits(*, timeout: float | None, max_bytes: int) -> None:
@@ -283,4 +309,9 @@ def plan_from_settings(
         max_bytes=DEFAULT_MAX_BYTES if settings.max_bytes is None else settings.max_bytes,
         contextualize=bool(settings.contextualize),
         min_size=settings.min_size,
+        parse=ParseOptions(
+            keep_boilerplate=bool(settings.keep_boilerplate),
+            notes=bool(settings.notes),
+            hidden_slides=bool(settings.hidden_slides),
+        ),
     )

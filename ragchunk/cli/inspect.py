@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Final, Optional
 import typer
 
 from ragchunk.cli._app import EXIT_FAILED_INPUTS, app, one_line, stdout_console, usage_errors
+from ragchunk.cli.split import HIDDEN_SLIDES_HELP, KEEP_BOILERPLATE_HELP, NOTES_HELP
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -21,7 +22,8 @@ _PREVIEW: Final = 60
 INSPECT_HELP = """Show how ragchunk reads a file: its sections (kind, headings, pages, span, lines).
 
 [bold]--text[/bold] prints the extracted document text exactly, with nothing added, so every
-chunk's start and end can be checked by slicing it.
+chunk's start and end can be checked by slicing it. A file holding several documents (an
+mbox) shows each; with --text each text follows a line "==> DOC_ID <==".
 
 [bold]Examples[/bold]
 
@@ -49,14 +51,20 @@ def inspect_command(
         Optional[str],  # noqa: UP045
         typer.Option(help="Password for encrypted PDFs.", show_default=False),
     ] = None,
+    # What the parsers are asked (issue 16), as for `split`.
+    keep_boilerplate: Annotated[
+        bool, typer.Option("--keep-boilerplate", help=KEEP_BOILERPLATE_HELP)
+    ] = False,
+    notes: Annotated[bool, typer.Option("--notes", help=NOTES_HELP)] = False,
+    hidden_slides: Annotated[
+        bool, typer.Option("--hidden-slides", help=HIDDEN_SLIDES_HELP)
+    ] = False,
 ) -> None:
     """Parse one file and render its sections (the help text is INSPECT_HELP)."""
-    from rich.text import Text
-
     from ragchunk import engine, parsers
     from ragchunk.errors import InputError
-    from ragchunk.parsers._spec import ParseRequest
-    from ragchunk.reading import parse_bytes, read_input
+    from ragchunk.parsers._spec import ParseOptions, ParseRequest
+    from ragchunk.reading import parse_documents, read_input
 
     if input_format is not None:
         with usage_errors():
@@ -66,17 +74,40 @@ def inspect_command(
     def warn(code: str, message: str) -> None:
         diagnostics.append(engine.Diagnostic(path, code, message))
 
-    request = ParseRequest(source=path, doc_id=path, password=password, warn=warn)
+    options = ParseOptions(
+        keep_boilerplate=keep_boilerplate, notes=notes, hidden_slides=hidden_slides
+    )
+    request = ParseRequest(source=path, doc_id=path, password=password, options=options, warn=warn)
     try:
-        doc = parse_bytes(read_input(path), request, format=input_format)
+        found = list(parse_documents(read_input(path), request, format=input_format))
     except InputError as exc:
         _warn(diagnostics)
         sys.stderr.write(f"error: {one_line(str(exc))}\n")
         raise typer.Exit(EXIT_FAILED_INPUTS) from None
     _warn(diagnostics)
-    if text:
-        sys.stdout.write(doc.text)
-        return
+    documents = [doc for doc in found if not isinstance(doc, InputError)]
+    for number, doc in enumerate(documents):
+        if text:
+            _show_text(doc, several=len(found) > 1, first=number == 0)
+        else:
+            _show(doc)
+    failed = [str(error) for error in found if isinstance(error, InputError)]
+    for message in failed:
+        sys.stderr.write(f"error: {one_line(message)}\n")
+    if failed:
+        raise typer.Exit(EXIT_FAILED_INPUTS)
+
+
+def _show_text(doc: Document, *, several: bool, first: bool) -> None:
+    """Print the text exactly; the documents of a container each under a ``==> id <==`` line."""
+    if several:
+        sys.stdout.write(f"{'' if first else chr(10)}==> {doc.doc_id} <==\n")
+    sys.stdout.write(doc.text)
+
+
+def _show(doc: Document) -> None:
+    from rich.text import Text
+
     console = stdout_console()
     console.print(Text(describe(doc)), soft_wrap=True)
     console.print(build_table(doc))

@@ -34,6 +34,14 @@ Examples:
 """
 
 
+KEEP_BOILERPLATE_HELP = (
+    "HTML: keep navigation, page headers and footers, asides and cookie banners "
+    "(left out by default)."
+)
+NOTES_HELP = "PPTX: add each slide's speaker notes after its text."
+HIDDEN_SLIDES_HELP = "PPTX: read hidden slides too (skipped by default)."
+
+
 def _complete_strategy(incomplete: str) -> list[str]:
     return [name for name in strategies.names() if name.startswith(incomplete)]
 
@@ -239,6 +247,14 @@ def split_command(
             show_default=False,
         ),
     ] = None,
+    # What the parsers are asked (issue 16); -O main_content=true and -O header=false too.
+    keep_boilerplate: Annotated[
+        bool, typer.Option("--keep-boilerplate", help=KEEP_BOILERPLATE_HELP)
+    ] = False,
+    notes: Annotated[bool, typer.Option("--notes", help=NOTES_HELP)] = False,
+    hidden_slides: Annotated[
+        bool, typer.Option("--hidden-slides", help=HIDDEN_SLIDES_HELP)
+    ] = False,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare
@@ -263,6 +279,9 @@ def split_command(
             max_bytes=max_bytes if "max_bytes" in given else None,
             contextualize=contextualize or None,
             min_size=min_size,
+            keep_boilerplate=keep_boilerplate or None,
+            notes=notes or None,
+            hidden_slides=hidden_slides or None,
             options=_parse_assignments(option or ()),
         )
         run = RunSettings(

@@ -1,9 +1,16 @@
-"""What every parser module exposes: ``FORMAT = Format(...)``, and the ``ParseRequest`` it gets."""
+"""What every parser module exposes: ``FORMAT = Format(...)``, and the ``ParseRequest`` it gets.
+
+``ParseOptions`` holds what the user asked of a parse (boilerplate kept, speaker notes...): it
+shapes the chunks, so it is part of the plan's recipe (chunk ids and the manifest follow it).
+A container format (an mbox) also gives ``Format.members``: the documents inside it, each
+parsed by its own format and chunked as a document of its own.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ragchunk.defaults import DEFAULT_MAX_BYTES
@@ -17,6 +24,54 @@ def _ignore(code: str, message: str) -> None:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ParseOptions:
+    """What the user asked of the parsers; each field says which formats read it.
+
+    Set from flags (``--keep-boilerplate``, ``--notes``...) or with ``-O key=value`` (the keys
+    are these field names). Every field changes the document's text, so the chunks' ids.
+    """
+
+    # HTML, PPTX, e-mail, tables (issue 16).
+    keep_boilerplate: bool = field(
+        default=False,
+        metadata={
+            "help": "HTML: keep navigation, page headers and footers, asides and cookie "
+            "banners (left out by default)."
+        },
+    )
+    main_content: bool = field(
+        default=False,
+        metadata={
+            "help": "HTML: keep only the main content as trafilatura finds it (needs the "
+            "'html' extra)."
+        },
+    )
+    notes: bool = field(
+        default=False,
+        metadata={"help": "PPTX: add each slide's speaker notes after its text."},
+    )
+    hidden_slides: bool = field(
+        default=False,
+        metadata={"help": "PPTX: read hidden slides too (skipped by default)."},
+    )
+    header: bool | None = field(
+        default=None,
+        metadata={
+            "help": "CSV/TSV: whether the first row names the columns (default: guessed; "
+            "XLSX sheets always read their first row as the header)."
+        },
+    )
+
+    def is_default(self) -> bool:
+        """Return whether nothing was asked (the chunk ids then stay those of older versions)."""
+        return self == ParseOptions()
+
+
+PARSE_OPTION_NAMES = tuple(f.name for f in dataclasses.fields(ParseOptions))
+"""The ``-O`` keys that set ``ParseOptions`` rather than the strategy's options."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ParseRequest:
     """What a parser knows besides the bytes.
 
@@ -26,7 +81,11 @@ class ParseRequest:
         password: a PDF password from ``--password``.
         language: a code language forced with ``--language``.
         max_bytes: the cap (``--max-bytes``) on decompressed parts: a DOCX's zip members in
-            total, a PDF's streams each and its page contents and text in total.
+            total, a PDF's streams each and its page contents and text in total, an e-mail's
+            attachments each.
+        options: what the user asked of the parse (``ParseOptions``).
+        depth: how many containers hold this input (an attachment of an e-mail is 1 deep);
+            parsers of nesting formats refuse to go past ``MAX_DEPTH``.
         warn: a sink for warnings, ``warn(code, message)``.
     """
 
@@ -35,7 +94,30 @@ class ParseRequest:
     password: str | None = None
     language: str | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
+    options: ParseOptions = ParseOptions()
+    depth: int = 0
     warn: Callable[[str, str], None] = _ignore
+
+
+MAX_DEPTH = 8
+"""The deepest an input may sit inside others (messages attached to messages)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One document inside a container input (a message of an mbox).
+
+    Attributes:
+        name: what is appended to the container's ``doc_id`` to name it (``#3``).
+        data: its bytes.
+        format: the format that parses it.
+        metadata: facts the container knows of it (its position), merged into its document's.
+    """
+
+    name: str
+    data: bytes
+    format: str
+    metadata: dict[str, str | int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +127,11 @@ class Format:
     Attributes:
         name: the single lowercase word users pass to ``--format``.
         parse: ``parse(data, request)`` returns the Document; raises ``InputError`` subclasses.
+            A container's ``parse`` reads an input holding a single member.
+        members: for a container format, ``members(data, request)`` yields the documents it
+            holds, in order; None for a format whose input is one document.
     """
 
     name: str
     parse: Callable[[bytes, ParseRequest], Document]
+    members: Callable[[bytes, ParseRequest], Iterator[Member]] | None = None

@@ -35,6 +35,11 @@ def _no_breadcrumb(_start: int) -> str:
     return ""
 
 
+def _not_dropping(start: int, end: int, reason: str) -> None:
+    """Refuse to drop text: only strategies declared with ``drops=True`` may."""
+    raise RuntimeError(f"a strategy not declared as dropping text dropped [{start}:{end}] {reason}")
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """Everything a strategy may use besides the document and its options.
@@ -59,6 +64,9 @@ class Context:
             at ``start``; empty when ``--contextualize`` is off.
         contextualize: whether ``--contextualize`` is on (a strategy that finds headings of
             its own must then count their breadcrumbs itself).
+        drop: ``drop(start, end, reason)`` reports a span the strategy leaves out of every
+            chunk on purpose (SPEC §3.2); only strategies declared with ``drops=True`` may
+            call it, and the checker verifies that exactly the reported spans are missing.
     """
 
     measure: Measure
@@ -70,6 +78,7 @@ class Context:
     warn: Callable[[str, str], None]
     breadcrumb: Callable[[int], str] = _no_breadcrumb
     contextualize: bool = False
+    drop: Callable[[int, int, str], None] = _not_dropping
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,6 +117,8 @@ class Strategy(Generic[OptionsT]):
         bounds: what the chunks made with given options promise (``Bounds``).
         tokenizes: whether it cuts at token boundaries whatever the unit of its budget (the
             tokenizer is then loaded when the plan is made).
+        drops: whether it may leave text out on purpose through ``Context.drop`` (the
+            templates that drop a table of contents, an index, references).
     """
 
     name: str
@@ -116,6 +127,7 @@ class Strategy(Generic[OptionsT]):
     split: Callable[[Document, OptionsT, Context], list[Span]]
     bounds: Callable[[OptionsT], Bounds] = _usual_bounds
     tokenizes: bool = False
+    drops: bool = False
 
     @property
     def bounded(self) -> bool:
