@@ -49,11 +49,13 @@ FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
             ".kts",
         ),
     ),
-    "text": ("ragchunk.parsers.text", (".txt", ".text", ".log", ".rst", ".csv", ".tsv")),
+    "text": ("ragchunk.parsers.text", (".txt", ".text", ".log", ".rst")),
     "markdown": ("ragchunk.parsers.markdown", (".md", ".markdown")),
     "pdf": ("ragchunk.parsers.pdf", (".pdf",)),
     "docx": ("ragchunk.parsers.docx", (".docx",)),
     "html": ("ragchunk.parsers.html", (".html", ".htm", ".xhtml")),
+    "csv": ("ragchunk.parsers.csv", (".csv", ".tsv")),
+    "xlsx": ("ragchunk.parsers.xlsx", (".xlsx", ".xlsm")),
 }
 
 
