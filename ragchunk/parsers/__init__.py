@@ -56,6 +56,7 @@ FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "html": ("ragchunk.parsers.html", (".html", ".htm", ".xhtml")),
     "csv": ("ragchunk.parsers.csv", (".csv", ".tsv")),
     "xlsx": ("ragchunk.parsers.xlsx", (".xlsx", ".xlsm")),
+    "pptx": ("ragchunk.parsers.pptx", (".pptx",)),
 }
 
 

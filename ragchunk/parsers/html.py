@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ragchunk.errors import InputError, LimitExceededError
 from ragchunk.model import Document
 from ragchunk.parsers._decode import decode
+from ragchunk.parsers._extras import need
 from ragchunk.parsers._htmltext import TextBuilder, walk
 from ragchunk.parsers._spec import Format
 
@@ -191,8 +192,7 @@ def _decode_as(data: bytes, codec: str, request: ParseRequest) -> str:
 
 def _main_content(markup: str, request: ParseRequest) -> str:
     """Return the page's main content as HTML, as trafilatura finds it (headings kept)."""
-    import trafilatura
-
+    trafilatura = need("trafilatura", extra="html", what="main content", request=request)
     found = trafilatura.extract(
         markup,
         output_format="html",

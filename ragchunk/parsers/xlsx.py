@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ragchunk.errors import CorruptDocumentError
 from ragchunk.model import Document
 from ragchunk.parsers._archive import open_zip, refuse_doctypes
+from ragchunk.parsers._extras import need
 from ragchunk.parsers._rows import RowBuilder, header_index, name_columns
 from ragchunk.parsers._spec import Format
 
@@ -73,8 +74,7 @@ def parse(data: bytes, request: ParseRequest) -> Document:
 
 
 def _load(data: bytes, request: ParseRequest, *, values: bool) -> Any:
-    import openpyxl
-
+    openpyxl = need("openpyxl", extra="xlsx", what="XLSX", request=request)
     try:
         return openpyxl.load_workbook(
             io.BytesIO(data), read_only=True, data_only=values, keep_links=False
