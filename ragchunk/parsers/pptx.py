@@ -224,7 +224,7 @@ def _add_table(builder: _Builder, table: Any) -> None:
             rows.append("| " + " | ".join(cells) + " |")
     if not rows:
         return
-    spans = []
+    spans: list[tuple[int, int]] = []
     for line in rows:
         start = builder.append(line, LINE_SEPARATOR if spans else BLOCK_SEPARATOR)
         spans.append((start, builder.length))
