@@ -57,6 +57,8 @@ FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "csv": ("ragchunk.parsers.csv", (".csv", ".tsv")),
     "xlsx": ("ragchunk.parsers.xlsx", (".xlsx", ".xlsm")),
     "pptx": ("ragchunk.parsers.pptx", (".pptx",)),
+    "email": ("ragchunk.parsers.email", (".eml",)),
+    "mbox": ("ragchunk.parsers.mbox", (".mbox", ".mbx")),
 }
 
 
