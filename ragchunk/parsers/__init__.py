@@ -59,6 +59,7 @@ FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "pptx": ("ragchunk.parsers.pptx", (".pptx",)),
     "email": ("ragchunk.parsers.email", (".eml",)),
     "mbox": ("ragchunk.parsers.mbox", (".mbox", ".mbx")),
+    "epub": ("ragchunk.parsers.epub", (".epub",)),
 }
 
 

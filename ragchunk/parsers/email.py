@@ -29,13 +29,13 @@ from ragchunk import parsers
 from ragchunk.errors import CorruptDocumentError, InputError, LimitExceededError
 from ragchunk.model import Document, Section
 from ragchunk.parsers._spec import MAX_DEPTH, Format
+from ragchunk.parsers._splice import Splicer
 
 if TYPE_CHECKING:
     from ragchunk.model import JSONValue
     from ragchunk.parsers._spec import ParseRequest
 
 HEADERS: Final = ("From", "To", "Cc", "Date", "Subject")
-BLOCK_SEPARATOR: Final = "\n\n"
 _C1: Final = re.compile("[\x80-\x9f]")
 _LEGACY: Final = {
     "iso-8859-1": "cp1252",
@@ -111,7 +111,7 @@ def read_message(message: EmailMessage, request: ParseRequest) -> Document:
     if left_out:
         metadata["left_out"] = {"attachments": left_out}
     return Document(
-        text="".join(builder.parts),
+        text=builder.text(),
         source=request.source,
         doc_id=request.doc_id,
         format="email",
@@ -121,55 +121,14 @@ def read_message(message: EmailMessage, request: ParseRequest) -> Document:
     )
 
 
-class _Builder:
-    """Accumulates the text and sections of one message."""
+class _Builder(Splicer):
+    """The text and sections of one message, and the heading path of what comes next."""
 
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.length = 0
-        self.sections: list[Section] = []
-        self.path: tuple[str, ...] = ()
-
-    def append(self, text: str) -> int:
-        if self.length:
-            self.parts.append(BLOCK_SEPARATOR)
-            self.length += len(BLOCK_SEPARATOR)
-        start = self.length
-        self.parts.append(text)
-        self.length += len(text)
-        return start
+    path: tuple[str, ...] = ()
 
     def add(self, text: str, kind: str, part: str, level: int = 0) -> None:
         start = self.append(text)
-        path = self.path
-        self.sections.append(Section(start, self.length, kind, path, level, {"part": part}))
-
-    def splice(self, doc: Document, part: str, path: tuple[str, ...], level: int) -> None:
-        """Add a parsed document's text and sections, shifted and nested under ``path``."""
-        text = doc.text.rstrip()  # a text attachment's final line feeds
-        if not text:
-            return
-        offset = self.append(text)
-        last = self.length
-
-        def shift(span: tuple[int, int]) -> tuple[int, int]:
-            return span[0] + offset, min(span[1] + offset, last)
-
-        for s in doc.sections:
-            self.sections.append(
-                Section(
-                    s.start + offset,
-                    min(s.end + offset, last),
-                    s.kind,
-                    path + s.headings,
-                    s.level + level if s.level else 0,
-                    {**s.metadata, "part": part},
-                    None if s.header is None else shift(s.header),
-                    tuple(shift(p) for p in s.parts),
-                )
-            )
-        if not doc.sections:
-            self.sections.append(Section(offset, self.length, "prose", path, 0, {"part": part}))
+        self.sections.append(Section(start, self.length, kind, self.path, level, {"part": part}))
 
 
 def _header(message: EmailMessage, name: str, request: ParseRequest) -> str:
@@ -236,7 +195,8 @@ def _add_body(builder: _Builder, body: EmailMessage, request: ParseRequest) -> N
         from ragchunk.parsers.html import parse_text
 
         doc = parse_text(text, request, format="email")
-        builder.splice(doc, "body", builder.path, 1 if builder.path else 0)
+        level = 1 if builder.path else 0
+        builder.splice(doc, path=builder.path, level=level, metadata={"part": "body"})
         return
     signature = False
     for block in re.split(r"\n[ \t]*\n", text):
@@ -279,7 +239,7 @@ def _add_attachment(
     builder.path, outer = path, builder.path
     builder.add(f"Attachment: {name}", "heading", f"attachment:{name}", level)
     builder.path = outer
-    builder.splice(doc, f"attachment:{name}", path, level)
+    builder.splice(doc, path=path, level=level, metadata={"part": f"attachment:{name}"})
 
 
 def _attachment_name(part: EmailMessage, number: int) -> str:
