@@ -22,6 +22,7 @@ STRATEGIES: Final = {
     "markdown": "ragchunk.strategies.markdown",
     "hierarchical": "ragchunk.strategies.hierarchical",
     "auto": "ragchunk.strategies.auto",
+    "legal": "ragchunk.strategies.legal",
 }
 
 DEFAULT_STRATEGY: Final = "recursive"
