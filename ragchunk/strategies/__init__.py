@@ -23,6 +23,7 @@ STRATEGIES: Final = {
     "hierarchical": "ragchunk.strategies.hierarchical",
     "auto": "ragchunk.strategies.auto",
     "legal": "ragchunk.strategies.legal",
+    "book": "ragchunk.strategies.book",
 }
 
 DEFAULT_STRATEGY: Final = "recursive"
