@@ -24,6 +24,7 @@ STRATEGIES: Final = {
     "auto": "ragchunk.strategies.auto",
     "legal": "ragchunk.strategies.legal",
     "book": "ragchunk.strategies.book",
+    "academic": "ragchunk.strategies.academic",
 }
 
 DEFAULT_STRATEGY: Final = "recursive"

@@ -12,6 +12,7 @@ Every chunk has ``metadata.template = "book"``, and ``chapter`` and ``part`` whe
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -73,7 +74,7 @@ def _regions(
         if span is not None:
             drops.append((*span, reason))
     carried: int | None = None  # the start of a short region joining the next
-    for start, end in zip(bounds, bounds[1:], strict=False):
+    for start, end in itertools.pairwise(bounds):
         k = bisect_right(starts, start) - 1
         heading = parts.headings[k] if k >= 0 else None
         metadata: dict[str, JSONValue] = {"template": "book"}
@@ -81,15 +82,15 @@ def _regions(
             metadata["part"] = heading.part
         if heading is not None and heading.chapter:
             metadata["chapter"] = heading.chapter
-        if heading is not None and heading.start == start and heading.kind == "front":
-            if not front_matter:
-                drops.append((start, end, "front matter"))
-                continue
+        is_front = heading is not None and heading.start == start and heading.kind == "front"
+        if is_front and not front_matter:
+            drops.append((start, end, "front matter"))
+            continue
         first = start if carried is None else carried
-        if len(doc.text[start:end].strip()) < _SHORT and end < len(doc.text):
-            if not any(a < end and b > first for a, b, _ in drops):
-                carried = first
-                continue
+        short = len(doc.text[start:end].strip()) < _SHORT and end < len(doc.text)
+        if short and not any(a < end and b > first for a, b, _ in drops):
+            carried = first
+            continue
         carried = None
         path = tuple(t for t in (metadata.get("part"), metadata.get("chapter")) if t)
         regions.append(Region(first, end, path if own_headings else None, metadata))  # type: ignore[arg-type]

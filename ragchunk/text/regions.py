@@ -103,3 +103,24 @@ def without(regions: Sequence[Region], gaps: Sequence[tuple[int, int]]) -> list[
 def stamped(metadata: Metadata, template: str) -> dict[str, object]:
     """Return ``metadata`` with ``template`` first (every template chunk names its template)."""
     return {"template": template, **metadata}
+
+
+def join_short(text: str, regions: Sequence[Region], *, shorter_than: int) -> list[Region]:
+    """Return ``regions`` with each short one joined to the region right after it.
+
+    A region of fewer than ``shorter_than`` characters (once trimmed; a heading right before
+    its first subsection) joins the next one, which gives the joined region its headings and
+    metadata.
+    """
+    joined: list[Region] = []
+    carried: int | None = None
+    for position, region in enumerate(regions):
+        start = region.start if carried is None else carried
+        is_last = position == len(regions) - 1
+        adjacent = not is_last and regions[position + 1].start == region.end
+        if adjacent and len(text[region.start : region.end].strip()) < shorter_than:
+            carried = start
+            continue
+        carried = None
+        joined.append(Region(start, region.end, region.headings, region.metadata))
+    return joined
