@@ -25,6 +25,8 @@ STRATEGIES: Final = {
     "legal": "ragchunk.strategies.legal",
     "book": "ragchunk.strategies.book",
     "academic": "ragchunk.strategies.academic",
+    "qa": "ragchunk.strategies.qa",
+    "email": "ragchunk.strategies.email",
 }
 
 DEFAULT_STRATEGY: Final = "recursive"
