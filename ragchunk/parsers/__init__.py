@@ -102,7 +102,8 @@ def detect(source: str, head: bytes, data: bytes | str | None = None) -> str:
         return "pdf"
     if head.startswith(b"PK\x03\x04"):
         return _zip_format(data or head)
-    return _sniff_text(head)
+    # SPEC §1: standard input is text unless --format says otherwise (binary formats aside).
+    return "text" if source == "-" else _sniff_text(head)
 
 
 _ZIP_MARKERS: Final = (

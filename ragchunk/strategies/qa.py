@@ -6,7 +6,7 @@ without case, or a 1-based column number for a table without a header; else the 
 column), the answer that of ``answer_column`` (else the second). Every chunk has
 ``metadata.template = "qa"``, its ``row`` number and its ``question``; a row without an answer
 is flagged ``unanswered``. Text outside rows (a sheet's name and title) is a chunk of its own.
-A document with no rows is split like ``recursive`` text, with a warning. A row larger than
+A document with no rows (not a table) is split at paragraphs and sentences, without ``row``. A row larger than
 the size is split at its lines (``oversize_split``).
 """
 
@@ -50,9 +50,7 @@ def split(doc: Document, options: QaOptions, ctx: Context) -> list[Span]:
     Spans are absolute and half-open; together they cover every non-space character.
     """
     rows = [s for s in doc.sections if s.kind == "row"]
-    if not rows:
-        if doc.text.strip():
-            ctx.warn("qa-no-rows", f"{doc.source}: qa: no table rows; split as plain text")
+    if not rows:  # not a table: its chunks carry no row or question
         regions = [Region(0, len(doc.text), None, {"template": "qa"})]
         return region_spans(
             doc.text, regions, sizer=ctx.sizer, budget=options.budget, limit=ctx.limit
