@@ -6,8 +6,8 @@ without case, or a 1-based column number for a table without a header; else the 
 column), the answer that of ``answer_column`` (else the second). Every chunk has
 ``metadata.template = "qa"``, its ``row`` number and its ``question``; a row without an answer
 is flagged ``unanswered``. Text outside rows (a sheet's name and title) is a chunk of its own.
-A document with no rows (not a table) is split at paragraphs and sentences, without ``row``. A row larger than
-the size is split at its lines (``oversize_split``).
+A document with no rows (not a table) is split at paragraphs and sentences, without ``row``.
+A row larger than the size is split at its lines (``oversize_split``).
 """
 
 from __future__ import annotations
