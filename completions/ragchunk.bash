@@ -31,23 +31,23 @@ _ragchunk() {
 
 _ragchunk_inspect() {
     case "$prev" in
-        --format) _ragchunk_words "code docx markdown pdf text"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx text xlsx"; return ;;
         --password) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "--text --format --password -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--text --format --password --keep-boilerplate --notes --hidden-slides -h --help"; return; fi
     _ragchunk_files
 }
 
 _ragchunk_split() {
     case "$prev" in
-        -s|--strategy) _ragchunk_words "auto code fixed hierarchical markdown paragraph recursive sentence token"; return ;;
+        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical legal markdown paragraph qa recursive sentence token"; return ;;
         --size) return ;;
         --overlap) return ;;
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
-        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "max_depth= min_level= overlap_sentences= sentences= separators="; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= front_matter= headers= max_depth= min_level= overlap_sentences= question_column= references= sentences= separators="; return ;;
         -o|--output) _ragchunk_files; return ;;
-        --format) _ragchunk_words "code docx markdown pdf text"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx text xlsx"; return ;;
         --password) return ;;
         --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
         --include) return ;;
@@ -59,7 +59,7 @@ _ragchunk_split() {
         --config) _ragchunk_files; return ;;
         --min-size) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --keep-boilerplate --notes --hidden-slides -h --help"; return; fi
     _ragchunk_files
 }
 
@@ -75,7 +75,7 @@ _ragchunk_stats() {
 
 _ragchunk_strategies() {
     if [[ "$cur" == -* ]]; then _ragchunk_words "-h --help"; return; fi
-    _ragchunk_words "auto code fixed hierarchical markdown paragraph recursive sentence token"
+    _ragchunk_words "academic auto book code email fixed hierarchical legal markdown paragraph qa recursive sentence token"
 }
 
 complete -F _ragchunk ragchunk

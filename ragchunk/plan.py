@@ -192,6 +192,9 @@ def make_plan(
     _check_min_size(min_size, limit)
     if format is not None:
         parsers.check_name(format)
+    parse_asked = parse_options(parse_values, parse or ParseOptions())
+    if parse_asked.main_content:
+        _check_installed("trafilatura", "-O main_content=true", extra="html")
     if language is not None:
         check_language(language)
     recipe = Recipe(
@@ -201,7 +204,7 @@ def make_plan(
         tokenizer=tokenizer,
         count_tokens=count_tokens,
         format=format,
-        parse=parse_options(parse_values, parse or ParseOptions()),
+        parse=parse_asked,
         language=language,
         hashes=hashes,
         contextualize=contextualize,
@@ -223,6 +226,14 @@ def parse_options(values: Mapping[str, object], base: ParseOptions) -> ParseOpti
     hints = get_type_hints(ParseOptions)
     converted = {key: convert_value(key, hints[key], raw) for key, raw in values.items()}
     return dataclasses.replace(base, **converted)  # type: ignore[arg-type]  # typed per field
+
+
+def _check_installed(module: str, option: str, *, extra: str) -> None:
+    """Raise ``OptionError`` when the library an option needs is not installed."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise OptionError(option, f"needs {module}: pip install 'ragchunk[{extra}]'")
 
 
 def check_limits(*, timeout: float | None, max_bytes: int) -> None:
