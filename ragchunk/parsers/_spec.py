@@ -57,8 +57,8 @@ class ParseOptions:
     header: bool | None = field(
         default=None,
         metadata={
-            "help": "CSV/TSV: whether the first row names the columns (default: guessed; "
-            "XLSX sheets always read their first row as the header)."
+            "help": "CSV/TSV: whether the first row names the columns (default: guessed; an "
+            "XLSX sheet's header is its first row of two or more cells)."
         },
     )
 
