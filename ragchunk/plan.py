@@ -186,12 +186,7 @@ def make_plan(
     budget = chosen.options().budget.with_flags(size=size, overlap=overlap, unit=unit)
     values = dict(options or {})
     parse_values = {key: values.pop(key) for key in PARSE_OPTION_NAMES if key in values}
-    try:
-        built = build_options(chosen.options, budget, values, strategy=chosen.name)
-    except OptionError as exc:
-        if exc.option not in values:  # a value of a known option
-            raise
-        raise OptionError(exc.option, _with_parse_keys(str(exc))) from None
+    built = build_options(chosen.options, budget, values, strategy=chosen.name)
     # SPEC §3.3: a strategy unbounded by design becomes bounded when a size is given.
     limit = budget.size if size is not None or chosen.bounds(built).bounded else None
     _check_min_size(min_size, limit)
@@ -231,12 +226,6 @@ def parse_options(values: Mapping[str, object], base: ParseOptions) -> ParseOpti
     hints = get_type_hints(ParseOptions)
     converted = {key: convert_value(key, hints[key], raw) for key, raw in values.items()}
     return dataclasses.replace(base, **converted)  # type: ignore[arg-type]  # typed per field
-
-
-def _with_parse_keys(message: str) -> str:
-    """Return an unknown-key message that also names the parse options any strategy takes."""
-    own = message.split(" ", 1)[1]
-    return f"{own} (parse options, for any strategy: {', '.join(PARSE_OPTION_NAMES)})"
 
 
 def _check_installed(module: str, option: str, *, extra: str) -> None:
