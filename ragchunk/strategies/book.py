@@ -44,7 +44,10 @@ def split(doc: Document, options: BookOptions, ctx: Context) -> list[Span]:
     reported to ``ctx.drop``.
     """
     parts = _structure(doc)
-    regions, drops = _regions(doc, parts, front_matter=options.front_matter)
+    # With --contextualize the breadcrumb is the document's own heading path (sized by the
+    # engine), so chapters found in plain text name themselves in the metadata only.
+    own = not doc.sections and not ctx.contextualize
+    regions, drops = _regions(doc, parts, front_matter=options.front_matter, own_headings=own)
     for start, end, reason in drops:
         ctx.drop(start, end, reason)
     kept = without(regions, [(start, end) for start, end, _ in drops])
@@ -62,10 +65,9 @@ _SHORT = 100
 
 
 def _regions(
-    doc: Document, parts: BookParts, *, front_matter: bool
+    doc: Document, parts: BookParts, *, front_matter: bool, own_headings: bool
 ) -> tuple[list[Region], list[tuple[int, int, str]]]:
     """Return a region per chapter (and before the first), and the spans to drop, in order."""
-    own_headings = not doc.sections
     starts = [heading.start for heading in parts.headings]
     bounds = sorted({0, *starts, len(doc.text)})
     regions: list[Region] = []

@@ -1,7 +1,8 @@
 """legal: one chunk per numbered clause subtree down to ``max_depth`` (SPEC §4, templates).
 
 Clauses come from the text (``text.clauses``: ``ARTICLE 5``, ``1.``, ``1.1``, ``1.1.1``, ``(a)``,
-``(i)``, ``Section 2.3``, ``§ 4``, ``Schedule 1``) and make the heading path; a document whose
+``(i)``, ``Section 2.3``, ``§ 4``, ``Schedule 1``) and make the heading path (with
+``--contextualize`` the breadcrumb stays the document's own); a document whose
 text numbers no clause (Word's automatic numbering) falls back to its own headings. A chunk
 runs from a clause of depth ``max_depth`` or shallower to the next such clause, sub-clauses
 included; text before the first clause (the parties, the recitals) is a chunk of its own.
@@ -57,15 +58,19 @@ def split(doc: Document, options: LegalOptions, ctx: Context) -> list[Span]:
     """
     clauses = find_clauses(doc.text)
     if clauses:
-        regions = _clause_regions(doc, clauses, options.max_depth)
+        # With --contextualize the breadcrumb is the document's own heading path, which the
+        # engine sizes and checks; the clause path then stays in the metadata only.
+        regions = _clause_regions(doc, clauses, options.max_depth, paths=not ctx.contextualize)
     else:
         regions = _heading_regions(doc, ctx, options.max_depth)
     return region_spans(doc.text, regions, sizer=ctx.sizer, budget=options.budget, limit=ctx.limit)
 
 
-def _clause_regions(doc: Document, clauses: list[Clause], max_depth: int) -> list[Region]:
+def _clause_regions(
+    doc: Document, clauses: list[Clause], max_depth: int, *, paths: bool
+) -> list[Region]:
     starts = [clause.start for clause in clauses]
-    paths = _paths(clauses)
+    clause_paths = _paths(clauses)
     cuts = [c.start for c in clauses if c.depth <= max_depth]
     regions = []
     if cuts[0] > 0:
@@ -76,7 +81,7 @@ def _clause_regions(doc: Document, clauses: list[Clause], max_depth: int) -> lis
         metadata: dict[str, JSONValue] = {"template": "legal", "clause": clause.number}
         if clause.title:
             metadata["clause_title"] = clause.title
-        regions.append(Region(start, end, paths[k], metadata))
+        regions.append(Region(start, end, clause_paths[k] if paths else None, metadata))
     return regions
 
 
