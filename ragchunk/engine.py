@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-from bisect import bisect_right
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -24,17 +23,9 @@ from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.model import Dropped
 from ragchunk.options import build_options
 from ragchunk.parsers._spec import ParseRequest
+from ragchunk.passes import contextualized, fit_context_spans, merge_small_spans
 from ragchunk.reading import choose_format, parse_member, read_input
 from ragchunk.strategies._spec import Context
-from ragchunk.text.breadcrumb import (
-    PrefixedSizer,
-    check_breadcrumbs,
-    fit_contexts,
-    format_breadcrumb,
-)
-from ragchunk.text.merge import merge_small
-from ragchunk.text.sections import heading_lookup, heading_scopes
-from ragchunk.text.separators import split_range
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -45,7 +36,6 @@ if TYPE_CHECKING:
     from ragchunk.options import Budget
     from ragchunk.parsers._spec import Member
     from ragchunk.plan import Plan, Recipe
-    from ragchunk.text.pack import Window
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,13 +113,13 @@ def chunk_document(
     if recipe.strategy.drops:
         ctx = replace(ctx, drop=drop)
     if recipe.contextualize:
-        ctx = _contextualized(doc, ctx)
+        ctx = contextualized(doc, ctx)
     spans = recipe.strategy.split(doc, recipe.options, ctx)
     drops.sort(key=lambda span: (span.start, span.end))
     if recipe.min_size:
-        spans = _merge_small(doc, spans, ctx, sizer, recipe, drops)
+        spans = merge_small_spans(doc, spans, ctx, sizer, recipe, drops)
     if recipe.contextualize and recipe.limit is not None:
-        spans = _fit_contexts(doc, spans, ctx, sizer, recipe)
+        spans = fit_context_spans(doc, spans, ctx, sizer, recipe)
     counted = recipe.count_tokens or recipe.budget.unit == "tokens"
     return assemble(
         doc,
@@ -164,80 +154,6 @@ def _delegate(name: str, budget: Budget, doc: Document, ctx: Context) -> list[Sp
     options = build_options(chosen.options, budget, {}, strategy=name)
     spans: list[Span] = chosen.split(doc, options, ctx)
     return spans
-
-
-def _contextualized(doc: Document, ctx: Context) -> Context:
-    """Return ``ctx`` whose sizer counts each chunk's heading breadcrumb (``--contextualize``).
-
-    Raises:
-        InputError: a breadcrumb alone leaves no room for text within the size limit.
-    """
-    headings_at = heading_lookup(doc.sections)
-
-    def breadcrumb(start: int) -> str:
-        return format_breadcrumb(headings_at(start))
-
-    if ctx.limit is not None:
-        paths = (section.headings for section in doc.sections)
-        check_breadcrumbs(doc.source, paths, ctx.measure, ctx.limit)
-    sizer = PrefixedSizer(
-        doc.text,
-        ctx.sizer,
-        count=ctx.measure.count,
-        prefix_at=breadcrumb,
-        additive=ctx.measure.is_length,
-    )
-    return replace(ctx, sizer=sizer, breadcrumb=breadcrumb, contextualize=True)
-
-
-def _fit_contexts(
-    doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, recipe: Recipe[Any]
-) -> list[Span]:
-    """SPEC §3.3 with --contextualize: split any span whose context the strategy undercounted."""
-    no_overlap = replace(recipe.budget, overlap=0)
-
-    def refine(start: int, end: int, lead_sizer: Sizer) -> list[Window]:
-        return split_range(doc.text, start, end, sizer=lead_sizer, budget=no_overlap)
-
-    return fit_contexts(
-        doc.text,
-        spans,
-        sizer=sizer,
-        count=ctx.measure.count,
-        additive=ctx.measure.is_length,
-        limit=recipe.budget.size,
-        headings_at=heading_lookup(doc.sections),
-        refine=refine,
-    )
-
-
-def _merge_small(
-    doc: Document,
-    spans: list[Span],
-    ctx: Context,
-    sizer: Sizer,
-    recipe: Recipe[Any],
-    drops: Sequence[Dropped],
-) -> list[Span]:
-    """Merge chunks smaller than ``--min-size`` into a neighbour under the same heading.
-
-    Never across a dropped span: the merged chunk would hold the text dropped on purpose.
-    """
-    heading_scope = heading_scopes(doc.sections)
-    ends = [span.end for span in drops]
-
-    def scope(offset: int) -> int:
-        return heading_scope(offset) * (len(ends) + 1) + bisect_right(ends, offset)
-
-    return merge_small(
-        spans,
-        min_size=recipe.min_size,
-        max_size=recipe.limit,
-        size_alone=sizer.size,
-        size_as_chunk=ctx.sizer.size,
-        scope=scope if ends else heading_scope,
-        headings_at=heading_lookup(doc.sections),
-    )
 
 
 def process(
