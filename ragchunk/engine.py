@@ -1,10 +1,11 @@
 """The engine: one input read, parsed, chunked and checked; a failure never escapes as a crash.
 
-``chunk_document`` runs a recipe over a parsed document: the strategy's spans, then the optional
-passes (``--min-size`` merging, ``--contextualize`` fitting), then the records. ``process`` does
-the whole of one input under its policy (byte cap, deadline, ``--check``) and returns a
-``FileResult``: its chunks, or the one-line error that stopped it, plus warnings. Running many
-inputs, in this process or in workers, is ``ragchunk.workers``.
+``chunk_document`` runs a recipe over a parsed document: the strategy's spans (and the spans a
+template drops, reported), then the optional passes (``ragchunk.passes``), then the records.
+``process`` does the whole of one input under its policy (byte cap, deadline, ``--check``) and
+returns a ``FileResult``: its chunks, or the one-line error that stopped it, plus warnings; a
+container input (an mbox) gives the chunks of each document in it, and names those that failed.
+Running many inputs, in this process or in workers, is ``ragchunk.workers``.
 """
 
 from __future__ import annotations
