@@ -32,27 +32,27 @@ _ragchunk() {
 
 _ragchunk_inspect() {
     case "$prev" in
-        --format) _ragchunk_words "code docx markdown pdf text"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx text xlsx"; return ;;
         --password) return ;;
         --pdf-engine) _ragchunk_words "pdfium pypdf"; return ;;
         --ocr) _ragchunk_words "off auto all"; return ;;
         --ocr-language) return ;;
         --keep) _ragchunk_words "headers watermarks hyphens ligatures"; return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "--text --format --password --pdf-engine --ocr --ocr-language --keep --comments -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--text --format --password --pdf-engine --ocr --ocr-language --keep --comments --keep-boilerplate --notes --hidden-slides -h --help"; return; fi
     _ragchunk_files
 }
 
 _ragchunk_split() {
     case "$prev" in
-        -s|--strategy) _ragchunk_words "auto code fixed hierarchical markdown paragraph recursive sentence token"; return ;;
+        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical legal markdown paragraph qa recursive sentence token"; return ;;
         --size) return ;;
         --overlap) return ;;
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
-        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "language= max_depth= min_level= overlap_sentences= sentences= separators="; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= front_matter= headers= language= max_depth= min_level= overlap_sentences= question_column= references= sentences= separators="; return ;;
         -o|--output) _ragchunk_files; return ;;
-        --format) _ragchunk_words "code docx markdown pdf text"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx text xlsx"; return ;;
         --password) return ;;
         --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
         --include) return ;;
@@ -69,7 +69,7 @@ _ragchunk_split() {
         --ocr-language) return ;;
         --keep) _ragchunk_words "headers watermarks hyphens ligatures"; return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides -h --help"; return; fi
     _ragchunk_files
 }
 
@@ -85,21 +85,21 @@ _ragchunk_stats() {
 
 _ragchunk_strategies() {
     if [[ "$cur" == -* ]]; then _ragchunk_words "-h --help"; return; fi
-    _ragchunk_words "auto code fixed hierarchical markdown paragraph recursive sentence token"
+    _ragchunk_words "academic auto book code email fixed hierarchical legal markdown paragraph qa recursive sentence token"
 }
 
 _ragchunk_view() {
     case "$prev" in
-        -s|--strategy) _ragchunk_words "auto code fixed hierarchical markdown paragraph recursive sentence token"; return ;;
+        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical legal markdown paragraph qa recursive sentence token"; return ;;
         --size) return ;;
         --overlap) return ;;
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
-        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "language= max_depth= min_level= overlap_sentences= sentences= separators="; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= front_matter= headers= language= max_depth= min_level= overlap_sentences= question_column= references= sentences= separators="; return ;;
         --compare) return ;;
         -o|--output) _ragchunk_files; return ;;
         --min-size) return ;;
-        --format) _ragchunk_words "code docx markdown pdf text"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx text xlsx"; return ;;
         --password) return ;;
         --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
         --timeout) return ;;

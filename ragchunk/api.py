@@ -59,14 +59,16 @@ def chunk_file(
 
     ``format`` forces the parser (detected from the extension and content otherwise),
     ``language`` forces a source file's language (as ``--language``), ``password`` opens
-    an encrypted PDF, ``parse`` says how PDF and DOCX files are read (engine, OCR, cleaning,
-    comments), and ``allow_empty`` accepts a file in which no text is found (no chunks). The
-    chunks' ``doc_id`` is the file's path relative to ``root`` (as ``--root``;
-    ``ragchunk.inputs.doc_id_for``), so it and the ids match ``ragchunk split``'s.
+    an encrypted PDF, ``parse`` says how files are read (PDF engine, OCR, cleaning, DOCX
+    comments, HTML boilerplate, PPTX notes...; ``options`` may hold those keys too), and
+    ``allow_empty`` accepts a file in which no text is found (no chunks). The chunks' ``doc_id``
+    is the file's path relative to ``root`` (as ``--root``; ``ragchunk.inputs.doc_id_for``), so
+    it and the ids match ``ragchunk split``'s. A container (an mbox) gives the chunks of every
+    document in it, each with its own ``doc_id``.
 
     Raises:
         UsageError: a bad strategy name or option.
-        InputError: the file cannot be read or parsed.
+        InputError: the file cannot be read or parsed (or one document of a container).
     """
     from ragchunk.engine import process
     from ragchunk.inputs import doc_id_for
@@ -89,4 +91,6 @@ def chunk_file(
     result = process(path, doc_id_for(path, root), plan)
     if result.error is not None:
         raise InputError(result.error)
+    if result.failed_parts:  # a message of an mbox: the caller asked for the whole file
+        raise InputError(result.failed_parts[0])
     return list(result.chunks)

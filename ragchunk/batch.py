@@ -270,15 +270,26 @@ class Tally:
         self.unchanged += 1
 
     def add(self, job: Job, target: Path | None, result: FileResult) -> None:
-        """Count an input whose output is written, and record it in the manifest."""
+        """Count an input whose output is written, and record it in the manifest.
+
+        The documents of a container that failed (``result.failed_parts``) count as failures.
+        """
         self.done += 1
         self.chunked += 1
         self.chunks += result.chunk_count
         if result.violations:
             self.violations += len(result.violations)
             self.violating += 1
+        # A container whose documents failed in part: they are failures too, and the input
+        # is not recorded, so that the next run reads it again.
+        self.failures += (
+            FileResult(result.source, result.doc_id, error=failure)
+            for failure in result.failed_parts
+        )
         manifest = self.batch.manifest
-        if manifest is not None and job.source != STDIN:
+        if manifest is not None and result.failed_parts:
+            self.entries.pop(manifest.key(job.source), None)
+        elif manifest is not None and job.source != STDIN:
             from ragchunk.manifest import Entry, settings_digest
 
             self.entries[manifest.key(job.source)] = Entry(

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from ragchunk.measure import Measure
-    from ragchunk.model import Chunk, Document
+    from ragchunk.model import Chunk, Document, Dropped
 
 _Found = tuple[tuple[int, int], str]
 """A violation with its place: (chunk position, check order), then the sentence."""
@@ -57,6 +57,7 @@ class Limits:
         language: the sentence rules sentences are counted with: a code of
             ``text.languages.LANGUAGES``, or ``auto`` (detected per document, as the strategy
             does).
+        drops: the strategy may leave text out on purpose (a template), reporting each span.
     """
 
     size: int | None
@@ -67,11 +68,19 @@ class Limits:
     overlap_sentences: int | None = None
     contextualize: bool = False
     language: str = DEFAULT_LANGUAGE
+    drops: bool = False
 
 
-def find_violations(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> list[str]:
+def find_violations(
+    doc: Document,
+    chunks: Sequence[Chunk],
+    limits: Limits,
+    dropped: Sequence[Dropped] = (),
+) -> list[str]:
     """Return every violation of SPEC §3 found, in document order; empty when the contract holds.
 
+    ``dropped`` are the spans the strategy reported leaving out on purpose: their
+    non-whitespace characters must lie in no chunk, every other one in some chunk.
     Violations are ordered by the chunk they concern (a lost character by the chunk after
     it), then by rule; the first is the first place where the contract breaks.
     """
@@ -82,7 +91,8 @@ def find_violations(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> l
         *_check_sizes(chunks, limits),
         *_check_contexts(chunks, limits),
         *_check_sentence_counts(doc, chunks, limits),
-        *_check_coverage(doc, chunks),
+        *_check_coverage(doc, chunks, dropped),
+        *_check_dropped(doc, chunks, dropped, limits),
         *_check_overlaps(doc, chunks, limits),
     ]
     return [message for _, message in sorted(found, key=lambda item: item[0])]
@@ -230,19 +240,61 @@ def _check_sentence_counts(
             )
 
 
-def _check_coverage(doc: Document, chunks: Sequence[Chunk]) -> Iterator[_Found]:
-    """SPEC §3.2: every non-whitespace character lies in some chunk's span (the first lost)."""
+def _check_coverage(
+    doc: Document, chunks: Sequence[Chunk], dropped: Sequence[Dropped]
+) -> Iterator[_Found]:
+    """SPEC §3.2: every non-whitespace character lies in some chunk's span (the first lost).
+
+    Characters inside a reported dropped span are not looked for.
+    """
     covered_to = 0
     spans = sorted((c.start, c.end, position) for position, c in enumerate(chunks))
+    gaps = [(d.start, d.end) for d in dropped]
     for start, end, position in spans:
-        lost = _NON_SPACE.search(doc.text, covered_to, max(covered_to, start))
+        lost = _search_outside(doc.text, covered_to, max(covered_to, start), gaps)
         if lost is not None:
             yield (position, -1), _lost(lost)
             return
         covered_to = max(covered_to, end)
-    lost = _NON_SPACE.search(doc.text, covered_to)
+    lost = _search_outside(doc.text, covered_to, len(doc.text), gaps)
     if lost is not None:
         yield (len(chunks), -1), _lost(lost)
+
+
+def _search_outside(
+    text: str, start: int, end: int, gaps: Sequence[tuple[int, int]]
+) -> re.Match[str] | None:
+    """Return the first non-whitespace in ``text[start:end]`` outside every gap, or None."""
+    position = start
+    while position < end:
+        match = _NON_SPACE.search(text, position, end)
+        if match is None:
+            return None
+        gap_end = next((e for s, e in gaps if s <= match.start() < e), None)
+        if gap_end is None:
+            return match
+        position = gap_end
+    return None
+
+
+def _check_dropped(
+    doc: Document, chunks: Sequence[Chunk], dropped: Sequence[Dropped], limits: Limits
+) -> Iterator[_Found]:
+    """SPEC §3.2: a dropped span is reported by a template only, and no chunk holds its text."""
+    if dropped and not limits.drops:
+        yield (0, -1), f"the strategy dropped {len(dropped)} span(s) but may drop no text"
+    for span in dropped:
+        if not 0 <= span.start <= span.end <= len(doc.text):
+            yield (0, -1), f"dropped span [{span.start}:{span.end}] lies outside the document"
+            continue
+        for position, chunk in enumerate(chunks):
+            start, end = max(chunk.start, span.start), min(chunk.end, span.end)
+            if start < end and _NON_SPACE.search(doc.text, start, end):
+                yield (
+                    (position, -1),
+                    f"{_name(chunk)}: holds text of the dropped {span.reason} "
+                    f"[{span.start}:{span.end}]",
+                )
 
 
 def _lost(match: re.Match[str]) -> str:

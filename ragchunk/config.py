@@ -40,7 +40,7 @@ from ragchunk.errors import OptionError, UsageError
 from ragchunk.globs import Glob
 from ragchunk.inputs import STDIN, absolute
 from ragchunk.options import Unit, convert_value
-from ragchunk.parsers._spec import CleanPart, OcrMode, ParseOptions, PdfEngine
+from ragchunk.parsers._spec import PARSE_OPTION_NAMES, CleanPart, OcrMode, ParseOptions, PdfEngine
 from ragchunk.registry import did_you_mean
 
 CONFIG_NAME: Final = "ragchunk.toml"
@@ -66,6 +66,10 @@ _SCOPE_KEYS: Final[dict[str, tuple[str, Any]]] = {
     "ocr-language": ("ocr_language", str),
     "keep": ("keep", tuple[CleanPart, ...]),
     "comments": ("comments", bool),
+    # How parsers read (ParseOptions), issue 16.
+    "keep-boilerplate": ("keep_boilerplate", bool),
+    "notes": ("notes", bool),
+    "hidden-slides": ("hidden_slides", bool),
 }
 """Keys a scope (the top level or a ``[files."GLOB"]`` section) may set: key → (field, type)."""
 
@@ -113,6 +117,9 @@ class Settings:
     ocr_language: str | None = None
     keep: tuple[CleanPart, ...] | None = None
     comments: bool | None = None
+    keep_boilerplate: bool | None = None
+    notes: bool | None = None
+    hidden_slides: bool | None = None
     options: Mapping[str, object] = field(default_factory=dict)
 
     def parse_options(self) -> ParseOptions:
@@ -122,9 +129,7 @@ class Settings:
             OptionError: a value out of its range.
         """
         given = {
-            name: getattr(self, name)
-            for name in ("pdf_engine", "ocr", "ocr_language", "keep", "comments")
-            if getattr(self, name) is not None
+            name: getattr(self, name) for name in _PARSE_SETTINGS if getattr(self, name) is not None
         }
         return ParseOptions(**given)
 
@@ -137,8 +142,19 @@ class Settings:
         merged = _merge(self, lower)
         default = strategies.DEFAULT_STRATEGY
         same = (lower.strategy or default) == (merged.strategy or default)
-        options = {**(lower.options if same else {}), **self.options}
+        kept = (
+            lower.options
+            if same
+            else {key: value for key, value in lower.options.items() if key in PARSE_OPTION_NAMES}
+        )  # parse options (``main_content``...) are no strategy's: they always carry over
+        options = {**kept, **self.options}
         return dataclasses.replace(merged, options=options)
+
+
+_PARSE_SETTINGS: Final = tuple(
+    name for name in PARSE_OPTION_NAMES if name in {f.name for f in dataclasses.fields(Settings)}
+)
+"""The ``ParseOptions`` fields a scope sets by a key of its own (the others by ``-O``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -38,5 +38,13 @@ PARSE_HELP: Final = {
     "keep": "Turn a part of PDF cleaning off: headers (running headers, footers and page "
     "numbers), watermarks, hyphens (end-of-line hyphenation), ligatures.",
     "comments": "Add a DOCX's comments after its notes (left out by default).",
+    "keep_boilerplate": "HTML: keep navigation, page headers and footers, asides and cookie "
+    "banners (left out by default).",
+    "main_content": "HTML: keep only the main content as trafilatura finds it (needs the "
+    "'html' extra).",
+    "notes": "PPTX: add each slide's speaker notes after its text.",
+    "hidden_slides": "PPTX: read hidden slides too (skipped by default).",
+    "header": "CSV/TSV: whether the first row names the columns (default: guessed; an XLSX "
+    "sheet's header is its first row of two or more cells).",
 }
 """The help of each ``ParseOptions`` field: its flag's, its configuration key's."""

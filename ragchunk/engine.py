@@ -1,10 +1,11 @@
 """The engine: one input read, parsed, chunked and checked; a failure never escapes as a crash.
 
-``chunk_document`` runs a recipe over a parsed document: the strategy's spans, then the optional
-passes (``--min-size`` merging, ``--contextualize`` fitting), then the records. ``process`` does
-the whole of one input under its policy (byte cap, deadline, ``--check``) and returns a
-``FileResult``: its chunks, or the one-line error that stopped it, plus warnings. Running many
-inputs, in this process or in workers, is ``ragchunk.workers``.
+``chunk_document`` runs a recipe over a parsed document: the strategy's spans (and the spans a
+template drops, reported), then the optional passes (``ragchunk.passes``), then the records.
+``process`` does the whole of one input under its policy (byte cap, deadline, ``--check``) and
+returns a ``FileResult``: its chunks, or the one-line error that stopped it, plus warnings; a
+container input (an mbox) gives the chunks of each document in it, and names those that failed.
+Running many inputs, in this process or in workers, is ``ragchunk.workers``.
 """
 
 from __future__ import annotations
@@ -15,34 +16,27 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final
 
-from ragchunk import strategies
+from ragchunk import parsers, strategies
 from ragchunk.chunks import assemble, gc_paused
 from ragchunk.deadline import TimedOut, time_limit, timeout_message
 from ragchunk.errors import InputError, RagchunkError
 from ragchunk.measure import load_tokenizer, measure_for
+from ragchunk.model import Dropped
 from ragchunk.options import build_options
 from ragchunk.parsers._spec import ParseRequest
-from ragchunk.reading import parse_bytes, read_input
+from ragchunk.passes import contextualized, fit_context_spans, merge_small_spans
+from ragchunk.reading import choose_format, parse_member, read_input
 from ragchunk.strategies._spec import Context
-from ragchunk.text.breadcrumb import (
-    PrefixedSizer,
-    check_breadcrumbs,
-    fit_contexts,
-    format_breadcrumb,
-)
-from ragchunk.text.merge import merge_small
-from ragchunk.text.sections import heading_lookup, heading_scopes
-from ragchunk.text.separators import split_range
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from ragchunk.check import Limits
     from ragchunk.measure import Sizer
     from ragchunk.model import Chunk, Document, Section, Span
     from ragchunk.options import Budget
+    from ragchunk.parsers._spec import Member
     from ragchunk.plan import Plan, Recipe
-    from ragchunk.text.pack import Window
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +58,10 @@ class FileResult:
     ``workers.RENDER_BLOCK`` chunks (never one large string beside its parts), and ``chunks``
     is empty; ``chunk_count`` counts the chunks either way. With ``--check``, ``violations``
     lists what the invariant checker found (SPEC §3), one sentence each; the chunks are kept
-    all the same.
+    all the same. ``dropped`` lists the spans a template left out on purpose, with the id of
+    the document they belong to. A container input (an mbox) gives the chunks of every
+    document in it; ``failed_parts`` names those of its documents that could not be chunked,
+    one sentence each, while the others were.
     """
 
     source: str
@@ -78,21 +75,31 @@ class FileResult:
     rendered: tuple[str, ...] | None = None
     chunk_count: int = 0
     violations: tuple[str, ...] = ()
+    dropped: tuple[tuple[str, Dropped], ...] = ()
+    failed_parts: tuple[str, ...] = ()
 
 
 @gc_paused()
 def chunk_document(
-    doc: Document, recipe: Recipe[Any], diagnostics: list[Diagnostic] | None = None
+    doc: Document,
+    recipe: Recipe[Any],
+    diagnostics: list[Diagnostic] | None = None,
+    dropped: list[Dropped] | None = None,
 ) -> list[Chunk]:
     """Run the recipe's strategy and passes over one parsed document; return its records.
 
-    A strategy that picks another per document (``auto``) runs the recipe of its choice.
+    A strategy that picks another per document (``auto``) runs the recipe of its choice. The
+    spans a template drops on purpose are appended to ``dropped`` (in document order).
     """
     recipe = recipe.for_document(doc)
     sink = [] if diagnostics is None else diagnostics
+    drops: list[Dropped] = [] if dropped is None else dropped
 
     def warn(code: str, message: str) -> None:
         sink.append(Diagnostic(doc.source, code, message))
+
+    def drop(start: int, end: int, reason: str) -> None:
+        drops.append(Dropped(start, end, reason))
 
     measure = measure_for(recipe.budget.unit, recipe.tokenizer)
     sizer = measure.prepare(doc.text)
@@ -106,13 +113,16 @@ def chunk_document(
         delegate=_delegate,
         warn=warn,
     )
+    if recipe.strategy.drops:
+        ctx = replace(ctx, drop=drop)
     if recipe.contextualize:
-        ctx = _contextualized(doc, ctx)
+        ctx = contextualized(doc, ctx)
     spans = recipe.strategy.split(doc, recipe.options, ctx)
+    drops.sort(key=lambda span: (span.start, span.end))
     if recipe.min_size:
-        spans = _merge_small(doc, spans, ctx, sizer, recipe)
+        spans = merge_small_spans(doc, spans, ctx, sizer, recipe, drops)
     if recipe.contextualize and recipe.limit is not None:
-        spans = _fit_contexts(doc, spans, ctx, sizer, recipe)
+        spans = fit_context_spans(doc, spans, ctx, sizer, recipe)
     counted = recipe.count_tokens or recipe.budget.unit == "tokens"
     if recipe.limit is None:
         _warn_if_large(doc, spans, tokens, recipe.strategy.name, warn)
@@ -184,74 +194,6 @@ def _delegate(name: str, budget: Budget, doc: Document, ctx: Context) -> list[Sp
     return spans
 
 
-def _contextualized(doc: Document, ctx: Context) -> Context:
-    """Return ``ctx`` whose sizer counts each chunk's heading breadcrumb (``--contextualize``).
-
-    Raises:
-        InputError: a breadcrumb alone leaves no room for text within the size limit.
-    """
-    headings_at = heading_lookup(doc.sections)
-
-    def breadcrumb(start: int) -> str:
-        return format_breadcrumb(headings_at(start))
-
-    if ctx.limit is not None:
-        paths = (section.headings for section in doc.sections)
-        check_breadcrumbs(doc.source, paths, ctx.measure, ctx.limit)
-    sizer = PrefixedSizer(
-        doc.text,
-        ctx.sizer,
-        count=ctx.measure.count,
-        prefix_at=breadcrumb,
-        additive=ctx.measure.is_length,
-    )
-    return replace(ctx, sizer=sizer, breadcrumb=breadcrumb, contextualize=True)
-
-
-def _fit_contexts(
-    doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, recipe: Recipe[Any]
-) -> list[Span]:
-    """SPEC §3.3 with --contextualize: split any span whose context the strategy undercounted."""
-    no_overlap = replace(recipe.budget, overlap=0)
-
-    def refine(start: int, end: int, lead_sizer: Sizer) -> list[Window]:
-        return split_range(
-            doc.text, start, end, sizer=lead_sizer, budget=no_overlap, wraps=doc.wraps
-        )
-
-    return fit_contexts(
-        doc.text,
-        spans,
-        sizer=sizer,
-        count=ctx.measure.count,
-        additive=ctx.measure.is_length,
-        limit=recipe.budget.size,
-        headings_at=heading_lookup(doc.sections),
-        refine=refine,
-    )
-
-
-def _merge_small(
-    doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, recipe: Recipe[Any]
-) -> list[Span]:
-    """Merge chunks smaller than ``--min-size`` into a neighbour under the same heading."""
-
-    def size_as_chunk(start: int, end: int, prefix: str | None) -> int:
-        if not prefix:
-            return ctx.sizer.size(start, end)
-        # A repeated header or label: counted whole, as the merged chunk's context holds it.
-        return ctx.measure.count(ctx.breadcrumb(start) + prefix + doc.text[start:end])
-
-    return merge_small(
-        spans,
-        min_size=recipe.min_size,
-        max_size=recipe.limit,
-        size_alone=sizer.size,
-        size_as_chunk=size_as_chunk,
-        scope=heading_scopes(doc.sections),
-    )
-
-
 def process(
     source: str,
     doc_id: str,
@@ -297,12 +239,14 @@ def _process(
         content_hash = hashlib.sha256(data).hexdigest()
         if content_hash == known_hash:
             return FileResult(source, doc_id, content_hash=content_hash, unchanged=True)
-        doc = parse_bytes(data, _request(source, doc_id, plan, diagnostics), format=recipe.format)
+        request = _request(source, doc_id, plan, diagnostics)
+        fmt = parsers.get(choose_format(data, request, format=recipe.format))
+        if fmt.members is not None:
+            members = fmt.members(data, request)
+            return _process_members(members, request, plan, diagnostics, content_hash)
+        doc = fmt.parse(data, request)
         del data  # the bytes of a large input need not live on beside its text and chunks
-        if not policy.allow_empty:
-            check_not_empty(doc)
-        chunks = chunk_document(doc, recipe, diagnostics)
-        violations = check_chunks(doc, chunks, recipe) if policy.check else ()
+        done = _chunk_checked(doc, plan, diagnostics)
     except RagchunkError as exc:
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=str(exc))
     except MemoryError:
@@ -311,21 +255,97 @@ def _process(
     except Exception as exc:
         if policy.debug:
             raise
-        reason = first_line(str(exc))
-        message = f"{source}: internal error: {type(exc).__name__}: {reason}; rerun with --debug"
+        message = _internal_error(source, exc)
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=message)
-    if recipe.hashes:
-        chunks = [_with_hashes(chunk, content_hash) for chunk in chunks]
     return FileResult(
         source,
         doc_id,
-        tuple(chunks),
+        _hashed(done.chunks, recipe, content_hash),
         tuple(diagnostics),
         document=doc if keep_document else None,
         content_hash=content_hash,
-        chunk_count=len(chunks),
-        violations=violations,
+        chunk_count=len(done.chunks),
+        violations=done.violations,
+        dropped=tuple((doc.doc_id, span) for span in done.dropped),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunked:
+    """One document's chunks, the spans its template dropped, and the checker's findings."""
+
+    chunks: list[Chunk]
+    dropped: list[Dropped]
+    violations: tuple[str, ...]
+
+
+def _chunk_checked(doc: Document, plan: Plan, diagnostics: list[Diagnostic]) -> _Chunked:
+    if not plan.policy.allow_empty:
+        check_not_empty(doc)
+    dropped: list[Dropped] = []
+    chunks = chunk_document(doc, plan.recipe, diagnostics, dropped)
+    violations = check_chunks(doc, chunks, plan.recipe, dropped) if plan.policy.check else ()
+    return _Chunked(chunks, dropped, violations)
+
+
+def _process_members(
+    members: Iterator[Member],
+    request: ParseRequest,
+    plan: Plan,
+    diagnostics: list[Diagnostic],
+    content_hash: str,
+) -> FileResult:
+    """Chunk each document of a container input; one that fails is named, the others kept.
+
+    Messages name a member by the container's path and its name (``list.mbox#3``).
+
+    Raises:
+        InputError: the container itself cannot be read.
+    """
+    chunks: list[Chunk] = []
+    dropped: list[tuple[str, Dropped]] = []
+    violations: list[str] = []
+    failed: list[str] = []
+    for member in members:
+        name = request.source + member.name
+        try:
+            doc = parse_member(member, request)
+            done = _chunk_checked(doc, plan, diagnostics)
+        except RagchunkError as exc:
+            failed.append(str(exc))
+            continue
+        except MemoryError:
+            raise
+        except Exception as exc:
+            if plan.policy.debug:
+                raise
+            failed.append(_internal_error(name, exc))
+            continue
+        chunks += done.chunks
+        dropped += ((doc.doc_id, span) for span in done.dropped)
+        violations += (f"{doc.doc_id}: {violation}" for violation in done.violations)
+    return FileResult(
+        request.source,
+        request.doc_id,
+        _hashed(chunks, plan.recipe, content_hash),
+        tuple(diagnostics),
+        content_hash=content_hash,
+        chunk_count=len(chunks),
+        violations=tuple(violations),
+        dropped=tuple(dropped),
+        failed_parts=tuple(failed),
+    )
+
+
+def _internal_error(source: str, exc: Exception) -> str:
+    reason = first_line(str(exc))
+    return f"{source}: internal error: {type(exc).__name__}: {reason}; rerun with --debug"
+
+
+def _hashed(chunks: list[Chunk], recipe: Recipe[Any], content_hash: str) -> tuple[Chunk, ...]:
+    if recipe.hashes:
+        return tuple(_with_hashes(chunk, content_hash) for chunk in chunks)
+    return tuple(chunks)
 
 
 def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]) -> ParseRequest:
@@ -374,18 +394,29 @@ def limits_for(recipe: Recipe[Any]) -> Limits:
         overlap_sentences=bounds.overlap_sentences,
         contextualize=recipe.contextualize,
         language=bounds.language,
+        drops=recipe.strategy.drops,
     )
 
 
-def check_chunks(doc: Document, chunks: Sequence[Chunk], recipe: Recipe[Any]) -> tuple[str, ...]:
+def check_chunks(
+    doc: Document,
+    chunks: Sequence[Chunk],
+    recipe: Recipe[Any],
+    dropped: Sequence[Dropped] = (),
+) -> tuple[str, ...]:
     """Return the violations of SPEC §3 in ``chunks``, a second run of the recipe included.
 
+    ``dropped`` are the spans the strategy reported leaving out: exactly those may be missing.
     This is ``--check``: the checker the test suite uses, run on the user's own documents.
     """
     from ragchunk.check import find_differences, find_violations
 
-    found = find_violations(doc, chunks, limits_for(recipe.for_document(doc)))
-    found += find_differences(chunks, chunk_document(doc, recipe))
+    recipe = recipe.for_document(doc)
+    found = find_violations(doc, chunks, limits_for(recipe), dropped)
+    again: list[Dropped] = []
+    found += find_differences(chunks, chunk_document(doc, recipe, dropped=again))
+    if again != list(dropped):
+        found.append("a second run dropped other spans than the first")
     return tuple(found)
 
 

@@ -99,6 +99,25 @@ class Document:
     extraction: Metadata = field(default_factory=_no_metadata)
 
 
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """A span of ``Document.text`` that a template leaves out of every chunk on purpose.
+
+    SPEC §3.2: only templates may drop text (a book's index, a paper's references), and they
+    report each span so the run's statistics name it and ``--check`` verifies that exactly
+    these spans are missing.
+
+    Attributes:
+        start: absolute start offset.
+        end: absolute end offset (exclusive).
+        reason: what the span is (``table of contents``, ``index``, ``references``...).
+    """
+
+    start: int
+    end: int
+    reason: str
+
+
 # Not frozen (see Chunk below): strategies build one per chunk on the hot path. Read-only all
 # the same: nothing changes a span once a strategy has returned it.
 @dataclass(slots=True)

@@ -11,19 +11,20 @@ configuration file.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, get_type_hints
 
 from ragchunk import parsers, strategies
 from ragchunk.code.languages import check_language
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
 from ragchunk.errors import OptionError, UsageError
 from ragchunk.measure import load_tokenizer
-from ragchunk.options import build_options
-from ragchunk.parsers._spec import DEFAULT_PARSE, ParseOptions
+from ragchunk.options import build_options, convert_value
+from ragchunk.parsers._spec import DEFAULT_PARSE, PARSE_OPTION_NAMES, ParseOptions
 from ragchunk.strategies._spec import OptionsT, Strategy
 
 if TYPE_CHECKING:
@@ -55,7 +56,8 @@ class Recipe(Generic[OptionsT]):
             the same heading; 0 turns merging off.
         choices: for a strategy that picks another per document (``auto``), the recipe of
             each strategy it may pick, by name; ``for_document`` returns the one to run.
-        parse: how parsers read the inputs (PDF engine, OCR, cleaning, DOCX comments).
+        parse: how parsers read the inputs (PDF engine, OCR, cleaning, DOCX comments, HTML
+            boilerplate, PPTX notes...).
         fingerprint: a digest of what changes spans, part of every chunk id.
     """
 
@@ -186,6 +188,9 @@ def make_plan(
 ) -> Plan:
     """Validate every option and return the plan; loads the tokenizer when one is needed.
 
+    ``options`` whose keys name ``ParseOptions`` fields (``main_content``...) set ``parse``;
+    the others are the strategy's.
+
     ``timeout`` None (the library's default) sets no time limit: only the command line arms
     a timer unless asked, since it takes over ``SIGALRM`` while an input is processed.
 
@@ -203,15 +208,20 @@ def make_plan(
     check_limits(timeout=timeout, max_bytes=max_bytes)
     chosen: Strategy[Any] = strategies.get(strategy)
     budget = chosen.options().budget.with_flags(size=size, overlap=overlap, unit=unit)
-    built = build_options(chosen.options, budget, dict(options or {}), strategy=chosen.name)
+    values = dict(options or {})
+    parse_values = {key: values.pop(key) for key in PARSE_OPTION_NAMES if key in values}
+    built = build_options(chosen.options, budget, values, strategy=chosen.name)
     # SPEC §3.3: a strategy unbounded by design becomes bounded when a size is given.
     limit = budget.size if size is not None or chosen.bounds(built).bounded else None
     _check_min_size(min_size, limit)
     if format is not None:
         parsers.check_name(format)
+    parse_asked = parse_options(parse_values, parse)
+    if parse_asked.main_content:
+        _check_installed("trafilatura", "-O main_content=true", extra="html")
     if language is not None:
         check_language(language)
-    check_parse(parse)
+    check_parse(parse_asked)
     common: dict[str, Any] = {
         "tokenizer": tokenizer,
         "count_tokens": count_tokens,
@@ -220,7 +230,7 @@ def make_plan(
         "hashes": hashes,
         "contextualize": contextualize,
         "min_size": min_size or 0,
-        "parse": parse,
+        "parse": parse_asked,
     }
     choices = {
         name: _choice(name, budget if size is not None else None, overlap, unit, common)
@@ -259,6 +269,27 @@ def check_parse(parse: ParseOptions) -> None:
         from ragchunk.parsers.pdf.ocr import check_ocr
 
         check_ocr(parse.ocr_language)
+
+
+def parse_options(values: Mapping[str, object], base: ParseOptions) -> ParseOptions:
+    """Return ``base`` with the ``-O`` values of its fields, converted by their declared types.
+
+    Raises:
+        OptionError: a value the field's type cannot take.
+    """
+    if not values:
+        return base
+    hints = get_type_hints(ParseOptions)
+    converted = {key: convert_value(key, hints[key], raw) for key, raw in values.items()}
+    return dataclasses.replace(base, **converted)  # type: ignore[arg-type]  # typed per field
+
+
+def _check_installed(module: str, option: str, *, extra: str) -> None:
+    """Raise ``OptionError`` when the library an option needs is not installed."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise OptionError(option, f"needs {module}: pip install 'ragchunk[{extra}]'")
 
 
 def check_limits(*, timeout: float | None, max_bytes: int) -> None:

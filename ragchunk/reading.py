@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Final
 
@@ -18,10 +19,14 @@ from ragchunk.errors import InputError, LimitExceededError
 from ragchunk.inputs import STDIN
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ragchunk.model import Document
-    from ragchunk.parsers._spec import ParseRequest
+    from ragchunk.parsers._spec import Member, ParseRequest
 
 _READ_BLOCK: Final = 1024 * 1024
+_SNIFF: Final = 1024
+"""The first bytes format detection looks at."""
 
 
 def read_input(source: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
@@ -65,15 +70,64 @@ def _too_large(source: str, max_bytes: int, size: int | None = None) -> LimitExc
     return LimitExceededError(f"{source}: refused: {size} bytes, more than --max-bytes {max_bytes}")
 
 
+def choose_format(data: bytes, request: ParseRequest, *, format: str | None = None) -> str:
+    """Return the name of the format that parses ``data``: ``format``, else the detected one.
+
+    A language in the request (``--language``) implies the ``code`` format.
+    """
+    if format:
+        return format
+    if request.language:
+        return "code"
+    return parsers.detect(request.source, data[:_SNIFF], data)
+
+
 def parse_bytes(data: bytes, request: ParseRequest, *, format: str | None = None) -> Document:
     """Parse ``data`` with the ``format`` parser, else the one detected for it.
 
-    A language in the request (``--language``) implies the ``code`` format.
+    A container (an mbox) must hold a single document here; ``parse_documents`` reads all.
 
     Raises:
         InputError: the data cannot be parsed.
     """
-    name = format or (
-        "code" if request.language else parsers.detect(request.source, data[:8], data)
+    return parsers.get(choose_format(data, request, format=format)).parse(data, request)
+
+
+def parse_documents(
+    data: bytes, request: ParseRequest, *, format: str | None = None
+) -> Iterator[Document | InputError]:
+    """Yield every document of ``data``: one, or each member of a container (an mbox).
+
+    A member that cannot be parsed is yielded as its error, and the next one is read; the
+    documents of members keep the container's path as ``source`` and get ``doc_id`` + the
+    member's name (``list.mbox#3``).
+
+    Raises:
+        InputError: the input (or the container itself) cannot be parsed.
+    """
+    fmt = parsers.get(choose_format(data, request, format=format))
+    if fmt.members is None:
+        yield fmt.parse(data, request)
+        return
+    for member in fmt.members(data, request):
+        try:
+            yield parse_member(member, request)
+        except InputError as exc:
+            yield exc
+
+
+def parse_member(member: Member, request: ParseRequest) -> Document:
+    """Parse one member of a container with its own format.
+
+    Its request's ``source`` names it for messages (``list.mbox#3``); its document keeps the
+    container's path as ``source``, gets ``doc_id`` + the member's name, and the container's
+    facts about it in its metadata.
+
+    Raises:
+        InputError: the member cannot be parsed.
+    """
+    named = replace(
+        request, source=request.source + member.name, doc_id=request.doc_id + member.name
     )
-    return parsers.get(name).parse(data, request)
+    doc = parsers.get(member.format).parse(member.data, named)
+    return replace(doc, source=request.source, metadata={**member.metadata, **doc.metadata})

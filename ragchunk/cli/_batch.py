@@ -100,7 +100,9 @@ class _Run:
         self.tally.add(job, target, result)
         for violation in result.violations:  # even with --quiet: --check asked for them
             self.say(f"violation: {result.source}: {violation}")
-        return True
+        for failure in result.failed_parts:  # the container's other documents were written
+            self.say(f"error: {failure}")
+        return not (result.failed_parts and self.tally.batch.fail_fast)
 
     def render(self, result: FileResult) -> None:
         """Add one input's chunks to the table and the stats the user asked for."""
@@ -115,6 +117,8 @@ class _Run:
 
             for chunk in result.chunks:
                 self.stats.add(ChunkFacts.of(chunk))
+            for doc_id, span in result.dropped:
+                self.stats.add_dropped(doc_id, span)
 
     def show(self, result: FileResult) -> None:
         """Print the warnings of one input and, with ``--verbose``, what became of it."""
@@ -128,6 +132,10 @@ class _Run:
             self.say(f"warning: {diagnostic.message}")
         if self.display.verbose and result.error is None:
             what = "unchanged, skipped" if result.unchanged else _count(result.chunk_count, "chunk")
+            if result.dropped:
+                from ragchunk.writers.stats import describe_dropped
+
+                what += f", {describe_dropped(result.dropped)}"
             self.say(f"{result.source}: {what}")
 
 
@@ -246,9 +254,12 @@ def _print_failure_table(console: Console, failures: list[FileResult], total: in
 
 def _print_stats(console: Console, stats: ChunkStats) -> None:
     """Print the ``--stats`` summary on stderr: stdout carries data only (a pipeline's input)."""
-    from ragchunk.writers.stats import build_sizes
+    from ragchunk.writers.stats import build_dropped, build_sizes
 
     console.print(build_sizes(stats))
+    dropped = build_dropped(stats)
+    if dropped is not None:
+        console.print(dropped)
 
 
 @contextlib.contextmanager

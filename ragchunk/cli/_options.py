@@ -218,12 +218,15 @@ def settings_from_flags(params: Mapping[str, object], given: Iterable[str]) -> S
         max_bytes=_number(explicit("max_bytes"), int),
         contextualize=bool(params.get("contextualize")) or None,
         min_size=_number(params.get("min_size"), int),
-        # How PDF and DOCX inputs are read (cli/_parsing.py); checked by ParseOptions.
+        # How inputs are read (cli/_parsing.py); checked by ParseOptions.
         pdf_engine=_text(params.get("pdf_engine")),  # type: ignore[arg-type]
         ocr=_text(params.get("ocr")),  # type: ignore[arg-type]
         ocr_language=_text(params.get("ocr_language")),
         keep=tuple(_texts(params.get("keep"))) or None,  # type: ignore[arg-type]
         comments=bool(params.get("comments")) or None,
+        keep_boilerplate=bool(params.get("keep_boilerplate")) or None,
+        notes=bool(params.get("notes")) or None,
+        hidden_slides=bool(params.get("hidden_slides")) or None,
         options=parse_assignments(_texts(params.get("option"))),
     )
 

@@ -67,3 +67,8 @@ AllowEmptyFlag = Annotated[
         "instead of failing it.",
     ),
 ]
+KeepBoilerplateFlag = Annotated[
+    bool, typer.Option("--keep-boilerplate", help=_help("keep_boilerplate"))
+]
+NotesFlag = Annotated[bool, typer.Option("--notes", help=_help("notes"))]
+HiddenSlidesFlag = Annotated[bool, typer.Option("--hidden-slides", help=_help("hidden_slides"))]

@@ -15,7 +15,16 @@ from ragchunk.cli._app import (
     stdout_console,
     usage_errors,
 )
-from ragchunk.cli._parsing import CommentsFlag, KeepFlag, OcrFlag, OcrLanguageFlag, PdfEngineFlag
+from ragchunk.cli._parsing import (
+    CommentsFlag,
+    HiddenSlidesFlag,
+    KeepBoilerplateFlag,
+    KeepFlag,
+    NotesFlag,
+    OcrFlag,
+    OcrLanguageFlag,
+    PdfEngineFlag,
+)
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -31,7 +40,8 @@ INSPECT_HELP = """Show how ragchunk reads a file: its sections (kind, headings, 
 --text prints the extracted document text exactly, with nothing added, so every
 chunk's start and end can be checked by slicing it. Below the sections, what reading left out
 or changed: a PDF's removed running headers, footers and watermarks per page, joined
-hyphenation, OCR confidence; a DOCX's comments, headers and footers.
+hyphenation, OCR confidence; a DOCX's comments, headers and footers. A file holding several
+documents (an mbox) shows each; with --text each text follows a line "==> DOC_ID <==".
 
 Examples:
 
@@ -60,22 +70,23 @@ def inspect_command(
         Optional[str],  # noqa: UP045
         typer.Option(help="Password for encrypted PDFs.", show_default=False),
     ] = None,
-    # How PDF and DOCX inputs are read (issue 12).
+    # How inputs are read (issues 12 and 16), as for `split`.
     pdf_engine: PdfEngineFlag = None,
     ocr: OcrFlag = None,
     ocr_language: OcrLanguageFlag = None,
     keep: KeepFlag = None,
     comments: CommentsFlag = False,
+    keep_boilerplate: KeepBoilerplateFlag = False,
+    notes: NotesFlag = False,
+    hidden_slides: HiddenSlidesFlag = False,
 ) -> None:
     """Parse one file and render its sections (the help text is INSPECT_HELP)."""
-    from rich.text import Text
-
     from ragchunk import engine, parsers
     from ragchunk.config import Settings
     from ragchunk.errors import InputError
     from ragchunk.parsers._spec import ParseRequest
     from ragchunk.plan import check_parse
-    from ragchunk.reading import parse_bytes, read_input
+    from ragchunk.reading import parse_documents, read_input
 
     with usage_errors():
         if input_format is not None:
@@ -86,6 +97,9 @@ def inspect_command(
             ocr_language=ocr_language,
             keep=tuple(keep) if keep else None,  # type: ignore[arg-type]
             comments=comments or None,
+            keep_boilerplate=keep_boilerplate or None,
+            notes=notes or None,
+            hidden_slides=hidden_slides or None,
         ).parse_options()
         check_parse(options)
     diagnostics: list[Diagnostic] = []
@@ -95,15 +109,35 @@ def inspect_command(
 
     request = ParseRequest(source=path, doc_id=path, password=password, options=options, warn=warn)
     try:
-        doc = parse_bytes(read_input(path), request, format=input_format)
+        found = list(parse_documents(read_input(path), request, format=input_format))
     except InputError as exc:
         _warn(diagnostics)
         sys.stderr.write(f"error: {one_line(str(exc))}\n")
         raise typer.Exit(EXIT_FAILED_INPUTS) from None
     _warn(diagnostics)
-    if text:
-        sys.stdout.write(doc.text)
-        return
+    documents = [doc for doc in found if not isinstance(doc, InputError)]
+    for number, doc in enumerate(documents):
+        if text:
+            _show_text(doc, several=len(found) > 1, first=number == 0)
+        else:
+            _show(doc)
+    failed = [str(error) for error in found if isinstance(error, InputError)]
+    for message in failed:
+        sys.stderr.write(f"error: {one_line(message)}\n")
+    if failed:
+        raise typer.Exit(EXIT_FAILED_INPUTS)
+
+
+def _show_text(doc: Document, *, several: bool, first: bool) -> None:
+    """Print the text exactly; the documents of a container each under a ``==> id <==`` line."""
+    if several:
+        sys.stdout.write(f"{'' if first else chr(10)}==> {doc.doc_id} <==\n")
+    sys.stdout.write(doc.text)
+
+
+def _show(doc: Document) -> None:
+    from rich.text import Text
+
     console = stdout_console()
     console.print(Text(describe(doc)), soft_wrap=True)
     console.print(build_table(doc))

@@ -35,7 +35,10 @@ from ragchunk.cli._options import (
 from ragchunk.cli._parsing import (
     AllowEmptyFlag,
     CommentsFlag,
+    HiddenSlidesFlag,
+    KeepBoilerplateFlag,
     KeepFlag,
+    NotesFlag,
     OcrFlag,
     OcrLanguageFlag,
     PdfEngineFlag,
@@ -162,13 +165,16 @@ def split_command(
             show_default=False,
         ),
     ] = None,
-    # How PDF and DOCX inputs are read (issue 12).
+    # How inputs are read (issues 12 and 16); -O main_content=true, -O header=false too.
     pdf_engine: PdfEngineFlag = None,
     ocr: OcrFlag = None,
     ocr_language: OcrLanguageFlag = None,
     keep: KeepFlag = None,
     comments: CommentsFlag = False,
     allow_empty: AllowEmptyFlag = False,
+    keep_boilerplate: KeepBoilerplateFlag = False,
+    notes: NotesFlag = False,
+    hidden_slides: HiddenSlidesFlag = False,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import typing
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ragchunk import strategies
 from ragchunk.cli._app import app, stdout_console
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 @app.command("strategies")
@@ -49,4 +53,26 @@ def strategies_command(
             lines.append(field.name, style="cyan")
             lines.append(f" ({type_name(field.type)}, default {field.default!r}): {field.help}")
         table.add_row(strategy.name, Text(strategy.summary), default, lines or Text("—"))
-    stdout_console().print(table)
+    console = stdout_console()
+    console.print(table)
+    if not name:
+        console.print(_parse_options())
+
+
+def _parse_options() -> Text:
+    """Describe the -O keys every strategy takes: what the parsers are asked (issue 16)."""
+    import dataclasses
+
+    from rich.text import Text
+
+    from ragchunk.options import type_name
+    from ragchunk.parsers._spec import ParseOptions
+
+    lines = Text("Parse options, with any strategy (-O key=value):", style="bold")
+    hints = typing.get_type_hints(ParseOptions)
+    for field in dataclasses.fields(ParseOptions):
+        lines.append("\n  ")
+        lines.append(field.name, style="cyan")
+        kind = type_name(hints[field.name])
+        lines.append(f" ({kind}, default {field.default!r}): {field.metadata['help']}")
+    return lines

@@ -1,12 +1,15 @@
 """The format table: name → (module, extensions), and format detection.
 
-Detection imports nothing: by ``--format`` first, then by extension, then by content (``%PDF-``,
-a zip holding ``word/document.xml``, else text). Each module exposes ``FORMAT`` (see
-``_spec.py``). To add a format, write ``parsers/<name>.py`` and add one line here.
+Detection imports nothing: by ``--format`` first, then by extension, then by content (``%PDF-``;
+a zip holding ``word/document.xml``, ``ppt/presentation.xml``, ``xl/workbook.xml`` or an EPUB
+container; an HTML start; an mbox's ``From`` line or e-mail headers; else text). Each module
+exposes ``FORMAT`` (see ``_spec.py``). To add a format, write ``parsers/<name>.py`` and add
+one line here.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Final
 
@@ -46,10 +49,17 @@ FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
             ".kts",
         ),
     ),
-    "text": ("ragchunk.parsers.text", (".txt", ".text", ".log", ".rst", ".csv", ".tsv")),
+    "text": ("ragchunk.parsers.text", (".txt", ".text", ".log", ".rst")),
     "markdown": ("ragchunk.parsers.markdown", (".md", ".markdown")),
     "pdf": ("ragchunk.parsers.pdf", (".pdf",)),
     "docx": ("ragchunk.parsers.docx", (".docx",)),
+    "html": ("ragchunk.parsers.html", (".html", ".htm", ".xhtml")),
+    "csv": ("ragchunk.parsers.csv", (".csv", ".tsv")),
+    "xlsx": ("ragchunk.parsers.xlsx", (".xlsx", ".xlsm")),
+    "pptx": ("ragchunk.parsers.pptx", (".pptx",)),
+    "email": ("ragchunk.parsers.email", (".eml",)),
+    "mbox": ("ragchunk.parsers.mbox", (".mbox", ".mbx")),
+    "epub": ("ragchunk.parsers.epub", (".epub",)),
 }
 
 
@@ -80,7 +90,7 @@ def detect(source: str, head: bytes, data: bytes | str | None = None) -> str:
 
     Args:
         source: the path (only its suffix is used; ``-`` for standard input).
-        head: the first bytes of the file.
+        head: the first bytes of the file (a kilobyte is enough to sniff HTML and e-mail).
         data: the whole file, or its path, used to look inside a zip (whose directory is at
             its end, past ``head``); optional.
     """
@@ -88,20 +98,60 @@ def detect(source: str, head: bytes, data: bytes | str | None = None) -> str:
     for name, (_, extensions) in FORMATS.items():
         if suffix in extensions:
             return name
-    if head.startswith(b"%PDF-") and "pdf" in FORMATS:
+    if head.startswith(b"%PDF-"):
         return "pdf"
-    if head.startswith(b"PK\x03\x04") and "docx" in FORMATS and _is_docx(data or head):
-        return "docx"
+    if head.startswith(b"PK\x03\x04"):
+        return _zip_format(data or head)
+    # SPEC §1: standard input is text unless --format says otherwise (binary formats aside).
+    return "text" if source == "-" else _sniff_text(head)
+
+
+_ZIP_MARKERS: Final = (
+    ("word/document.xml", "docx"),
+    ("ppt/presentation.xml", "pptx"),
+    ("xl/workbook.xml", "xlsx"),
+    ("META-INF/container.xml", "epub"),
+)
+_HTML_START: Final = re.compile(
+    rb"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
+)
+_MAIL_HEADER: Final = re.compile(
+    rb"(?:Return-Path|Received|From|To|Subject|Date|Message-ID|MIME-Version|Delivered-To|"
+    rb"X-[A-Za-z-]+):[ \t]",
+    re.IGNORECASE,
+)
+
+
+def _sniff_text(head: bytes) -> str:
+    """Return ``html``, ``mbox``, ``email`` or ``text`` from the first bytes of a text file."""
+    head = head.removeprefix(b"\xef\xbb\xbf")
+    if _HTML_START.match(head) or (head.lstrip().startswith(b"<?xml") and b"<html" in head):
+        return "html"
+    if head.startswith(b"From ") and b"\n" in head:
+        return "mbox"
+    if _MAIL_HEADER.match(head):
+        lines = head.split(b"\n", 8)[:-1]
+        if len(lines) >= 2 and all(_is_header_line(line) for line in lines):
+            return "email"
     return "text"
 
 
-def _is_docx(data: bytes | str) -> bool:
+def _is_header_line(line: bytes) -> bool:
+    if line[:1] in (b" ", b"\t"):  # a folded header's continuation
+        return True
+    name, colon, _ = line.partition(b":")
+    return (bool(colon) and bool(name) and b" " not in name.strip(b"\r")) or not line.strip()
+
+
+def _zip_format(data: bytes | str) -> str:
+    """Return the format of a zip from the part its format requires, else ``text``."""
     import io
     import zipfile
 
     try:
         with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as archive:
-            return "word/document.xml" in archive.namelist()
-    # Any damage means "not a DOCX" (NotImplementedError: "zip file version 23.5", fuzzing).
+            names = set(archive.namelist())
+    # Any damage means "not an office file" (NotImplementedError: "zip file version 23.5").
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError):
-        return False
+        return "text"
+    return next((fmt for part, fmt in _ZIP_MARKERS if part in names and fmt in FORMATS), "text")

@@ -22,6 +22,11 @@ STRATEGIES: Final = {
     "markdown": "ragchunk.strategies.markdown",
     "hierarchical": "ragchunk.strategies.hierarchical",
     "auto": "ragchunk.strategies.auto",
+    "legal": "ragchunk.strategies.legal",
+    "book": "ragchunk.strategies.book",
+    "academic": "ragchunk.strategies.academic",
+    "qa": "ragchunk.strategies.qa",
+    "email": "ragchunk.strategies.email",
 }
 
 DEFAULT_STRATEGY: Final = "recursive"

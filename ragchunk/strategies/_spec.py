@@ -37,6 +37,11 @@ def _no_breadcrumb(_start: int) -> str:
     return ""
 
 
+def _not_dropping(start: int, end: int, reason: str) -> None:
+    """Refuse to drop text: only strategies declared with ``drops=True`` may."""
+    raise RuntimeError(f"a strategy not declared as dropping text dropped [{start}:{end}] {reason}")
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """Everything a strategy may use besides the document and its options.
@@ -61,6 +66,9 @@ class Context:
             at ``start``; empty when ``--contextualize`` is off.
         contextualize: whether ``--contextualize`` is on (a strategy that finds headings of
             its own must then count their breadcrumbs itself).
+        drop: ``drop(start, end, reason)`` reports a span the strategy leaves out of every
+            chunk on purpose (SPEC §3.2); only strategies declared with ``drops=True`` may
+            call it, and the checker verifies that exactly the reported spans are missing.
     """
 
     measure: Measure
@@ -72,6 +80,7 @@ class Context:
     warn: Callable[[str, str], None]
     breadcrumb: Callable[[int], str] = _no_breadcrumb
     contextualize: bool = False
+    drop: Callable[[int, int, str], None] = _not_dropping
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,6 +127,8 @@ class Strategy(Generic[OptionsT]):
             defaults unless the user gave a size (``plan.make_plan``).
         choose: with ``choices``, ``choose(doc)`` names the one for ``doc``; the engine then
             runs that recipe (its size limit, unit and ids), never ``split``.
+        drops: whether it may leave text out on purpose through ``Context.drop`` (the
+            templates that drop a table of contents, an index, references).
     """
 
     name: str
@@ -128,6 +139,7 @@ class Strategy(Generic[OptionsT]):
     tokenizes: bool = False
     choices: tuple[str, ...] = ()
     choose: Callable[[Document], str] | None = None
+    drops: bool = False
 
     @property
     def bounded(self) -> bool:

@@ -18,7 +18,7 @@ from rich.text import Text
 from ragchunk.errors import InputError
 
 if TYPE_CHECKING:
-    from ragchunk.model import Chunk
+    from ragchunk.model import Chunk, Dropped
 
 _T = TypeVar("_T", int, str)
 _KINDS: Final = {int: "a whole number", str: "a string"}
@@ -104,6 +104,7 @@ class ChunkStats:
     unit: str = "chars"
     over: list[tuple[str, int, int]] = field(default_factory=list)
     over_count: int = 0
+    dropped: list[tuple[str, Dropped]] = field(default_factory=list)
 
     def add(self, chunk: ChunkFacts) -> None:
         """Count one chunk."""
@@ -138,6 +139,10 @@ class ChunkStats:
     def count(self) -> int:
         """Return the number of chunks counted."""
         return len(self.chars)
+
+    def add_dropped(self, doc_id: str, span: Dropped) -> None:
+        """Count a span a template left out of the chunks on purpose."""
+        self.dropped.append((doc_id, span))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -343,3 +348,32 @@ def build_sizes(stats: ChunkStats) -> Table:
     used = ", ".join(sorted(stats.strategies)) or "–"
     title = f"{stats.count} chunks from {len(stats.documents)} document(s) · strategy {used}"
     return build(rows, title)
+
+
+def build_dropped(stats: ChunkStats) -> Group | None:
+    """Return the table of text templates dropped on purpose (SPEC §3.2), or None if none."""
+    if not stats.dropped:
+        return None
+    total = sum(span.end - span.start for _, span in stats.dropped)
+    documents = len({doc_id for doc_id, _ in stats.dropped})
+    title = (
+        f"dropped on purpose: {total} chars in {len(stats.dropped)} span(s) of "
+        f"{documents} document(s)"
+    )
+    table = Table()
+    table.add_column("doc_id")
+    table.add_column("what")
+    table.add_column("span", no_wrap=True)
+    table.add_column("chars", justify="right")
+    for doc_id, span in stats.dropped:
+        table.add_row(
+            Text(doc_id), Text(span.reason), f"{span.start}–{span.end}", str(span.end - span.start)
+        )
+    return Group(Text(title), table)
+
+
+def describe_dropped(dropped: Sequence[tuple[str, Dropped]]) -> str:
+    """Return ``"1234 chars dropped (table of contents, index)"`` for one input's spans."""
+    total = sum(span.end - span.start for _, span in dropped)
+    reasons = ", ".join(dict.fromkeys(span.reason for _, span in dropped))
+    return f"{total} chars dropped ({reasons})"

@@ -14,7 +14,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,9 +80,12 @@ def run_split(*args: str, cwd: Path) -> Outcome:
     return outcome
 
 
-def assert_complete(outcome: Outcome, source: str, text: str) -> None:
-    """The chunks of ``source`` are verbatim, in order, and cover every non-space of ``text``."""
-    records = outcome.records(source)
+def assert_complete(outcome: Outcome, source: str, text: str, doc_id: str | None = None) -> None:
+    """The chunks of ``source`` are verbatim, in order, and cover every non-space of ``text``.
+
+    ``doc_id`` picks one document of a container (a message of an mbox).
+    """
+    records = [r for r in outcome.records(source) if doc_id is None or r["doc_id"] == doc_id]
     covered = 0
     for index, record in enumerate(records):
         start, end = record["start"], record["end"]
@@ -113,6 +116,7 @@ class Expect:
     peak_mib: float = 100
     text: str | None = None  # the decoded text, when the input is chunked
     headings: Sequence[str] | None = None
+    documents: Mapping[str, str] | None = None  # doc_id suffix → text, for a container
 
 
 def error(path: str, cause: str) -> str:
@@ -317,6 +321,67 @@ EXPECTED: dict[str, Expect] = {
             + ".*"
         ],
     ),
+    "html-malformed": Expect(
+        0,
+        text="Unclosed bold both italic?\n\n| cell one | cell two |\n\nAfter the table & "
+        "&bogus; &#xZZ;\n\nAfter the end\n\nnever closed",
+    ),
+    "html-deep": Expect(
+        1, [error("deep.html", "refused: HTML elements nested more than 2048 levels deep")]
+    ),
+    "pptx-broken-slide": Expect(
+        1,
+        [error("broken-slide.pptx", "corrupt PPTX: ppt/slides/slide3.xml cannot be read (") + ".*"],
+    ),
+    "pptx-zip-bomb": Expect(
+        1,
+        [
+            error(
+                "zip-bomb.pptx",
+                "refused: ppt/media/zeros.bin expands more than 200 times "
+                "(8388608 bytes; a zip bomb?)",
+            )
+        ],
+    ),
+    "xlsx-zip-bomb": Expect(
+        1,
+        [
+            error(
+                "zip-bomb.xlsx",
+                "refused: xl/media/zeros.bin expands more than 200 times "
+                "(8388608 bytes; a zip bomb?)",
+            )
+        ],
+    ),
+    "epub-zip-bomb": Expect(
+        1,
+        [
+            error(
+                "zip-bomb.epub",
+                "refused: EPUB/zeros.bin expands more than 200 times (8388608 bytes; a zip bomb?)",
+            )
+        ],
+    ),
+    "mbox-broken-message": Expect(
+        1,
+        [error("broken.mbox#2", "binary data, not an e-mail (it holds zero bytes)")],
+        documents={
+            "#1": "Subject: First\n\nThe first message.",
+            "#3": "Subject: Third\n\nThe third.",
+        },
+    ),
+    "email-gigabyte-attachment": Expect(
+        0,
+        [
+            warning(
+                "claims-1gb.eml",
+                "attachment report.docx left out: refused: the zip would expand to ",
+            )
+            + r"\d+"
+            + re.escape(" bytes (limit 536870912)")
+        ],
+        text="From: a@example.org\nSubject: Report attached\n\nThe body survives.",
+    ),
     "binary-txt": Expect(1, [error("binary.txt", "binary data, not text (it holds zero bytes)")]),
     "binary-md": Expect(1, [error("binary.md", "binary data, not text (it holds zero bytes)")]),
     "invalid-utf8": Expect(
@@ -366,7 +431,12 @@ def test_corpus_input(name: str, corpus: Path) -> None:
     assert outcome.peak_mib < expect.peak_mib
     assert_complete(outcome, "good.md", GOOD_MD)
     assert_complete(outcome, "good.txt", GOOD_TXT)
-    if expect.text is None:
+    if expect.documents is not None:
+        doc_ids = {str(r["doc_id"]) for r in outcome.records(bad)}
+        assert doc_ids == {bad + suffix for suffix in expect.documents}
+        for suffix, text in expect.documents.items():
+            assert_complete(outcome, bad, text, doc_id=bad + suffix)
+    elif expect.text is None:
         assert outcome.records(bad) == []
     else:
         assert_complete(outcome, bad, expect.text)

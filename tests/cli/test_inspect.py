@@ -15,10 +15,12 @@ from tests.conftest import FIXTURES
 from tests.pending import settled
 
 runner = CliRunner()
+SUFFIXES = {".txt", ".md", ".pdf", ".docx", ".html", ".htm", ".xhtml", ".pptx", ".eml", ".csv"}
+SUFFIXES |= {".tsv", ".xlsx", ".epub"}
 DOCUMENTS = sorted(
     path
     for path in FIXTURES.rglob("*")
-    if path.is_file() and path.suffix in {".txt", ".md", ".pdf", ".docx"} and settled(path)
+    if path.is_file() and path.suffix in SUFFIXES and settled(path)
 )
 GUIDE = FIXTURES / "markdown" / "station-guide.md"
 REPORT_PDF = FIXTURES / "pdf" / "report-outline.pdf"

@@ -28,6 +28,9 @@ HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent.parent / "fixtures"
 PDF = FIXTURES / "pdf" / "report-outline.pdf"
 DOCX = FIXTURES / "docx" / "memo.docx"
+PPTX = FIXTURES / "pptx" / "results-briefing.pptx"
+XLSX = FIXTURES / "tables" / "survey-workbook.xlsx"
+EPUB = FIXTURES / "epub" / "estuary-year.epub"
 DEFAULT_DIR = HERE / "bad"
 MB = 1_000_000
 
@@ -347,6 +350,83 @@ def docx_truncated() -> bytes:
     return data[: len(data) // 2]
 
 
+# --- issue 16: HTML, PPTX, XLSX, EPUB, e-mail ----------------------------------------------------
+
+HTML_MALFORMED = (
+    b"<html><head><title>Broken</title><body><p>Unclosed <b>bold <i>both</b> italic?"
+    b"<table><tr><td>cell one<td>cell two</table><p>After the table &amp; &bogus; &#xZZ;"
+    b"</body></html><p>After the end</p><div><span>never closed"
+)
+
+
+def html_deep() -> bytes:
+    return b"<p>Before.</p>" + b"<div>" * 100_000 + b"deep" + b"</div>" * 100_000
+
+
+def rewritten_zip(
+    path: Path, change: Callable[[str, bytes, zipfile.ZipFile], bytes | None]
+) -> bytes:
+    """Copy a zip fixture member by member through ``change`` (None drops a member)."""
+    buffer = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(path.read_bytes())) as source,
+        zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as out,
+    ):
+        for info in source.infolist():
+            body = change(info.filename, source.read(info.filename), out)
+            if body is not None:
+                out.writestr(info.filename, body)
+    return buffer.getvalue()
+
+
+def zip_bomb(path: Path, inside: str) -> bytes:
+    """The fixture with an 8 MiB member of zeros added (it deflates a thousandfold)."""
+
+    def change(name: str, body: bytes, out: zipfile.ZipFile) -> bytes:
+        if name == next(iter(zipfile.ZipFile(path).namelist())):
+            out.writestr(inside, bytes(8 * 1024 * 1024))
+        return body
+
+    return rewritten_zip(path, change)
+
+
+def pptx_broken_slide() -> bytes:
+    def change(name: str, body: bytes, _out: zipfile.ZipFile) -> bytes:
+        return body[: len(body) // 2] if name == "ppt/slides/slide3.xml" else body
+
+    return rewritten_zip(PPTX, change)
+
+
+def mbox_broken_message() -> bytes:
+    good = b"From a@example.org Mon Jun 10 09:00:00 2024\nSubject: %s\n\n%s\n\n"
+    bad = b"From b@example.org Mon Jun 10 10:00:00 2024\n\x00\x01\x02 binary junk\n\n"
+    return good % (b"First", b"The first message.") + bad + good % (b"Third", b"The third.")
+
+
+def claims_one_gigabyte(data: bytes, member: str) -> bytes:
+    """Patch a zip's central directory so that ``member`` claims 1 GB once expanded."""
+    entry = data.rindex(b"PK\x01\x02", 0, data.rindex(member.encode()) + 1)
+    return data[: entry + 24] + (10**9).to_bytes(4, "little") + data[entry + 28 :]
+
+
+def email_gigabyte_attachment() -> bytes:
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["From"] = "a@example.org"
+    message["Subject"] = "Report attached"
+    message.set_content("The body survives.")
+    attachment = claims_one_gigabyte(DOCX.read_bytes(), "word/document.xml")
+    message.add_attachment(
+        attachment,
+        maintype="application",
+        subtype="vnd.openxmlformats-officedocument.wordprocessingml.document",
+        filename="report.docx",
+        params={"size": str(2**30)},
+    )
+    return message.as_bytes()
+
+
 # --- text, Markdown, code -----------------------------------------------------------------------
 
 
@@ -448,6 +528,14 @@ CORPUS: dict[str, BadInput] = {
     "docx-zip-bomb": BadInput("zip-bomb.docx", docx_zip_bomb),
     "docx-many-members": BadInput("many-members.docx", docx_many_members),
     "docx-deep-xml": BadInput("deep-xml.docx", docx_deep_xml),
+    "html-malformed": BadInput("malformed.html", lambda: HTML_MALFORMED),
+    "html-deep": BadInput("deep.html", html_deep),
+    "pptx-broken-slide": BadInput("broken-slide.pptx", pptx_broken_slide),
+    "pptx-zip-bomb": BadInput("zip-bomb.pptx", lambda: zip_bomb(PPTX, "ppt/media/zeros.bin")),
+    "xlsx-zip-bomb": BadInput("zip-bomb.xlsx", lambda: zip_bomb(XLSX, "xl/media/zeros.bin")),
+    "epub-zip-bomb": BadInput("zip-bomb.epub", lambda: zip_bomb(EPUB, "EPUB/zeros.bin")),
+    "mbox-broken-message": BadInput("broken.mbox", mbox_broken_message),
+    "email-gigabyte-attachment": BadInput("claims-1gb.eml", email_gigabyte_attachment),
     "binary-txt": BadInput("binary.txt", binary),
     "binary-md": BadInput("binary.md", binary),
     "invalid-utf8": BadInput("invalid-utf8.txt", invalid_utf8),

@@ -217,6 +217,19 @@ def pdf_both_engines(data: bytes) -> None:
         parse_and_check("pdf", data, "fuzz.pdf", options=ParseOptions(pdf_engine=engine))
 
 
+def mbox(data: bytes) -> None:
+    """Each message of an mbox is parsed and checked on its own; the split never fails else."""
+    from ragchunk.parsers.mbox import members
+
+    request = ParseRequest(source="fuzz.mbox", doc_id="fuzz.mbox", max_bytes=MAX_BYTES)
+    try:
+        found = list(members(data, request))
+    except InputError:
+        return
+    for member in found:
+        parse_and_check(member.format, member.data, f"fuzz.mbox{member.name}")
+
+
 def _parser(fmt: str, source: str) -> Callable[[bytes], None]:
     def run(data: bytes) -> None:
         parse_and_check(fmt, data, source)
@@ -233,6 +246,13 @@ TARGETS: dict[str, Target] = {
     "pdf": Target(pdf_both_engines, ("fixtures/pdf/*", "tests/fuzz/seeds/pdf/*")),
     "docx": Target(_parser("docx", "fuzz.docx"), ("fixtures/docx/*", "tests/fuzz/seeds/docx/*")),
     "code": Target(code, ("fixtures/code/*", "tests/fuzz/seeds/code/*")),
+    "html": Target(_parser("html", "fuzz.html"), ("fixtures/html/*",)),
+    "email": Target(_parser("email", "fuzz.eml"), ("fixtures/email/*.eml",)),
+    "mbox": Target(mbox, ("fixtures/email/*.mbox",)),
+    "csv": Target(_parser("csv", "fuzz.csv"), ("fixtures/tables/*.?sv",)),
+    "xlsx": Target(_parser("xlsx", "fuzz.xlsx"), ("fixtures/tables/*.xlsx",)),
+    "pptx": Target(_parser("pptx", "fuzz.pptx"), ("fixtures/pptx/*",)),
+    "epub": Target(_parser("epub", "fuzz.epub"), ("fixtures/epub/*",)),
     "docx-body": Target(docx_body, ("tests/fuzz/seeds/docx-body/*",)),
     "pdf-content": Target(pdf_content, ("tests/fuzz/seeds/pdf-content/*",)),
     "markdown-strategy": Target(

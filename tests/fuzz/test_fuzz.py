@@ -26,6 +26,13 @@ BUDGET = {
     "docx": 15,
     "docx-body": 25,
     "pdf-content": 25,
+    "html": 40,
+    "email": 40,
+    "mbox": 30,
+    "csv": 40,
+    "xlsx": 10,
+    "pptx": 10,
+    "epub": 10,
 }
 """Examples per target and test run: the slowest parse a few hundred ms per example."""
 

@@ -11,17 +11,17 @@ from ragchunk import strategies
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.plan import make_plan
-from ragchunk.reading import parse_bytes
+from ragchunk.reading import parse_documents
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
 from tests.pending import settled
 
+KINDS = {"text", "markdown", "docx", "pdf", "code", "html", "pptx", "email", "tables", "epub"}
+KINDS |= {"templates"}
 DOCUMENTS = sorted(
     path
     for path in FIXTURES.rglob("*")
-    if path.is_file()
-    and path.parent.name in {"text", "markdown", "docx", "pdf", "code"}
-    and settled(path)
+    if path.is_file() and path.parent.name in KINDS and settled(path)
 )
 BUDGETS = [
     (64, 8, "chars"),
@@ -34,14 +34,16 @@ BUDGETS = [
 
 
 @cache
-def parsed(path: Path) -> Document:
-    """Parse a fixture once: the parse does not depend on the strategy or budget."""
-    return parse_bytes(path.read_bytes(), ParseRequest(source=str(path), doc_id=path.name))
+def parsed(path: Path) -> tuple[Document, ...]:
+    """Parse a fixture once (every message of an mbox): the parse depends on no strategy."""
+    request = ParseRequest(source=str(path), doc_id=path.name)
+    found = tuple(parse_documents(path.read_bytes(), request))
+    assert all(isinstance(doc, Document) for doc in found)
+    return found  # type: ignore[return-value]  # checked just above
 
 
 def test_every_kind_of_fixture_is_present() -> None:
-    assert {path.parent.name for path in DOCUMENTS} >= {"text", "markdown", "docx", "pdf"}
-    assert {path.parent.name for path in DOCUMENTS} == {"text", "markdown", "docx", "pdf", "code"}
+    assert {path.parent.name for path in DOCUMENTS} == KINDS
 
 
 @pytest.mark.parametrize("budget", BUDGETS, ids=lambda b: f"{b[0]}{b[2]}")
@@ -52,7 +54,8 @@ def test_invariants_hold_on_fixture(
 ) -> None:
     size, overlap, unit = budget
     plan = make_plan(name, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
-    assert_invariants(parsed(document), plan)
+    for doc in parsed(document):
+        assert_invariants(doc, plan)
 
 
 @pytest.mark.parametrize("budget", [(300, 30, "chars"), (96, 8, "tokens")], ids=str)
@@ -63,4 +66,5 @@ def test_invariants_hold_with_contextualize(
 ) -> None:
     size, overlap, unit = budget
     plan = make_plan(name, size=size, overlap=overlap, unit=unit, contextualize=True)  # type: ignore[arg-type]
-    assert_invariants(parsed(document), plan)
+    for doc in parsed(document):
+        assert_invariants(doc, plan)

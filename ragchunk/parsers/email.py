@@ -1,0 +1,315 @@
+"""email: a message's headers, its body, then its attachments, each parsed by its own format.
+
+The standard library reads the message (modern policy). The text starts with the headers block
+(``From``, ``To``, ``Cc``, ``Date``, ``Subject``; a ``headers`` section), then the body:
+text/plain when there is one, else the HTML through the HTML parser; a plain body's
+paragraphs are ``prose``, ``>`` paragraphs ``quote`` and what follows a ``-- `` line
+``signature``. Each attachment follows under a ``Attachment: NAME`` heading, parsed by the
+format its name or type gives (a forwarded message as an e-mail, at most ``MAX_DEPTH`` deep);
+one larger than ``--max-bytes``, of no readable format or that fails is left out with a
+warning and named in ``metadata.left_out``. Every section carries ``metadata.part``:
+``headers``, ``body`` or ``attachment:NAME``; the subject is the heading. Undecodable bytes
+and unknown charsets are replaced with a warning; C1 controls in headers (windows-1252 text
+labelled ISO-8859-1) read as windows-1252, as in bodies.
+"""
+
+from __future__ import annotations
+
+import codecs
+import email.errors
+import email.policy
+import re
+from dataclasses import replace
+from email.message import EmailMessage
+from email.parser import BytesParser
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Final
+
+from ragchunk import parsers
+from ragchunk.errors import CorruptDocumentError, InputError, LimitExceededError
+from ragchunk.model import Document, Section
+from ragchunk.parsers._spec import MAX_DEPTH, Format
+from ragchunk.parsers._splice import Splicer
+
+if TYPE_CHECKING:
+    from ragchunk.model import JSONValue
+    from ragchunk.parsers._spec import ParseRequest
+
+HEADERS: Final = ("From", "To", "Cc", "Date", "Subject")
+_C1: Final = re.compile("[\x80-\x9f]")
+_LEGACY: Final = {
+    "iso-8859-1": "cp1252",
+    "latin-1": "cp1252",
+    "latin1": "cp1252",
+    "us-ascii": "cp1252",
+}
+_BY_TYPE: Final = {
+    "text/plain": "text",
+    "text/markdown": "markdown",
+    "text/html": "html",
+    "text/csv": "csv",
+    "text/tab-separated-values": "csv",
+    "message/rfc822": "email",
+    "application/pdf": "pdf",
+}
+_HEADER_ERRORS: Final = (
+    ValueError,
+    IndexError,
+    TypeError,
+    AttributeError,
+    LookupError,
+    email.errors.MessageError,
+)
+
+
+def parse(data: bytes, request: ParseRequest) -> Document:
+    """Return the message's headers, body and attachments as one Document.
+
+    Raises:
+        InputError: binary data, or no header at all.
+        LimitExceededError: messages nested more than ``MAX_DEPTH`` deep.
+    """
+    if b"\x00" in data[:8192]:
+        raise InputError(f"{request.source}: binary data, not an e-mail (it holds zero bytes)")
+    try:
+        message = BytesParser(policy=email.policy.default).parsebytes(data)
+    except RecursionError:
+        raise _too_deep(request) from None
+    if not message.keys() and data.strip():
+        raise CorruptDocumentError(f"{request.source}: not an e-mail: it has no header lines")
+    return read_message(message, request)
+
+
+def read_message(message: EmailMessage, request: ParseRequest) -> Document:
+    """Return the Document of a parsed message (attached messages come this way too).
+
+    Raises:
+        LimitExceededError: messages nested more than ``MAX_DEPTH`` deep.
+    """
+    if request.depth > MAX_DEPTH:
+        raise _too_deep(request)
+    builder = _Builder()
+    headers = {name: _header(message, name, request) for name in HEADERS}
+    subject = headers["Subject"]
+    builder.path = (subject,) if subject else ()
+    lines = [f"{name}: {value}" for name, value in headers.items() if value]
+    if lines:
+        builder.add("\n".join(lines), "headers", "headers")
+    left_out: list[JSONValue] = []
+    try:
+        body = message.get_body(preferencelist=("plain", "html"))
+        attachments = list(message.iter_attachments())
+    except (*_HEADER_ERRORS, KeyError) as exc:
+        raise CorruptDocumentError(f"{request.source}: malformed MIME structure ({exc})") from exc
+    except RecursionError:
+        raise _too_deep(request) from None
+    if body is not None:
+        _add_body(builder, body, request)  # type: ignore[arg-type]  # default policy
+    for number, part in enumerate(attachments, start=1):
+        _add_attachment(builder, part, number, request, left_out)
+    metadata = _metadata(message, headers, request)
+    if left_out:
+        metadata["left_out"] = {"attachments": left_out}
+    return Document(
+        text=builder.text(),
+        source=request.source,
+        doc_id=request.doc_id,
+        format="email",
+        sections=tuple(builder.sections),
+        has_lines=False,
+        metadata=metadata,
+    )
+
+
+class _Builder(Splicer):
+    """The text and sections of one message, and the heading path of what comes next."""
+
+    path: tuple[str, ...] = ()
+
+    def add(self, text: str, kind: str, part: str, level: int = 0) -> None:
+        start = self.append(text)
+        self.sections.append(Section(start, self.length, kind, self.path, level, {"part": part}))
+
+
+def _header(message: EmailMessage, name: str, request: ParseRequest) -> str:
+    """Return a header's value on one line; a malformed one is read raw, with a warning."""
+    try:
+        value = message.get(name)
+    except _HEADER_ERRORS as exc:
+        request.warn("bad-header", f"{request.source}: malformed {name} header read as is ({exc})")
+        value = _raw(message, name)
+    text = " ".join(str(value or "").split())
+    return _C1.sub(_windows_1252, text)
+
+
+def _raw(message: EmailMessage, name: str) -> str:
+    for key, value in message.raw_items():
+        if key.lower() == name.lower():
+            return str(value)
+    return ""
+
+
+def _windows_1252(match: re.Match[str]) -> str:
+    try:
+        return bytes([ord(match.group())]).decode("cp1252")
+    except UnicodeDecodeError:
+        return match.group()
+
+
+def _too_deep(request: ParseRequest) -> LimitExceededError:
+    return LimitExceededError(
+        f"{request.source}: refused: messages or MIME parts nested more than {MAX_DEPTH} deep"
+    )
+
+
+def _text_payload(part: EmailMessage, request: ParseRequest) -> str:
+    """Return a text part decoded by its charset; bad bytes are replaced with a warning."""
+    raw = part.get_payload(decode=True)
+    data = raw if isinstance(raw, bytes) else b""
+    if part.defects:
+        kinds = ", ".join(sorted({type(d).__name__ for d in part.defects}))
+        request.warn("transfer-encoding", f"{request.source}: damaged part read as is ({kinds})")
+    charset = (part.get_content_charset() or "utf-8").lower()
+    codec = _LEGACY.get(charset, charset)
+    try:
+        codecs.lookup(codec)
+    except LookupError:
+        request.warn(
+            "unknown-charset", f"{request.source}: unknown charset {charset!r}; read as UTF-8"
+        )
+        codec = "utf-8"
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError as exc:
+        request.warn(
+            "invalid-encoding",
+            f"{request.source}: invalid {charset} from byte {exc.start}; replaced with U+FFFD",
+        )
+        text = data.decode(codec, errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _add_body(builder: _Builder, body: EmailMessage, request: ParseRequest) -> None:
+    text = _text_payload(body, request)
+    if body.get_content_subtype() == "html":
+        from ragchunk.parsers.html import parse_text
+
+        doc = parse_text(text, request, format="email")
+        level = 1 if builder.path else 0
+        builder.splice(doc, path=builder.path, level=level, metadata={"part": "body"})
+        return
+    signature = False
+    for block in re.split(r"\n[ \t]*\n", text):
+        lines = [line.rstrip() for line in block.strip("\n").split("\n")]
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        if not lines:
+            continue
+        if lines[0] == "--" or block.startswith("-- \n"):
+            signature = True
+        # A quoted reply: ">" lines, perhaps under an attribution ("On ..., X wrote:").
+        quoted = lines[1:] if len(lines) > 1 and lines[0].endswith(":") else lines
+        is_quote = all(line.startswith(">") for line in quoted if line)
+        kind = "signature" if signature else "quote" if is_quote else "prose"
+        builder.add("\n".join(lines), kind, "body")
+
+
+def _add_attachment(
+    builder: _Builder,
+    part: EmailMessage,
+    number: int,
+    request: ParseRequest,
+    left_out: list[JSONValue],
+) -> None:
+    """Parse one attachment with its own format and add it; or leave it out with a warning."""
+    name = _attachment_name(part, number)
+    where = f"{request.source}: attachment {name}"
+    try:
+        doc = _read_attachment(part, name, replace(request, source=where, depth=request.depth + 1))
+    except InputError as exc:
+        reason = str(exc).removeprefix(f"{where}: ")
+        request.warn("attachment-left-out", f"{where} left out: {reason}")
+        left_out.append(name)
+        return
+    if doc is None:
+        left_out.append(name)
+        return
+    path = (*builder.path, f"Attachment: {name}")
+    level = len(path)
+    builder.path, outer = path, builder.path
+    builder.add(f"Attachment: {name}", "heading", f"attachment:{name}", level)
+    builder.path = outer
+    builder.splice(doc, path=path, level=level, metadata={"part": f"attachment:{name}"})
+
+
+def _attachment_name(part: EmailMessage, number: int) -> str:
+    try:
+        name = part.get_filename()
+    except _HEADER_ERRORS:
+        name = None
+    return " ".join(_C1.sub(_windows_1252, name).split()) if name else f"part {number}"
+
+
+def _read_attachment(part: EmailMessage, name: str, request: ParseRequest) -> Document | None:
+    """Return the attachment's Document, or None for one of no readable format (an image).
+
+    Raises:
+        InputError: it is larger than ``--max-bytes`` or its parser fails.
+    """
+    kind = part.get_content_type()
+    if kind == "message/rfc822":
+        inner = part.get_payload()
+        message = inner[0] if isinstance(inner, list) and inner else None
+        if not isinstance(message, EmailMessage):  # parsed with the default policy, or empty
+            raise CorruptDocumentError(f"{request.source}: an empty attached message")
+        return read_message(message, request)
+    raw = part.get_payload(decode=True)
+    data = raw if isinstance(raw, bytes) else b""
+    if len(data) > request.max_bytes:
+        raise LimitExceededError(
+            f"{request.source}: refused: {len(data)} bytes, more than --max-bytes "
+            f"{request.max_bytes}"
+        )
+    fmt = _format(name, kind, data)
+    if fmt is None:
+        return None
+    if fmt in ("text", "markdown", "html", "csv") and part.get_content_maintype() == "text":
+        data = _text_payload(part, request).encode("utf-8")
+    return parsers.get(fmt).parse(data, request)
+
+
+def _format(name: str, kind: str, data: bytes) -> str | None:
+    """Return the format of an attachment by its name, else its type; None if unreadable."""
+    suffix = PurePath(name).suffix.lower()
+    if any(suffix in extensions for _, extensions in parsers.FORMATS.values()):
+        return parsers.detect(name, data[:1024], data)
+    if kind in _BY_TYPE:
+        return _BY_TYPE[kind]
+    if kind.startswith("text/"):
+        return "text"
+    detected = parsers.detect("", data[:1024], data)
+    return None if detected == "text" else detected
+
+
+def _metadata(
+    message: EmailMessage, headers: dict[str, str], request: ParseRequest
+) -> dict[str, JSONValue]:
+    metadata: dict[str, JSONValue] = {
+        name.lower(): value for name, value in headers.items() if value and name != "Date"
+    }
+    try:
+        date = message["Date"]
+        moment = getattr(date, "datetime", None)
+    except _HEADER_ERRORS:
+        moment = None
+    if moment is not None:
+        metadata["date"] = moment.isoformat()
+    elif headers["Date"]:
+        metadata["date"] = headers["Date"]
+    message_id = _header(message, "Message-ID", request)
+    if message_id:
+        metadata["message_id"] = message_id
+    return metadata
+
+
+FORMAT = Format(name="email", parse=parse)

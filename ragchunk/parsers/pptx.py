@@ -1,0 +1,262 @@
+"""pptx: one page per slide, its title the heading, its text in reading order.
+
+``page_start``/``page_end`` are slide numbers (a skipped hidden slide leaves its number out).
+A slide's title placeholder is a level-1 heading; its other shapes are read top to bottom, then
+left to right (groups at their place, their shapes in the same order): a text frame is a block
+of its paragraphs (one line each, indented two spaces per outline level; several paragraphs
+make a ``list`` whose parts are the lines), a table reads ``| a | b |`` per row (the first row
+its header). With ``notes`` the speaker notes follow the slide's text as a ``notes`` section
+(``metadata.notes``); without, their size is counted in ``metadata.left_out``. Hidden slides are
+skipped and named in ``metadata.hidden_slides`` unless ``hidden_slides``. The zip and XML bomb
+checks (``_archive``) run before python-pptx opens the file; a part it cannot read is named.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from ragchunk.errors import CorruptDocumentError
+from ragchunk.model import Document, Page, Section
+from ragchunk.parsers._archive import open_zip, refuse_doctypes
+from ragchunk.parsers._extras import need
+from ragchunk.parsers._spec import Format
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from ragchunk.model import JSONValue
+    from ragchunk.parsers._spec import ParseRequest
+
+BLOCK_SEPARATOR: Final = "\n\n"
+LINE_SEPARATOR: Final = "\n"
+_MAIN: Final = "ppt/presentation.xml"
+
+
+@dataclass(slots=True)
+class _Builder:
+    """Accumulates the text, sections and pages of a deck."""
+
+    parts: list[str] = field(default_factory=list)
+    length: int = 0
+    sections: list[Section] = field(default_factory=list)
+    pages: list[Page] = field(default_factory=list)
+    headings: tuple[str, ...] = ()
+
+    def append(self, text: str, separator: str = BLOCK_SEPARATOR) -> int:
+        if self.length:
+            self.parts.append(separator)
+            self.length += len(separator)
+        start = self.length
+        self.parts.append(text)
+        self.length += len(text)
+        return start
+
+    def add_lines(self, lines: list[str], kind: str, metadata: dict[str, JSONValue]) -> None:
+        """Add a block of lines: one line is ``kind``; several are a list of them."""
+        lines = [line for line in lines if line.strip()]
+        if not lines:
+            return
+        first = self.append(lines[0])
+        spans = [(first, self.length)]
+        for line in lines[1:]:
+            start = self.append(line, LINE_SEPARATOR)
+            spans.append((start, self.length))
+        is_list = len(spans) > 1 and kind == "prose"
+        self.sections.append(
+            Section(
+                first,
+                self.length,
+                "list" if is_list else kind,
+                self.headings,
+                metadata=metadata,
+                parts=tuple(spans) if is_list else (),
+            )
+        )
+
+
+def parse(data: bytes, request: ParseRequest) -> Document:
+    """Return the deck's text: slides as pages, titles as headings, notes when asked.
+
+    Raises:
+        CorruptDocumentError: not a zip, no ``ppt/presentation.xml``, or a damaged part.
+        LimitExceededError: zip or XML bomb, or more data than ``request.max_bytes``.
+    """
+    with open_zip(data, request, kind="PPTX") as archive:
+        if _MAIN not in archive.namelist():
+            raise CorruptDocumentError(f"{request.source}: not a PPTX: the zip has no {_MAIN}")
+        refuse_doctypes(archive, request)
+    deck = _open(data, request)
+    builder = _Builder()
+    hidden: list[JSONValue] = []
+    notes_left = 0
+    for number, slide in enumerate(deck.slides, start=1):
+        if slide._element.get("show") in ("0", "false") and not request.options.hidden_slides:
+            hidden.append(number)
+            continue
+        try:
+            notes_left += _add_slide(builder, number, slide, request)
+        except (AttributeError, KeyError, ValueError, TypeError) as exc:
+            raise CorruptDocumentError(
+                f"{request.source}: corrupt PPTX: slide {number} cannot be read ({exc})"
+            ) from exc
+    metadata = _metadata(deck)
+    if hidden:
+        metadata["hidden_slides"] = hidden
+    if notes_left:
+        metadata["left_out"] = {"notes": notes_left}
+    return Document(
+        text="".join(builder.parts),
+        source=request.source,
+        doc_id=request.doc_id,
+        format="pptx",
+        sections=tuple(builder.sections),
+        pages=tuple(builder.pages),
+        has_lines=False,
+        metadata=metadata,
+    )
+
+
+def _open(data: bytes, request: ParseRequest) -> Any:
+    pptx = need("pptx", extra="pptx", what="PPTX", request=request)
+    try:
+        return pptx.Presentation(io.BytesIO(data))
+    except (
+        KeyError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        SyntaxError,  # lxml's XMLSyntaxError
+        zipfile.BadZipFile,
+        zlib.error,
+        OSError,
+        EOFError,
+        NotImplementedError,
+    ) as exc:
+        part = _broken_part(data)
+        where = f"{part} cannot be read" if part else "damaged package"
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise CorruptDocumentError(f"{request.source}: corrupt PPTX: {where} ({reason})") from exc
+
+
+def _broken_part(data: bytes) -> str | None:
+    """Return the first XML part that does not parse, to name it in the error."""
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for name in sorted(archive.namelist()):
+            if not name.endswith((".xml", ".rels")):
+                continue
+            try:
+                etree.fromstring(archive.read(name), parser)
+            except etree.XMLSyntaxError:
+                return name
+    return None
+
+
+def _add_slide(builder: _Builder, number: int, slide: Any, request: ParseRequest) -> int:
+    """Add one slide as a page; return the characters of speaker notes left out."""
+    start = builder.length
+    title_shape = slide.shapes.title
+    title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
+    builder.headings = (title,) if title else ()
+    if title:
+        first = builder.append(title)
+        builder.sections.append(Section(first, builder.length, "heading", builder.headings, 1))
+    for shape in _reading_order(slide.shapes):
+        if title_shape is not None and shape.shape_id == title_shape.shape_id:
+            continue
+        _add_shape(builder, shape)
+    notes = _notes(slide)
+    left_out = 0
+    if notes and request.options.notes:
+        builder.add_lines(notes.split("\n"), "notes", {"notes": True})
+    elif notes:
+        left_out = len(notes)
+    if builder.length > start:
+        first = start + len(BLOCK_SEPARATOR) if start else 0
+        builder.pages.append(Page(number, first, builder.length))
+    return left_out
+
+
+def _reading_order(shapes: Any) -> Iterator[Any]:
+    """Yield shapes top to bottom, then left to right; a group's shapes in its place."""
+    stack = [iter(sorted(shapes, key=_position))]
+    while stack:
+        shape = next(stack[-1], None)
+        if shape is None:
+            stack.pop()
+        elif shape.shape_type is not None and int(shape.shape_type) == _GROUP:
+            stack.append(iter(sorted(shape.shapes, key=_position)))
+        else:
+            yield shape
+
+
+_GROUP: Final = 6  # MSO_SHAPE_TYPE.GROUP
+
+
+def _position(shape: Any) -> tuple[int, int]:
+    return (shape.top or 0, shape.left or 0)
+
+
+def _add_shape(builder: _Builder, shape: Any) -> None:
+    if getattr(shape, "has_table", False) and shape.has_table:
+        _add_table(builder, shape.table)
+    elif shape.has_text_frame:
+        lines = []
+        for paragraph in shape.text_frame.paragraphs:
+            indent = "  " * (paragraph.level or 0)
+            # A soft line break (<a:br/>) reads "\v" in python-pptx.
+            pieces = [" ".join(piece.split()) for piece in paragraph.text.split("\v")]
+            lines.append(indent + ("\n" + indent).join(piece for piece in pieces if piece))
+        builder.add_lines(lines, "prose", {})
+
+
+def _add_table(builder: _Builder, table: Any) -> None:
+    rows = []
+    for row in table.rows:
+        cells = [" ".join(cell.text.split()).replace("|", "\\|") for cell in row.cells]
+        if any(cells):
+            rows.append("| " + " | ".join(cells) + " |")
+    if not rows:
+        return
+    spans: list[tuple[int, int]] = []
+    for line in rows:
+        start = builder.append(line, LINE_SEPARATOR if spans else BLOCK_SEPARATOR)
+        spans.append((start, builder.length))
+    builder.sections.append(
+        Section(
+            spans[0][0],
+            builder.length,
+            "table",
+            builder.headings,
+            header=spans[0],
+            parts=tuple(spans[1:]),
+        )
+    )
+
+
+def _notes(slide: Any) -> str:
+    if not slide.has_notes_slide:
+        return ""
+    frame = slide.notes_slide.notes_text_frame
+    if frame is None:
+        return ""
+    return "\n".join(line.strip() for line in frame.text.splitlines() if line.strip())
+
+
+def _metadata(deck: Any) -> dict[str, JSONValue]:
+    properties = deck.core_properties
+    metadata: dict[str, JSONValue] = {"slides": len(deck.slides)}
+    if properties.title:
+        metadata["title"] = properties.title
+    if properties.author:
+        metadata["author"] = properties.author
+    return metadata
+
+
+FORMAT = Format(name="pptx", parse=parse)

@@ -1,0 +1,153 @@
+"""xlsx: each sheet a page headed by its name, each row a section of ``column: value`` lines.
+
+Sheets are read in workbook order with openpyxl in read-only mode, after the zip and XML bomb
+checks (``_archive``). A sheet's header is its first row with two or more filled cells; rows of
+one cell above it (a merged title), or below an empty row (a note), are prose. Dates read as
+ISO 8601, numbers as Python writes them; a formula reads as its cached value, or as the formula
+when the file holds none (a workbook written by a program that does not compute). Hidden
+sheets are read too. Rows render as in ``_rows``; ``page_start``/``page_end`` are sheet numbers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import zipfile
+import zlib
+from typing import TYPE_CHECKING, Any
+
+from ragchunk.errors import CorruptDocumentError
+from ragchunk.model import Document
+from ragchunk.parsers._archive import open_zip, refuse_doctypes
+from ragchunk.parsers._extras import need
+from ragchunk.parsers._rows import RowBuilder, header_index, name_columns
+from ragchunk.parsers._spec import Format
+
+if TYPE_CHECKING:
+    from ragchunk.parsers._spec import ParseRequest
+
+_FORMULA_PREFIX = "="
+
+
+def parse(data: bytes, request: ParseRequest) -> Document:
+    """Return the sheets of a workbook as pages of row sections.
+
+    Raises:
+        CorruptDocumentError: not a zip, no ``xl/workbook.xml``, or damaged parts.
+        LimitExceededError: zip or XML bomb, or more data than ``request.max_bytes``.
+    """
+    with open_zip(data, request, kind="XLSX") as archive:
+        if "xl/workbook.xml" not in archive.namelist():
+            raise CorruptDocumentError(
+                f"{request.source}: not an XLSX: the zip has no xl/workbook.xml"
+            )
+        refuse_doctypes(archive, request)
+    formulas = _load(data, request, values=False)
+    values = None
+    builder = RowBuilder()
+    try:
+        for number, sheet in enumerate(formulas.worksheets, start=1):
+            rows = [[_cell(value) for value in row] for row in sheet.iter_rows(values_only=True)]
+            if any(cell.startswith(_FORMULA_PREFIX) for row in rows for cell in row):
+                values = values or _load(data, request, values=True)
+                rows = _cached(rows, values.worksheets[number - 1])
+            start = builder.length
+            builder.add_heading(sheet.title)
+            _add_rows(builder, rows)
+            builder.close_page(number, start)
+    except (KeyError, ValueError, TypeError, zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise CorruptDocumentError(f"{request.source}: corrupt XLSX: {_reason(exc)}") from exc
+    finally:
+        formulas.close()
+        if values is not None:
+            values.close()
+    return Document(
+        text=builder.text(),
+        source=request.source,
+        doc_id=request.doc_id,
+        format="xlsx",
+        sections=tuple(builder.sections),
+        pages=tuple(builder.pages),
+        has_lines=False,
+        metadata=_metadata(formulas),
+    )
+
+
+def _load(data: bytes, request: ParseRequest, *, values: bool) -> Any:
+    openpyxl = need("openpyxl", extra="xlsx", what="XLSX", request=request)
+    try:
+        return openpyxl.load_workbook(
+            io.BytesIO(data), read_only=True, data_only=values, keep_links=False
+        )
+    except (
+        KeyError,
+        ValueError,
+        TypeError,
+        SyntaxError,  # lxml's and expat's XML errors
+        OSError,
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+    ) as exc:
+        raise CorruptDocumentError(f"{request.source}: corrupt XLSX: {_reason(exc)}") from exc
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _cached(rows: list[list[str]], sheet: Any) -> list[list[str]]:
+    """Replace formulas by their cached values where the file holds them."""
+    cached = [[_cell(value) for value in row] for row in sheet.iter_rows(values_only=True)]
+    for row, values in zip(rows, cached, strict=False):
+        for index, cell in enumerate(row):
+            if cell.startswith(_FORMULA_PREFIX) and index < len(values) and values[index]:
+                row[index] = values[index]
+    return rows
+
+
+def _add_rows(builder: RowBuilder, rows: list[list[str]]) -> None:
+    header = header_index(rows)
+    for row in rows[:header]:
+        text = " ".join(cell for cell in row if cell.strip())
+        if text.strip():
+            builder.add_prose(text.strip())
+    if header >= len(rows):
+        return
+    columns = name_columns(rows[header])
+    after_gap = False
+    for index in range(header + 1, len(rows)):
+        filled = [cell.strip() for cell in rows[index] if cell.strip()]
+        if after_gap and len(filled) == 1:  # a note below the table, as a merged cell is
+            builder.add_prose(filled[0])
+        else:
+            builder.add_row(index + 1, columns, rows[index])
+        after_gap = not filled
+
+
+def _cell(value: object) -> str:
+    """Return a cell's value as text: ISO dates, numbers as Python writes them."""
+    if value is None:
+        return ""
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat() if value.time() == dt.time() else value.isoformat()
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _metadata(workbook: Any) -> dict[str, Any]:
+    properties = workbook.properties
+    metadata: dict[str, Any] = {"sheets": [sheet.title for sheet in workbook.worksheets]}
+    if properties.title:
+        metadata["title"] = properties.title
+    if properties.creator:
+        metadata["author"] = properties.creator
+    return metadata
+
+
+FORMAT = Format(name="xlsx", parse=parse)
