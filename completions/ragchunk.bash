@@ -31,7 +31,7 @@ _ragchunk() {
 
 _ragchunk_inspect() {
     case "$prev" in
-        --format) _ragchunk_words "code docx markdown pdf text"; return ;;
+        --format) _ragchunk_words "code docx markdown pdf rst text"; return ;;
         --password) return ;;
     esac
     if [[ "$cur" == -* ]]; then _ragchunk_words "--text --format --password -h --help"; return; fi
@@ -47,7 +47,7 @@ _ragchunk_split() {
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
         -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "max_depth= min_level= overlap_sentences= sentences= separators="; return ;;
         -o|--output) _ragchunk_files; return ;;
-        --format) _ragchunk_words "code docx markdown pdf text"; return ;;
+        --format) _ragchunk_words "code docx markdown pdf rst text"; return ;;
         --password) return ;;
         --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
         --include) return ;;

@@ -9,7 +9,7 @@ complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats str
 complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -a stats -d 'Summarise the chunks that `ragchunk split` wrote (JSONL files, or - for stdin).'
 complete -c ragchunk -n 'not __fish_seen_subcommand_from inspect split stats strategies' -a strategies -d 'List the strategies, their options and defaults.'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l text -d 'Print the document text exactly, nothing else.'
-complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l format -x -a 'code docx markdown pdf text' -d 'Force the input format instead of detecting it.'
+complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l format -x -a 'code docx markdown pdf rst text' -d 'Force the input format instead of detecting it.'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l password -x -d 'Password for encrypted PDFs.'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -s h -l help -d 'Show the help and exit.'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -F
@@ -23,7 +23,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -s o -l output -r -F
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l table -d 'Show a table instead of JSONL.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l stats -d 'Also print a size summary on stderr (stdout keeps the chunks).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l count-tokens -d 'Add a token count to every chunk.'
-complete -c ragchunk -n '__fish_seen_subcommand_from split' -l format -x -a 'code docx markdown pdf text' -d 'Force the input format instead of detecting it.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l format -x -a 'code docx markdown pdf rst text' -d 'Force the input format instead of detecting it.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l password -x -d 'Password for encrypted PDFs.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l language -x -a 'c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript' -d 'Force the programming language of code inputs (implies --format code).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l debug -d 'Show tracebacks for unexpected errors.'

@@ -46,8 +46,9 @@ FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
             ".kts",
         ),
     ),
-    "text": ("ragchunk.parsers.text", (".txt", ".text", ".log", ".rst", ".csv", ".tsv")),
+    "text": ("ragchunk.parsers.text", (".txt", ".text", ".log", ".csv", ".tsv")),
     "markdown": ("ragchunk.parsers.markdown", (".md", ".markdown")),
+    "rst": ("ragchunk.parsers.rst", (".rst", ".rest")),
     "pdf": ("ragchunk.parsers.pdf", (".pdf",)),
     "docx": ("ragchunk.parsers.docx", (".docx",)),
 }

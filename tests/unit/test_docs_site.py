@@ -19,9 +19,13 @@ from ragchunk.text.sections import heading_scopes
 from tests.conftest import FIXTURES
 
 SITE = FIXTURES / "docs-site"
-PAGES = sorted(SITE.rglob("*.md"))
-_HEADING_LINE = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t].*)?|[^\n]+\n[ ]{0,3}(?:=+|-+)[ \t]*")
-_TABLE_SYNTAX = re.compile(r"[\s|:-]*")
+PAGES = sorted([*SITE.rglob("*.md"), *SITE.rglob("*.rst")])
+_HEADING_LINE = re.compile(
+    r"[ ]{0,3}#{1,6}(?:[ \t].*)?|[^\n]+\n[ ]{0,3}(?:=+|-+)[ \t]*"
+    # a reStructuredText title: its text under an adornment line, with an optional overline
+    r"|(?:([-=~^\"'*+#:.])\1{3,}\n)?[^\n]+\n([-=~^\"'*+#:.])\2{3,}[ \t]*"
+)
+_TABLE_SYNTAX = re.compile(r"[\s|:+=-]*")
 
 
 def chunks_of(path: Path, **plan: object) -> tuple[Document, list[Chunk]]:
