@@ -1,6 +1,6 @@
 """One block larger than the size, split at the finest boundaries its kind allows.
 
-A table splits between rows (a row too large alone at its cells, then spaces), a list between
+A table splits between rows (``tables``: a row too large alone at its cells), a list between
 items, prose between sentences (then words), a code block between lines (a line too long at
 spaces); any other block at the separators. Table rows, list items and sentences are packed
 whole, so only a piece of one that was itself too large is flagged ``split``; every piece of a
@@ -17,6 +17,7 @@ from ragchunk.text.pack import Window
 from ragchunk.text.refine import refine_by_words
 from ragchunk.text.sentences import split_sentences
 from ragchunk.text.separators import DEFAULT_LEVELS, Levels, split_range
+from ragchunk.text.tables import split_table, widened
 from ragchunk.text.units import pack_units
 
 if TYPE_CHECKING:
@@ -27,9 +28,6 @@ if TYPE_CHECKING:
 
 # A line from its first character (indentation kept) to its last non-space character.
 _LINE: Final = re.compile(r"[^\S\n]*\S(?:[^\n]*\S)?")
-_CELL_LEVELS: Final = (("\n",), ("|",), (" ", "\t"))
-# Table syntax and nothing else: pipes, dashes, colons.
-_TABLE_SYNTAX: Final = re.compile(r"[\s|:-]*")
 
 
 def split_block(
@@ -62,60 +60,6 @@ def split_block(
     return split_range(text, start, end, sizer=sizer, budget=budget), False
 
 
-def split_table(
-    text: str, section: Section, start: int, end: int, *, sizer: Sizer, budget: Budget
-) -> list[Window]:
-    """Pack whole rows; a first row that must be split shares its first piece with the header.
-
-    The header rows are a unit of their own unless the first row is too large alone: then
-    header and first row are one unit, split at cells across both, so the header never
-    makes a chunk of its own before the pieces of a split row. A piece that is nothing but
-    table syntax (a lone ``|``, a ``---`` run) joins a neighbour where it fits.
-    """
-    rows = [*section.parts]
-    if section.header is not None:
-        if sizer.size(*rows[0]) > budget.size:
-            rows[0] = (section.header[0], rows[0][1])
-        else:
-            rows.insert(0, section.header)
-    units = widened(rows, start, end)
-    whole = Budget(size=budget.size, overlap=0, unit=budget.unit)
-    first = units[0]
-
-    def refine(lo: int, hi: int) -> Sequence[Window]:
-        levels = _CELL_LEVELS[1:] if (lo, hi) == first else _CELL_LEVELS
-        return split_range(text, lo, hi, sizer=sizer, budget=whole, levels=levels)
-
-    windows = pack_units(units, sizer=sizer, size=budget.size, refine=refine)
-    return _absorb_syntax(text, windows, sizer, budget.size)
-
-
-def _absorb_syntax(text: str, windows: list[Window], sizer: Sizer, size: int) -> list[Window]:
-    """Join each window of table syntax alone (pipes, dashes, colons) to a neighbour that fits."""
-    result: list[Window] = []
-    pending: Window | None = None  # a syntax window that did not fit the one before it
-    for window in windows:
-        if pending is not None:
-            if sizer.size(pending.start, window.end) <= size:
-                split = pending.split or window.split
-                window = Window(pending.start, window.end, oversize=False, split=split)
-            else:
-                result.append(pending)
-            pending = None
-        if _TABLE_SYNTAX.fullmatch(text, window.start, window.end):
-            previous = result[-1] if result else None
-            if previous is not None and sizer.size(previous.start, window.end) <= size:
-                split = previous.split or window.split
-                result[-1] = Window(previous.start, window.end, oversize=False, split=split)
-            else:
-                pending = window
-            continue
-        result.append(window)
-    if pending is not None:
-        result.append(pending)
-    return result
-
-
 def _pack(
     text: str, units: Sequence[tuple[int, int]], sizer: Sizer, budget: Budget, levels: Levels
 ) -> list[Window]:
@@ -139,12 +83,3 @@ def _lines(
         overlap=budget.overlap,
         refine=lambda s, e: split_range(text, s, e, sizer=sizer, budget=budget),
     )
-
-
-def widened(units: Sequence[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:
-    """Return ``units`` with the first starting at ``start`` and the last ending at ``end``."""
-    result = list(units)
-    if result:
-        result[0] = (min(start, result[0][0]), result[0][1])
-        result[-1] = (result[-1][0], max(end, result[-1][1]))
-    return result
