@@ -3,10 +3,12 @@
 Top-level definitions and statements are packed greedily; one larger than the size splits at its
 members (a class at its methods), a function at its statements, a leaf token at lines. Comments,
 decorators and attributes directly above a definition stay with it, and a chunk never mixes the
-parts of a split definition with what lies outside it. Every cut falls between syntax nodes, at a
-line start when they sit on different lines. A chunk cutting through a function or statement gets
-``oversize_split``; the one nearest a syntax error gets ``syntax_error``. Text that is not code is
-packed by lines; minified code falls back to the recursive strategy.
+parts of a split definition with what lies outside it, but for one chunk too small to stand alone
+(an eighth of the size at most: ``export class Ky {``, a ``}`` tail) merged into a neighbour that
+it fits beside. Every cut falls between syntax nodes, at a line start when they sit on different
+lines. A chunk cutting through a function or statement gets ``oversize_split``; the one nearest
+a syntax error gets ``syntax_error``. Text that is not code is packed by lines; minified code
+falls back to the recursive strategy.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Final
 
 from ragchunk.code.languages import LANGUAGES
 from ragchunk.code.pieces import LINE_LEVELS, Piece, Walk, cover
-from ragchunk.code.syntax import describe_span, parse
+from ragchunk.code.syntax import describe_span, held_whole, not_held, parse
 from ragchunk.model import Span
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
 
 _MINIFIED_LENGTH: Final = 1000
 _MINIFIED_LINE: Final = 200
+_TINY: Final = 8
+"""A chunk of at most ``1 / _TINY`` of the size merges into a neighbour where it fits."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,7 +76,7 @@ def _split_tree(syntax: Syntax, budget: Budget, ctx: Context) -> list[Span]:
     """Split parsed code: pieces that fit, packed; overlap; then headings and metadata."""
     walk = Walk(syntax, ctx.sizer, budget)
     pieces = cover(walk)
-    chunks = _pack(pieces, walk)
+    chunks = _absorb_tiny(_pack(pieces, walk), walk)
     starts = _overlap_starts(syntax.text, chunks, walk) if budget.overlap else None
     errors = _error_chunks(chunks, syntax.error_offsets())
     return [
@@ -119,6 +123,73 @@ def _can_join(chain: tuple[int, ...], piece: Piece) -> bool:
     if piece.chain == chain:
         return True
     return piece.trivia and chain[: len(piece.chain)] == piece.chain
+
+
+def _absorb_tiny(chunks: list[Piece], walk: Walk) -> list[Piece]:
+    """Merge each chunk of at most an eighth of the size into a neighbour when both fit.
+
+    Such a chunk cannot stand alone (``export class Ky {``, a ``}`` tail, a source-map
+    comment). It joins the next chunk when it opens a definition that chunk lies in, else the
+    previous one, else the next. A split definition still takes at most one tiny chunk from
+    outside it on either side: a neighbour that is not tiny itself must lie in every definition
+    the tiny chunk lies in or holds part of, and is never joined by a tiny chunk holding a
+    whole definition (that one keeps its chunk and symbol). A merged chunk that is still tiny
+    is looked at again.
+    """
+    syntax, sizer, size = walk.syntax, walk.sizer, walk.budget.size
+    room = size - walk.budget.overlap
+
+    def is_tiny(chunk: Piece) -> bool:
+        return not chunk.oversize and sizer.size(chunk.start, chunk.end) * _TINY <= size
+
+    def may_merge(tiny: Piece, other: Piece | None) -> bool:
+        if other is None or other.oversize:
+            return False
+        if not is_tiny(other) and not _may_join_larger(syntax, tiny, other):
+            return False
+        return sizer.size(min(tiny.start, other.start), max(tiny.end, other.end)) <= room
+
+    k = 0
+    while k < len(chunks):
+        chunk = chunks[k]
+        before = chunks[k - 1] if k else None
+        after = chunks[k + 1] if k + 1 < len(chunks) else None
+        opens = after is not None and _opens(syntax, chunk, after)
+        partner = (
+            next(
+                (n for n in ((after, before) if opens else (before, after)) if may_merge(chunk, n)),
+                None,
+            )
+            if is_tiny(chunk)
+            else None
+        )
+        if partner is None:
+            k += 1
+            continue
+        k = k if partner is after else k - 1
+        first, last = chunks[k], chunks[k + 1]
+        chain = max(first.chain, last.chain, key=len)
+        chunks[k : k + 2] = [Piece(first.start, last.end, chain, first.fragment or last.fragment)]
+    return chunks
+
+
+def _opens(syntax: Syntax, chunk: Piece, after: Piece) -> bool:
+    """Return whether ``chunk`` holds the start of a split definition ``after`` lies in."""
+    return any(chunk.start <= syntax.definitions[d].start < chunk.end for d in after.chain)
+
+
+def _may_join_larger(syntax: Syntax, tiny: Piece, other: Piece) -> bool:
+    """Return whether a tiny chunk may join ``other``, a neighbour that is not tiny.
+
+    Not when it holds a whole definition, nor when ``other`` lies outside a definition the
+    tiny chunk lies in or holds part of: the merged chunk would cross that definition's bounds.
+    """
+    if held_whole(syntax, tiny.start, tiny.end):
+        return False
+    return all(
+        definition.start <= other.start and other.end <= definition.end
+        for definition in not_held(syntax, tiny.start, tiny.end)
+    )
 
 
 def _overlap_starts(text: str, chunks: list[Piece], walk: Walk) -> list[int]:
