@@ -19,6 +19,7 @@ from ragchunk import strategies
 from ragchunk.chunks import assemble, gc_paused
 from ragchunk.deadline import TimedOut, time_limit, timeout_message
 from ragchunk.errors import RagchunkError
+from ragchunk.inputs import STDIN
 from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.options import build_options
 from ragchunk.parsers._spec import ParseRequest
@@ -295,7 +296,8 @@ def _process(
         content_hash = hashlib.sha256(data).hexdigest()
         if content_hash == known_hash:
             return FileResult(source, doc_id, content_hash=content_hash, unchanged=True)
-        doc = parse_bytes(data, _request(source, doc_id, plan, diagnostics), format=recipe.format)
+        request = _request(source, doc_id, plan, diagnostics)
+        doc = parse_bytes(data, request, format=_format(source, recipe))
         del data  # the bytes of a large input need not live on beside its text and chunks
         chunks = chunk_document(doc, recipe, diagnostics)
         violations = check_chunks(doc, chunks, recipe) if policy.check else ()
@@ -322,6 +324,17 @@ def _process(
         chunk_count=len(chunks),
         violations=violations,
     )
+
+
+def _format(source: str, recipe: Recipe[Any]) -> str | None:
+    """Return the format to parse ``source`` as, or None to detect it.
+
+    That is ``--format``, else for standard input the format its strategy reads it as (the
+    code strategy: code), unless ``--language`` already implies code.
+    """
+    if recipe.format is not None or source != STDIN or recipe.language is not None:
+        return recipe.format
+    return recipe.strategy.stdin_format
 
 
 def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]) -> ParseRequest:

@@ -113,6 +113,9 @@ class Strategy(Generic[OptionsT]):
             defaults unless the user gave a size (``plan.make_plan``).
         choose: with ``choices``, ``choose(doc)`` names the one for ``doc``; the engine then
             runs that recipe (its size limit, unit and ids), never ``split``.
+        stdin_format: the format standard input is parsed as when neither ``--format`` nor
+            ``--language`` names one (``code``: its language then comes from a ``#!`` line,
+            else the input fails asking for ``--language``); None reads it as text.
     """
 
     name: str
@@ -123,6 +126,7 @@ class Strategy(Generic[OptionsT]):
     tokenizes: bool = False
     choices: tuple[str, ...] = ()
     choose: Callable[[Document], str] | None = None
+    stdin_format: str | None = None
 
     @property
     def bounded(self) -> bool:

@@ -7,8 +7,9 @@ parts of a split definition with what lies outside it, but for one chunk too sma
 (an eighth of the size at most: ``export class Ky {``, a ``}`` tail) merged into a neighbour that
 it fits beside. Every cut falls between syntax nodes, at a line start when they sit on different
 lines. A chunk cutting through a function or statement gets ``oversize_split``; the one nearest
-a syntax error gets ``syntax_error``. Text that is not code is packed by lines; minified code
-falls back to the recursive strategy.
+a syntax error gets ``syntax_error``. Standard input is read as code (its language from
+``--language`` or a ``#!`` line, else it fails). Text that is not code is packed by lines;
+minified code falls back to the recursive strategy.
 """
 
 from __future__ import annotations
@@ -250,4 +251,5 @@ STRATEGY = Strategy(
     "(code tokenizes unevenly and embedding models count tokens); overlap 0.",
     options=CodeOptions,
     split=split,
+    stdin_format="code",  # never line packing for want of an extension: a #! line or --language
 )
