@@ -30,6 +30,8 @@ from ragchunk.text.separators import DEFAULT_LEVELS, split_range
 from ragchunk.text.spans import spans_from_windows
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ragchunk.code.syntax import Syntax
     from ragchunk.model import Document, JSONValue
 
@@ -131,39 +133,47 @@ def _absorb_tiny(chunks: list[Piece], walk: Walk) -> list[Piece]:
 
     Such a chunk cannot stand alone (``export class Ky {``, a ``}`` tail, a source-map
     comment). It joins the next chunk when it opens a definition that chunk lies in, else the
-    previous one, else the next. A split definition still takes at most one tiny chunk from
-    outside it on either side: a neighbour that is not tiny itself must lie in every definition
-    the tiny chunk lies in or holds part of, and is never joined by a tiny chunk holding a
-    whole definition (that one keeps its chunk and symbol). A merged chunk that is still tiny
-    is looked at again.
+    previous one, else the next: first only a neighbour lying in every definition the tiny
+    chunk lies in or holds part of, and never while the tiny chunk holds a whole definition
+    (that one keeps its chunk and symbol); then, for what is left, a neighbour as small as
+    itself. So a split definition takes at most one tiny chunk from outside it on either side.
+    A merged chunk that is still tiny is looked at again.
     """
-    syntax, sizer, size = walk.syntax, walk.sizer, walk.budget.size
+    sizer, size = walk.sizer, walk.budget.size
     room = size - walk.budget.overlap
 
     def is_tiny(chunk: Piece) -> bool:
         return not chunk.oversize and sizer.size(chunk.start, chunk.end) * _TINY <= size
 
-    def may_merge(tiny: Piece, other: Piece | None) -> bool:
-        if other is None or other.oversize:
-            return False
-        if not is_tiny(other) and not _may_join_larger(syntax, tiny, other):
-            return False
-        return sizer.size(min(tiny.start, other.start), max(tiny.end, other.end)) <= room
+    def fits(first: Piece, second: Piece) -> bool:
+        return sizer.size(min(first.start, second.start), max(first.end, second.end)) <= room
 
+    def within(tiny: Piece, other: Piece) -> bool:
+        return not other.oversize and _stays_within(walk.syntax, tiny, other) and fits(tiny, other)
+
+    def beside(tiny: Piece, other: Piece) -> bool:
+        return is_tiny(other) and fits(tiny, other)
+
+    return _merge_tiny(_merge_tiny(chunks, walk, is_tiny, within), walk, is_tiny, beside)
+
+
+def _merge_tiny(
+    chunks: list[Piece],
+    walk: Walk,
+    is_tiny: Callable[[Piece], bool],
+    may_merge: Callable[[Piece, Piece], bool],
+) -> list[Piece]:
+    """Merge each tiny chunk into the first neighbour ``may_merge`` allows (see above)."""
     k = 0
     while k < len(chunks):
         chunk = chunks[k]
         before = chunks[k - 1] if k else None
         after = chunks[k + 1] if k + 1 < len(chunks) else None
-        opens = after is not None and _opens(syntax, chunk, after)
-        partner = (
-            next(
-                (n for n in ((after, before) if opens else (before, after)) if may_merge(chunk, n)),
-                None,
-            )
-            if is_tiny(chunk)
-            else None
-        )
+        partner = None
+        if is_tiny(chunk):
+            opens = after is not None and _opens(walk.syntax, chunk, after)
+            order = (after, before) if opens else (before, after)
+            partner = next((n for n in order if n is not None and may_merge(chunk, n)), None)
         if partner is None:
             k += 1
             continue
@@ -179,11 +189,11 @@ def _opens(syntax: Syntax, chunk: Piece, after: Piece) -> bool:
     return any(chunk.start <= syntax.definitions[d].start < chunk.end for d in after.chain)
 
 
-def _may_join_larger(syntax: Syntax, tiny: Piece, other: Piece) -> bool:
-    """Return whether a tiny chunk may join ``other``, a neighbour that is not tiny.
+def _stays_within(syntax: Syntax, tiny: Piece, other: Piece) -> bool:
+    """Return whether a tiny chunk merged with ``other`` stays within its definitions' bounds.
 
-    Not when it holds a whole definition, nor when ``other`` lies outside a definition the
-    tiny chunk lies in or holds part of: the merged chunk would cross that definition's bounds.
+    That is: it holds no whole definition, and ``other`` lies in every definition the tiny
+    chunk lies in or holds part of.
     """
     if held_whole(syntax, tiny.start, tiny.end):
         return False

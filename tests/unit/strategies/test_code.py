@@ -371,3 +371,16 @@ def test_a_tiny_whole_definition_keeps_its_symbol() -> None:
     chunks = chunks_of(text, "b.py", 48, unit="tokens")
     assert [c.metadata["symbol"] for c in chunks] == ["tiny", "Big.a", "Big.b"]
     assert chunks[1].text.startswith("class Big:")
+
+
+def test_an_opening_joins_its_own_definition_before_a_tiny_neighbour() -> None:
+    # At 64 tokens the tail of silentSensors (7 tokens) fits beside neither larger neighbour.
+    # Before: the tiny tail and the tiny "extension TemperatureLog {" made one chunk across two
+    # definitions; the opening now leads its own first member, the tail stays alone.
+    path = FIXTURES_CODE / "TemperatureLog.swift"
+    doc = parse(path.read_bytes(), ParseRequest(source=str(path)))
+    chunks = assert_invariants(doc, make_plan("code", size=64, unit="tokens"))
+    [opening] = [c for c in chunks if "extension TemperatureLog {" in c.text]
+    assert opening.text.startswith("extension TemperatureLog {\n    /// Loads readings")
+    assert opening.metadata["symbol"] == "TemperatureLog.load"
+    assert chunks[opening.index - 1].text == "return silent.sorted()\n    }\n}"
