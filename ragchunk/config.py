@@ -58,6 +58,19 @@ _SCOPE_KEYS: Final[dict[str, tuple[str, Any]]] = {
     "max-bytes": ("max_bytes", int),
     "contextualize": ("contextualize", bool),
     "min-size": ("min_size", int),
+    "refine": ("refine", bool),
+    "embed": ("embed", bool),
+    "embedder": ("embedder", str),
+    "embed-model": ("embed_model", str),
+    "embed-url": ("embed_url", str),
+    "embed-key-env": ("embed_key_env", str),
+    "embed-batch-size": ("embed_batch_size", int),
+    "embed-timeout": ("embed_timeout", float),
+    "embed-concurrency": ("embed_concurrency", int),
+    "embed-retries": ("embed_retries", int),
+    "device": ("device", str),
+    "cache-dir": ("cache_dir", str),
+    "no-cache": ("no_cache", bool),
 }
 """Keys a scope (the top level or a ``[files."GLOB"]`` section) may set: key → (field, type)."""
 
@@ -98,6 +111,19 @@ class Settings:
     max_bytes: int | None = None
     contextualize: bool | None = None
     min_size: int | None = None
+    refine: bool | None = None
+    embed: bool | None = None
+    embedder: str | None = None
+    embed_model: str | None = None
+    embed_url: str | None = None
+    embed_key_env: str | None = None
+    embed_batch_size: int | None = None
+    embed_timeout: float | None = None
+    embed_concurrency: int | None = None
+    embed_retries: int | None = None
+    device: str | None = None
+    cache_dir: str | None = None
+    no_cache: bool | None = None
     options: Mapping[str, object] = field(default_factory=dict)
 
     def over(self, lower: Settings) -> Settings:

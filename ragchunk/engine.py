@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 from ragchunk import strategies
 from ragchunk.chunks import assemble, gc_paused
 from ragchunk.deadline import TimedOut, time_limit, timeout_message
-from ragchunk.errors import RagchunkError
+from ragchunk.errors import BackendError, RagchunkError
 from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.options import build_options
+from ragchunk.backends import open_embedder
 from ragchunk.parsers._spec import ParseRequest
+from ragchunk.passes import embed_chunks, refine_spans
 from ragchunk.reading import parse_bytes, read_input
 from ragchunk.strategies._spec import Context
 from ragchunk.text.breadcrumb import (
@@ -37,6 +39,7 @@ from ragchunk.text.separators import split_range
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from ragchunk.backends.cache import CachedEmbedder
     from ragchunk.check import Limits
     from ragchunk.measure import Sizer
     from ragchunk.model import Chunk, Document, Section, Span
@@ -64,7 +67,8 @@ class FileResult:
     ``workers.RENDER_BLOCK`` chunks (never one large string beside its parts), and ``chunks``
     is empty; ``chunk_count`` counts the chunks either way. With ``--check``, ``violations``
     lists what the invariant checker found (SPEC §3), one sentence each; the chunks are kept
-    all the same.
+    all the same. ``embedded`` counts the texts sent to the embedder, ``cached`` those its
+    cache answered.
     """
 
     source: str
@@ -78,14 +82,29 @@ class FileResult:
     rendered: tuple[str, ...] | None = None
     chunk_count: int = 0
     violations: tuple[str, ...] = ()
+    embedded: int = 0
+    cached: int = 0
 
 
 @gc_paused()
 def chunk_document(
-    doc: Document, recipe: Recipe[Any], diagnostics: list[Diagnostic] | None = None
+    doc: Document,
+    recipe: Recipe[Any],
+    diagnostics: list[Diagnostic] | None = None,
+    *,
+    embedder: CachedEmbedder | None = None,
 ) -> list[Chunk]:
-    """Run the recipe's strategy and passes over one parsed document; return its records."""
+    """Run the recipe's strategy and passes over one parsed document; return its records.
+
+    ``embedder`` serves the strategies and passes that need one; when None and one is needed,
+    one is made that caches in memory only.
+
+    Raises:
+        BackendError: the embedder failed.
+    """
     sink = [] if diagnostics is None else diagnostics
+    if embedder is None and recipe.needs_embedder:
+        embedder = open_embedder(recipe.embedder, None)
 
     def warn(code: str, message: str) -> None:
         sink.append(Diagnostic(doc.source, code, message))
@@ -96,21 +115,26 @@ def chunk_document(
     ctx = Context(
         measure=measure,
         sizer=sizer,
-        limit=recipe.limit,
+        limit=recipe.strategy_limit,
         tokens=tokens,
         find_sections=_markdown_sections,
         delegate=_delegate,
         warn=warn,
+        min_size=recipe.min_size,
     )
+    if embedder is not None:
+        ctx = replace(ctx, embedder=functools.partial(_identity, embedder))
     if recipe.contextualize:
         ctx = _contextualized(doc, ctx)
     spans = recipe.strategy.split(doc, recipe.options, ctx)
+    if recipe.refine and recipe.limit is not None:
+        spans = refine_spans(doc, spans, ctx, limit=recipe.limit, unit=recipe.budget.unit)
     if recipe.min_size:
         spans = _merge_small(doc, spans, ctx, sizer, recipe)
     if recipe.contextualize and recipe.limit is not None:
         spans = _fit_contexts(doc, spans, ctx, sizer, recipe)
     counted = recipe.count_tokens or recipe.budget.unit == "tokens"
-    return assemble(
+    chunks = assemble(
         doc,
         spans,
         strategy=recipe.strategy.name,
@@ -118,6 +142,13 @@ def chunk_document(
         tokens=tokens() if counted else None,
         contextualize=recipe.contextualize,
     )
+    if recipe.embed and embedder is not None:
+        chunks = embed_chunks(chunks, embedder)
+    return chunks
+
+
+def _identity(embedder: CachedEmbedder) -> CachedEmbedder:
+    return embedder
 
 
 def _token_sizer(text: str, recipe: Recipe[Any], sizer: Sizer) -> Callable[[], Sizer]:
@@ -245,6 +276,7 @@ def _process(
 ) -> FileResult:
     recipe, policy = plan.recipe, plan.policy
     content_hash = None
+    embedder = open_embedder(recipe.embedder, policy.cache) if recipe.needs_embedder else None
     try:
         data = read_input(source, policy.max_bytes)
         content_hash = hashlib.sha256(data).hexdigest()
@@ -252,8 +284,10 @@ def _process(
             return FileResult(source, doc_id, content_hash=content_hash, unchanged=True)
         doc = parse_bytes(data, _request(source, doc_id, plan, diagnostics), format=recipe.format)
         del data  # the bytes of a large input need not live on beside its text and chunks
-        chunks = chunk_document(doc, recipe, diagnostics)
+        chunks = chunk_document(doc, recipe, diagnostics, embedder=embedder)
         violations = check_chunks(doc, chunks, recipe) if policy.check else ()
+    except BackendError as exc:  # the backend names itself; the input is named here
+        return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=f"{source}: {exc}")
     except RagchunkError as exc:
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=str(exc))
     except MemoryError:
@@ -267,6 +301,8 @@ def _process(
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=message)
     if recipe.hashes:
         chunks = [_with_hashes(chunk, content_hash) for chunk in chunks]
+    if embedder is not None and embedder.problem is not None:
+        diagnostics.append(Diagnostic(source, "cache", f"{source}: {embedder.problem}"))
     return FileResult(
         source,
         doc_id,
@@ -276,6 +312,8 @@ def _process(
         content_hash=content_hash,
         chunk_count=len(chunks),
         violations=violations,
+        embedded=0 if embedder is None else embedder.embedded,
+        cached=0 if embedder is None else embedder.cached,
     )
 
 
@@ -295,6 +333,7 @@ def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]
 
 def limits_for(recipe: Recipe[Any]) -> Limits:
     """Return what the chunks of ``recipe`` must respect (the checker's view of it)."""
+    from ragchunk.backends.cache import CachedEmbedder
     from ragchunk.check import Limits
 
     bounds = recipe.strategy.bounds(recipe.options)

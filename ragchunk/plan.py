@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic
 
 from ragchunk import parsers, strategies
+from ragchunk.backends import EmbedderSpec, check_embedder
 from ragchunk.code.languages import check_language
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
 from ragchunk.errors import OptionError, UsageError
@@ -50,6 +51,10 @@ class Recipe(Generic[OptionsT]):
             the breadcrumb within the size limit.
         min_size: merge chunks smaller than this (in the budget's unit) into a neighbour under
             the same heading; 0 turns merging off.
+        embedder: the embedder semantic and late chunking, ``refine`` and ``embed`` use.
+        refine: split chunks larger than the size semantically (``--refine``); a strategy
+            unbounded by design then runs unbounded and this pass bounds it.
+        embed: give every record an ``embedding`` of its ``context`` (else its text).
         fingerprint: a digest of what changes spans, part of every chunk id.
     """
 
@@ -63,6 +68,9 @@ class Recipe(Generic[OptionsT]):
     hashes: bool = False
     contextualize: bool = False
     min_size: int = 0
+    embedder: EmbedderSpec = field(default_factory=EmbedderSpec)
+    refine: bool = False
+    embed: bool = False
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -73,6 +81,10 @@ class Recipe(Generic[OptionsT]):
             key += "\0contextualize"
         if self.min_size:
             key += f"\0min_size={self.min_size}"
+        if self.refine:
+            key += "\0refine"
+        if self.refine or self.strategy.embeds:  # the model decides where chunks end
+            key += f"\0embedder={self.embedder.label}"
         digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "fingerprint", digest)
 
@@ -80,6 +92,18 @@ class Recipe(Generic[OptionsT]):
     def budget(self) -> Budget:
         """The size, overlap and unit the strategy packs to."""
         return self.options.budget
+
+    @property
+    def strategy_limit(self) -> int | None:
+        """The limit the strategy itself keeps: none for an unbounded one under ``--refine``."""
+        if self.refine and not self.strategy.bounds(self.options).bounded:
+            return None
+        return self.limit
+
+    @property
+    def needs_embedder(self) -> bool:
+        """Whether chunking or the records need the embedder."""
+        return self.strategy.embeds or self.refine or self.embed
 
     @property
     def needs_tokens(self) -> bool:
@@ -98,6 +122,8 @@ class Policy:
             (``--max-bytes``).
         debug: let unexpected exceptions propagate with their traceback.
         check: run the invariant checker on every input's chunks (``--check``).
+        cache: the directory vectors are cached in (``--cache-dir``), or None for no disk
+            cache (``--no-cache``).
     """
 
     password: str | None = None
@@ -105,6 +131,7 @@ class Policy:
     max_bytes: int = DEFAULT_MAX_BYTES
     debug: bool = False
     check: bool = False
+    cache: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,24 +186,39 @@ def make_plan(
     check: bool = False,
     contextualize: bool = False,
     min_size: int | None = None,
+    embedder: EmbedderSpec | None = None,
+    refine: bool = False,
+    embed: bool = False,
+    cache_dir: str | None = None,
+    no_cache: bool = False,
 ) -> Plan:
     """Validate every option and return the plan; loads the tokenizer when one is needed.
 
     ``timeout`` None (the library's default) sets no time limit: only the command line arms
     a timer unless asked, since it takes over ``SIGALRM`` while an input is processed.
+    Vectors are cached under ``cache_dir`` (default: ragchunk's folder in the user's cache
+    directory) unless ``no_cache``. The embedder's packages are checked here; its model is
+    loaded where the first input that needs it is chunked.
 
     Raises:
         UsageError: an unknown strategy, format, language or tokenizer, or a bad option value.
     """
     policy = Policy(
-        password=password, timeout=timeout, max_bytes=max_bytes, debug=debug, check=check
+        password=password,
+        timeout=timeout,
+        max_bytes=max_bytes,
+        debug=debug,
+        check=check,
+        cache=_cache_dir(cache_dir, no_cache=no_cache),
     )
     check_limits(timeout=timeout, max_bytes=max_bytes)
     chosen: Strategy[Any] = strategies.get(strategy)
     budget = chosen.options().budget.with_flags(size=size, overlap=overlap, unit=unit)
     built = build_options(chosen.options, budget, dict(options or {}), strategy=chosen.name)
-    # SPEC §3.3: a strategy unbounded by design becomes bounded when a size is given.
-    limit = budget.size if size is not None or chosen.bounds(built).bounded else None
+    # SPEC §3.3: a strategy unbounded by design becomes bounded when a size is given, or
+    # when --refine bounds its chunks.
+    bounded = size is not None or refine or chosen.bounds(built).bounded
+    limit = budget.size if bounded else None
     _check_min_size(min_size, limit)
     if format is not None:
         parsers.check_name(format)
@@ -193,10 +235,28 @@ def make_plan(
         hashes=hashes,
         contextualize=contextualize,
         min_size=min_size or 0,
+        embedder=embedder or EmbedderSpec(),
+        refine=refine,
+        embed=embed,
     )
     if recipe.needs_tokens:
         load_tokenizer(tokenizer)
+    if recipe.needs_embedder:
+        why = "--refine" if refine else "--embed"
+        if chosen.embeds:
+            why = f"--strategy {chosen.name}"
+        check_embedder(recipe.embedder, why=why, tokens=chosen.token_vectors)
     return Plan(recipe, policy)
+
+
+def _cache_dir(cache_dir: str | None, *, no_cache: bool) -> str | None:
+    if no_cache:
+        return None
+    if cache_dir is not None:
+        return cache_dir
+    from ragchunk.backends.cache import default_cache_dir
+
+    return default_cache_dir()
 
 
 def check_limits(*, timeout: float | None, max_bytes: int) -> None:
@@ -283,4 +343,29 @@ def plan_from_settings(
         max_bytes=DEFAULT_MAX_BYTES if settings.max_bytes is None else settings.max_bytes,
         contextualize=bool(settings.contextualize),
         min_size=settings.min_size,
+        embedder=embedder_from_settings(settings),
+        refine=bool(settings.refine),
+        embed=bool(settings.embed),
+        cache_dir=settings.cache_dir,
+        no_cache=bool(settings.no_cache),
     )
+
+
+def embedder_from_settings(settings: Settings) -> EmbedderSpec:
+    """Return the embedder the settings describe (unset fields take their defaults).
+
+    Raises:
+        OptionError: a bad backend, device, URL or number.
+    """
+    given = {
+        "backend": settings.embedder,
+        "model": settings.embed_model,
+        "url": settings.embed_url,
+        "key_env": settings.embed_key_env,
+        "device": settings.device,
+        "batch_size": settings.embed_batch_size,
+        "timeout": settings.embed_timeout,
+        "concurrency": settings.embed_concurrency,
+        "retries": settings.embed_retries,
+    }
+    return EmbedderSpec(**{name: value for name, value in given.items() if value is not None})  # type: ignore[arg-type]

@@ -22,6 +22,8 @@ STRATEGIES: Final = {
     "markdown": "ragchunk.strategies.markdown",
     "hierarchical": "ragchunk.strategies.hierarchical",
     "auto": "ragchunk.strategies.auto",
+    "semantic": "ragchunk.strategies.semantic",
+    "late": "ragchunk.strategies.late",
 }
 
 DEFAULT_STRATEGY: Final = "recursive"

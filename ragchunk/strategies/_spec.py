@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from ragchunk.backends import Embedder
     from ragchunk.measure import Measure, Sizer
     from ragchunk.model import Document, Section, Span
     from ragchunk.options import Budget
@@ -33,6 +34,13 @@ OptionsT = TypeVar("OptionsT", bound=StrategyOptions)
 def _no_breadcrumb(_start: int) -> str:
     """Return no breadcrumb (``--contextualize`` is off)."""
     return ""
+
+
+def _no_embedder() -> Embedder:
+    """Refuse: this context was made without an embedder (the strategy did not ask for one)."""
+    from ragchunk.errors import BackendError
+
+    raise BackendError("no embedder was set up for this run")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +67,10 @@ class Context:
             at ``start``; empty when ``--contextualize`` is off.
         contextualize: whether ``--contextualize`` is on (a strategy that finds headings of
             its own must then count their breadcrumbs itself).
+        embedder: the run's embedder (``ragchunk.backends.Embedder``), made on first call and
+            answered from the vector cache when it can; strategies never import a backend.
+        min_size: ``--min-size`` in the budget's unit (0: not given), for strategies that
+            merge small chunks their own way (semantic: into the more similar neighbour).
     """
 
     measure: Measure
@@ -70,6 +82,8 @@ class Context:
     warn: Callable[[str, str], None]
     breadcrumb: Callable[[int], str] = _no_breadcrumb
     contextualize: bool = False
+    embedder: Callable[[], Embedder] = _no_embedder
+    min_size: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,6 +122,8 @@ class Strategy(Generic[OptionsT]):
         bounds: what the chunks made with given options promise (``Bounds``).
         tokenizes: whether it cuts at token boundaries whatever the unit of its budget (the
             tokenizer is then loaded when the plan is made).
+        embeds: whether it needs ``ctx.embedder()`` (checked when the plan is made).
+        token_vectors: whether it needs token vectors (only a local model has them).
     """
 
     name: str
@@ -116,6 +132,8 @@ class Strategy(Generic[OptionsT]):
     split: Callable[[Document, OptionsT, Context], list[Span]]
     bounds: Callable[[OptionsT], Bounds] = _usual_bounds
     tokenizes: bool = False
+    embeds: bool = False
+    token_vectors: bool = False
 
     @property
     def bounded(self) -> bool:
