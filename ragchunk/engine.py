@@ -16,12 +16,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ragchunk import strategies
+from ragchunk.backends import open_embedder
 from ragchunk.chunks import assemble, gc_paused
 from ragchunk.deadline import TimedOut, time_limit, timeout_message
 from ragchunk.errors import BackendError, RagchunkError
 from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.options import build_options
-from ragchunk.backends import open_embedder
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.passes import embed_chunks, refine_spans
 from ragchunk.reading import parse_bytes, read_input
@@ -333,7 +333,6 @@ def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]
 
 def limits_for(recipe: Recipe[Any]) -> Limits:
     """Return what the chunks of ``recipe`` must respect (the checker's view of it)."""
-    from ragchunk.backends.cache import CachedEmbedder
     from ragchunk.check import Limits
 
     bounds = recipe.strategy.bounds(recipe.options)

@@ -54,8 +54,9 @@ def refine_spans(
     pages = page_ranges(doc)
 
     def refine(start: int, end: int) -> list[tuple[int, int, bool]]:
-        windows = split_range(text, start, end, sizer=ctx.sizer, budget=words,
-                              levels=INSIDE_SENTENCE)
+        windows = split_range(
+            text, start, end, sizer=ctx.sizer, budget=words, levels=INSIDE_SENTENCE
+        )
         return [(w.start, w.end, w.oversize) for w in windows]
 
     refined: list[Span] = []

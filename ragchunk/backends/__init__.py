@@ -131,12 +131,11 @@ class EmbedderSpec:
             if not self.model:
                 raise OptionError("--embed-model", "is needed with --embedder openai")
             if not self.url.startswith(("http://", "https://")):
-                raise OptionError("--embed-url", f"must start with http:// or https:// "
-                                  f"(got {self.url!r})")
+                raise OptionError(
+                    "--embed-url", f"must start with http:// or https:// (got {self.url!r})"
+                )
         if self.device is not None and self.device.split(":", 1)[0] not in DEVICES:
-            raise OptionError(
-                "--device", f"must be cpu, cuda, cuda:N or mps (got {self.device!r})"
-            )
+            raise OptionError("--device", f"must be cpu, cuda, cuda:N or mps (got {self.device!r})")
         _at_least("--embed-batch-size", self.batch_size, 1)
         _at_least("--embed-concurrency", self.concurrency, 1)
         _at_least("--embed-retries", self.retries, 0)

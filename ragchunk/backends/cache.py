@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Final
 from ragchunk.backends import identity_of, load_backend
 
 if TYPE_CHECKING:
-    from ragchunk.backends import EmbedderSpec, Embedder, Vector
+    from ragchunk.backends import Embedder, EmbedderSpec, Vector
 
 _MAGIC: Final = b"RCC1"
 _CHECKSUM: Final = 16
@@ -87,7 +87,7 @@ class DiskCache:
             folder.mkdir(parents=True, exist_ok=True)
             with temporary.open("xb") as handle:
                 handle.write(_MAGIC + checksum + payload)
-            os.replace(temporary, folder / key[2:])
+            temporary.replace(folder / key[2:])
         except OSError as exc:
             self.broken = f"cannot write the cache in {self.directory} ({exc.strerror or exc})"
             temporary.unlink(missing_ok=True)

@@ -224,8 +224,8 @@ class JsonClient:
         endpoint = self.endpoint
         if asked is not None:
             return min(asked, endpoint.max_wait)
-        base = endpoint.backoff * 2**attempt
-        return min(base * (0.5 + random.random()), endpoint.max_wait)  # noqa: S311 - jitter
+        base = endpoint.backoff * 2.0**attempt
+        return min(base * (0.5 + random.random()), endpoint.max_wait)  # jittered
 
     def _quote(self, body: bytes) -> str:
         """Return ``: "<start of body>"`` for a message, the key masked; empty for no body."""
@@ -280,9 +280,11 @@ def _retry_after(value: str | None) -> float | None:
         return None
     value = value.strip()
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         pass
+    else:
+        return max(0.0, seconds) if seconds == seconds else None  # NaN asks for nothing
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -129,8 +129,7 @@ class LocalEmbedder:
         tokenizer = self._model.tokenizer
         if not getattr(tokenizer, "is_fast", False):
             raise TokenMappingError(
-                f"the tokenizer of {self._name} reports no character offsets (not a fast "
-                "tokenizer)"
+                f"the tokenizer of {self._name} reports no character offsets (not a fast tokenizer)"
             )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "sequence longer than the maximum": we window it
@@ -210,8 +209,11 @@ def model_identity(spec: EmbedderSpec) -> str:
 
 
 class _Window:
-    """One model window over the token ids: ``[start, end)``, whose vectors for
-    ``[keep_start, keep_end)`` are kept (the tokens farther from this window's edges)."""
+    """One model window over the token ids, ``[start, end)``.
+
+    The vectors of tokens ``[keep_start, keep_end)`` are kept: those farther from this
+    window's edges than from its neighbours'.
+    """
 
     __slots__ = ("end", "keep_end", "keep_start", "start")
 
@@ -293,7 +295,9 @@ def _load(path: str, name: str, device: str | None) -> Any:
         transformers = importlib.import_module("transformers")
         sentence_transformers = importlib.import_module("sentence_transformers")
     except ImportError:
-        raise BackendError(f"the local embedder needs sentence-transformers: {EXTRA_HINT}") from None
+        raise BackendError(
+            f"the local embedder needs sentence-transformers: {EXTRA_HINT}"
+        ) from None
     transformers.utils.logging.disable_progress_bar()  # no bars or notices on our stderr
     transformers.utils.logging.set_verbosity_error()
     try:

@@ -43,7 +43,9 @@ class OpenAIEmbedder:
     has_tokens = False
 
     def __init__(self, spec: EmbedderSpec) -> None:
-        assert spec.url is not None and spec.model is not None  # EmbedderSpec checks both
+        # EmbedderSpec refuses the openai backend without both.
+        assert spec.url is not None
+        assert spec.model is not None
         self._spec = spec
         self._model = spec.model
         self._url = embeddings_url(spec.url)
@@ -89,10 +91,12 @@ class OpenAIEmbedder:
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """Refuse: an embeddings endpoint gives no token vectors."""
+        del text  # the protocol's signature
         raise BackendError(f"the embedding endpoint {self._url} gives no token vectors")
 
     def pool(self, text: str, spans: Sequence[tuple[int, int]]) -> list[Vector | None]:
         """Refuse: an embeddings endpoint gives no token vectors."""
+        del text, spans  # the protocol's signature
         raise BackendError(f"the embedding endpoint {self._url} gives no token vectors")
 
     def _read(self, answer: JSONValue, expected: int) -> list[Vector]:
@@ -108,7 +112,9 @@ class OpenAIEmbedder:
             index = item.get("index", position)
             if not isinstance(index, int) or isinstance(index, bool):
                 raise self._garbage("an item with a non-integer index")
-            rows.append((index, self._numbers(item["embedding"])))
+            values = item["embedding"]
+            assert isinstance(values, list)  # checked above
+            rows.append((index, self._numbers(values)))
         rows.sort(key=lambda row: row[0])
         if [index for index, _ in rows] != list(range(expected)):
             raise self._garbage("indexes that do not match the texts sent")
@@ -125,9 +131,7 @@ class OpenAIEmbedder:
                 raise self._garbage("an empty vector")
             self._dimensions = len(numbers)
         elif len(numbers) != self._dimensions:
-            raise self._garbage(
-                f"vectors of {len(numbers)} dimensions after {self._dimensions}"
-            )
+            raise self._garbage(f"vectors of {len(numbers)} dimensions after {self._dimensions}")
         return numbers
 
     def _unit(self, values: list[float]) -> Vector:

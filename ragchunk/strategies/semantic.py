@@ -95,8 +95,9 @@ def split(doc: Document, options: SemanticOptions, ctx: Context) -> list[Span]:
     words = Budget(size=limit, overlap=0, unit=options.budget.unit)
 
     def refine(start: int, end: int) -> list[tuple[int, int, bool]]:
-        windows = split_range(text, start, end, sizer=ctx.sizer, budget=words,
-                              levels=INSIDE_SENTENCE)
+        windows = split_range(
+            text, start, end, sizer=ctx.sizer, budget=words, levels=INSIDE_SENTENCE
+        )
         return [(w.start, w.end, w.oversize) for w in windows]
 
     pieces = semantic_pieces(

@@ -257,8 +257,9 @@ class _MaxTable:
         while 2 * width <= len(values):
             previous = level
             level = [
-                previous[i] if values[previous[i]] >= values[previous[i + width]] else
-                previous[i + width]
+                previous[i]
+                if values[previous[i]] >= values[previous[i + width]]
+                else previous[i + width]
                 for i in range(len(values) - 2 * width + 1)
             ]
             self.levels.append(level)
@@ -297,13 +298,19 @@ def _merge_small(
             merged.append(current)
             continue
         options: list[tuple[float, str]] = []
-        if merged and scopes[merged[-1][1]] == scopes[current[0]]:
-            if span_size(merged[-1][0], current[1]) <= limit:
-                options.append((similarity(merged[-1], current), "left"))
+        if (
+            merged
+            and scopes[merged[-1][1]] == scopes[current[0]]
+            and span_size(merged[-1][0], current[1]) <= limit
+        ):
+            options.append((similarity(merged[-1], current), "left"))
         following = runs[index + 1] if index + 1 < len(runs) else None
-        if following is not None and scopes[following[0]] == scopes[current[1]]:
-            if span_size(current[0], following[1]) <= limit:
-                options.append((similarity(current, following), "right"))
+        if (
+            following is not None
+            and scopes[following[0]] == scopes[current[1]]
+            and span_size(current[0], following[1]) <= limit
+        ):
+            options.append((similarity(current, following), "right"))
         if not options:
             merged.append(current)
         elif max(options)[1] == "left":
@@ -331,8 +338,13 @@ def _pieces(
             pieces.append(Piece(start, end, opened_by, distance, first=first, last=last))
             continue
         for k, (s, e, oversize) in enumerate(refine(start, end)):
+            opened: str
+            at: float | None
             if k == 0:
-                pieces.append(Piece(s, e, opened_by, distance, True, oversize, first, last))
+                opened, at = opened_by, distance
             else:
-                pieces.append(Piece(s, e, "words", None, True, oversize, first, last))
+                opened, at = "words", None
+            pieces.append(
+                Piece(s, e, opened, at, split=True, oversize=oversize, first=first, last=last)
+            )
     return pieces
