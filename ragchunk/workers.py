@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from ragchunk import backends
 from ragchunk.deadline import timeout_message
 from ragchunk.engine import FileResult, process
 from ragchunk.errors import UsageError
@@ -279,8 +280,11 @@ def _serve(connection: Connection) -> None:
     baseline = _resident_mib()
     with contextlib.suppress(EOFError):  # the parent went away
         while (job := connection.recv()) is not None:
+            models = backends.loaded_count()
             result = _work(job)
             now = _resident_mib()
+            if backends.loaded_count() != models:  # a model loaded once is kept, not leaked
+                baseline = now
             grown = now - baseline if now is not None and baseline is not None else 0.0
             retiring = grown > RECYCLE_MIB
             connection.send((result, retiring))
@@ -332,6 +336,7 @@ def _init_worker() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
     copyreg.pickle(types.MappingProxyType, _reduce_mapping)
     use_one_encoding_thread()  # the workers already use every core
+    backends.use_one_thread()
 
 
 def _reduce_mapping(mapping: MappingProxyType[str, Any]) -> tuple[Any, tuple[Any, ...]]:

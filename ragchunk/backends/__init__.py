@@ -234,5 +234,20 @@ def _load(spec: EmbedderSpec) -> Embedder:
     return made
 
 
+def loaded_count() -> int:
+    """Return how many models and clients this process has made.
+
+    A worker's memory grows by a model's size once, which is no leak to retire it for.
+    """
+    return len(_LOADED)
+
+
+def use_one_thread() -> None:
+    """Run local models on one thread: for worker processes that already fill the cores."""
+    from ragchunk.backends.local import use_one_thread
+
+    use_one_thread()
+
+
 _LOADED: dict[EmbedderSpec, Embedder] = {}
 """Embedders made in this process, by spec: a model is loaded once per worker."""

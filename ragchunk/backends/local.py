@@ -21,9 +21,10 @@ import importlib
 import warnings
 from array import array
 from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.backends import (
     DEFAULT_MODEL,
@@ -37,6 +38,17 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from ragchunk.backends import EmbedderSpec, Vector
+
+
+TOKEN_MEMORY: Final = 64 * 1024 * 1024
+"""The most bytes of token vectors kept in memory between calls (and the largest text kept)."""
+_TOKEN_MEMORY: OrderedDict[bytes, Any] = OrderedDict()
+_ONE_THREAD: list[bool] = [False]
+
+
+def use_one_thread() -> None:
+    """Run the model on one thread: for worker processes that already fill the cores."""
+    _ONE_THREAD[0] = True
 
 
 class LocalEmbedder:
@@ -112,7 +124,7 @@ class LocalEmbedder:
         dimensions = int(self._model.get_embedding_dimension() or 0)
         sums = np.zeros((len(spans), dimensions), dtype=np.float64)
         with self._failures():
-            for first, vectors in self._token_vectors(ids):
+            for first, vectors in self._blocks(text, ids, dimensions):
                 _add_sums(sums, ranges, first, vectors)
         pooled: list[Vector | None] = []
         for (first, last), total in zip(ranges, sums, strict=True):
@@ -146,6 +158,32 @@ class LocalEmbedder:
         ids = [int(i) for i in encoded["input_ids"]]
         self._tokenized = (text, offsets, ids)
         return offsets, ids
+
+    def _blocks(
+        self, text: str, ids: list[int], dimensions: int
+    ) -> Iterator[tuple[int, NDArray[np.float32]]]:
+        """Yield the token vectors of ``text`` in blocks, from memory when computed before.
+
+        The vectors of a text small enough (``TOKEN_MEMORY`` bytes) are kept for the next
+        call, so chunking it again with other sizes, or checking it, costs no model pass.
+        """
+        import numpy as np
+
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        kept = _TOKEN_MEMORY.get(key)
+        if kept is not None:
+            _TOKEN_MEMORY.move_to_end(key)
+            yield 0, kept
+            return
+        if len(ids) * dimensions * 4 > TOKEN_MEMORY:
+            yield from self._token_vectors(ids)
+            return
+        blocks = [vectors for _, vectors in self._token_vectors(ids)]
+        matrix = np.concatenate(blocks) if blocks else np.zeros((0, dimensions), np.float32)
+        _TOKEN_MEMORY[key] = matrix
+        while sum(m.nbytes for m in _TOKEN_MEMORY.values()) > TOKEN_MEMORY:
+            _TOKEN_MEMORY.popitem(last=False)
+        yield 0, matrix
 
     def _token_vectors(self, ids: list[int]) -> Iterator[tuple[int, NDArray[np.float32]]]:
         """Yield ``(first token, vectors)`` blocks covering every token once, in order."""
@@ -300,6 +338,8 @@ def _load(path: str, name: str, device: str | None) -> Any:
         ) from None
     transformers.utils.logging.disable_progress_bar()  # no bars or notices on our stderr
     transformers.utils.logging.set_verbosity_error()
+    if _ONE_THREAD[0]:
+        importlib.import_module("torch").set_num_threads(1)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
