@@ -1,9 +1,9 @@
 """semantic: chunks that end where the meaning changes, within the size (SPEC §4).
 
 The document's sentences (``text.sentences``, found inside each section so none crosses a
-block) are embedded in one pass, each once. Distances between neighbouring sentence windows
-(``buffer`` sentences each side) give breakpoints by ``method`` and ``threshold``
-(``text.breakpoints``). Sections are grouped across their boundaries only when they share a
+block) are embedded in one pass, each once. At each sentence boundary, the distance between
+the sentences before it and those after it (``buffer + 1`` each side) gives breakpoints by
+``method`` and ``threshold`` (``text.breakpoints``). Sections are grouped across their boundaries only when they share a
 parent heading (the document-level path); a chunk that spans sections of different headings
 gets their common path as ``headings`` and the list of paths in ``metadata.merged_headings``,
 and its pages are the range its offsets touch. A group larger than the size splits at its
@@ -58,8 +58,11 @@ class SemanticOptions:
         },
     )
     buffer: int = field(
-        default=1,
-        metadata={"help": "Sentences on each side of a sentence in the window compared."},
+        default=2,
+        metadata={
+            "help": "At each sentence boundary, the distance compares the buffer + 1 sentences "
+            "before it with the buffer + 1 after it (0: single sentences)."
+        },
     )
 
     def __post_init__(self) -> None:

@@ -2,10 +2,13 @@
 
 Given sentences (absolute spans) and one unit vector per sentence, ``semantic_pieces``:
 
-1. compares neighbouring sentence windows: the window of sentence ``i`` is the normalised sum of
-   the vectors of sentences ``i - buffer .. i + buffer`` in its scope, and the distance after
-   ``i`` is ``1 - cos(window i, window i + 1)`` (each sentence is embedded once; its windows
-   are sums of vectors, never new texts to embed);
+1. measures the distance at each sentence boundary: after sentence ``i`` it is
+   ``1 - cos(before, after)``, ``before`` the sum of the vectors of sentences ``i - buffer .. i``
+   and ``after`` that of ``i + 1 .. i + 1 + buffer``, both inside the scope. Each sentence is
+   embedded once; windows are sums of its vectors, never new texts to embed. The two windows
+   meet at the boundary and share no sentence, so a change of topic shows as one sharp peak
+   (windows centred on each sentence, as LangChain compares, share all but one sentence
+   and smear it over ``2 * buffer`` boundaries);
 2. picks breakpoints among those distances: above a ``percentile``, above the mean plus
    ``threshold`` standard deviations (``stddev``) or interquartile ranges (``interquartile``),
    or where the distances' ``gradient`` is above a percentile; a change of scope (another
@@ -93,7 +96,7 @@ def semantic_pieces(
         limit: the hard size limit every piece keeps.
         method: how breakpoints are picked from the distances.
         threshold: the method's threshold (None: ``DEFAULT_THRESHOLDS``).
-        buffer: sentences on each side of a sentence in its window.
+        buffer: sentences besides the nearest one in each window either side of a boundary.
         min_size: groups smaller than this merge into a neighbour when they fit (0: never).
         refine: covers one sentence larger than the size.
     """
@@ -145,18 +148,24 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 def window_distances(
     sums: Sequence[Sequence[float]], scopes: Sequence[object], buffer: int
 ) -> list[float]:
-    """Return ``1 - cos`` between the windows of each sentence and the next (``n - 1`` values).
+    """Return the distance after each sentence but the last (``n - 1`` values).
 
-    A window stays inside its sentence's scope.
+    ``sums`` are the prefix sums of the sentence vectors. The distance after sentence ``i``
+    compares sentences ``i - buffer .. i`` with ``i + 1 .. i + 1 + buffer``; a window stays
+    inside its sentences' scope.
     """
     n = len(sums) - 1
     if n < 2:
         return []
     starts, ends = _scope_bounds(scopes)
-    windows = [
-        _range_sum(sums, max(i - buffer, starts[i]), min(i + buffer, ends[i])) for i in range(n)
+    return [
+        1.0
+        - cosine(
+            _range_sum(sums, max(i - buffer, starts[i]), i),
+            _range_sum(sums, i + 1, min(i + 1 + buffer, ends[i + 1])),
+        )
+        for i in range(n - 1)
     ]
-    return [1.0 - cosine(windows[i], windows[i + 1]) for i in range(n - 1)]
 
 
 def _scope_bounds(scopes: Sequence[object]) -> tuple[list[int], list[int]]:
