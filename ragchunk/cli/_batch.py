@@ -68,6 +68,8 @@ class _Run:
     stats: ChunkStats | None = None
     stream: IO[str] | None = None
     stderr: Console | None = None
+    embedded: int = 0
+    cached: int = 0
 
     @property
     def console(self) -> Console:
@@ -91,6 +93,8 @@ class _Run:
             self.tally.skip()
             return True
         write_output(result, target, self.stream)
+        self.embedded += result.embedded
+        self.cached += result.cached
         self.render(result)
         self.tally.add(job, target, result)
         for violation in result.violations:  # even with --quiet: --check asked for them
@@ -203,6 +207,8 @@ def _summarise(run: _Run, seconds: float) -> None:
             f"{len(tally.failures)} failed, {len(batch.notes)} left out by the walk; "
             f"{seconds:.1f} s"
         )
+        if _embeds(batch):
+            run.say(f"embeddings: {run.embedded} computed, {run.cached} from the cache")
 
 
 def _is_empty(batch: Batch) -> bool:

@@ -121,8 +121,9 @@ def _late_bounds(_options: LateOptions) -> Bounds:
 
 STRATEGY = Strategy(
     name="late",
-    summary="Token windows embedded in the context of the whole document: each chunk's "
-    "embedding is the mean of token vectors of one model pass (local model only).",
+    summary="Token windows cut between the model's tokens, each with an embedding pooled from "
+    "one pass of the local model over the whole text (late chunking). --size counts "
+    "--tokenizer tokens (cl100k_base unless the model's tokenizer.json is given).",
     options=LateOptions,
     split=split,
     bounds=_late_bounds,

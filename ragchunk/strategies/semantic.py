@@ -1,16 +1,16 @@
 """semantic: chunks that end where the meaning changes, within the size (SPEC §4).
 
-The document's sentences (``text.sentences``, found inside each section so none crosses a
-block) are embedded in one pass, each once. At each sentence boundary, the distance between
-the sentences before it and those after it (``buffer + 1`` each side) gives breakpoints by
-``method`` and ``threshold`` (``text.breakpoints``). Sections are grouped across their boundaries only when they share a
-parent heading (the document-level path); a chunk that spans sections of different headings
-gets their common path as ``headings`` and the list of paths in ``metadata.merged_headings``,
-and its pages are the range its offsets touch. A group larger than the size splits at its
-weakest internal links, a single sentence larger than the size at words (``oversize_split``).
-With ``--min-size`` small groups merge into the more similar neighbour. Each chunk's metadata
-says what opened it (``breakpoint``) and the distance there (``breakpoint_distance``).
-Chunks never overlap: ``--overlap`` is not used.
+The document's sentences (``text.sentences``, found inside each section so none crosses a block)
+are embedded in one pass, each once. At each sentence boundary, the distance between the
+sentences before it and those after it (``buffer + 1`` each side) gives breakpoints by
+``method`` and ``threshold`` (``text.breakpoints``). Sections are grouped across their
+boundaries only when they share a parent heading (the document-level path); a chunk that spans
+sections of different headings gets their common path as ``headings`` and the list of paths in
+``metadata.merged_headings``, and its pages are the range its offsets touch. A group larger than
+the size splits at its weakest internal links, a single sentence larger than the size at words
+(``oversize_split``). With ``--min-size`` small groups merge into the more similar neighbour.
+Each chunk's metadata says what opened it (``breakpoint``) and the distance there
+(``breakpoint_distance``). Chunks never overlap: ``--overlap`` is not used.
 """
 
 from __future__ import annotations
