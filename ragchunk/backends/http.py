@@ -14,6 +14,8 @@ connection.
 - The key: read from the environment variable ``key_env`` names at each request and sent as a
   bearer token; it never appears in a message (answers quoted in errors are cut short and have
   it masked) and is never stored.
+- Connections: one per thread, kept alive for the requests of one ``post`` or ``post_all``
+  call and closed before it returns.
 
 Every failure is an ``EndpointError`` (a ``BackendError``) of one sentence naming the endpoint.
 """
@@ -102,6 +104,12 @@ class JsonClient:
         Raises:
             EndpointError: the endpoint failed for good (one sentence naming it).
         """
+        try:
+            return self._post(body)
+        finally:
+            self._drop()
+
+    def _post(self, body: JSONValue) -> JSONValue:
         endpoint = self.endpoint
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8", "surrogatepass")
         for attempt in range(endpoint.retries + 1):
@@ -125,7 +133,10 @@ class JsonClient:
         """
         workers = min(self.endpoint.concurrency, len(bodies))
         if workers <= 1:  # in this thread: nothing to wait for, signals arrive directly
-            return [self.post(body) for body in bodies]
+            try:
+                return [self._post(body) for body in bodies]
+            finally:
+                self._drop()
         answers: list[JSONValue] = [None] * len(bodies)
         todo: queue.SimpleQueue[int] = queue.SimpleQueue()
         for index in range(len(bodies)):
@@ -133,17 +144,18 @@ class JsonClient:
         state = _Shared(len(bodies))
 
         def work() -> None:
-            while not state.stopped():
-                try:
-                    index = todo.get_nowait()
-                except queue.Empty:
-                    return
-                try:
-                    answers[index] = self.post(bodies[index])
-                except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-                    state.fail(exc)
-                    return
-                state.done_one()
+            try:
+                while not state.stopped():
+                    try:
+                        index = todo.get_nowait()
+                    except queue.Empty:
+                        return
+                    answers[index] = self._post(bodies[index])
+                    state.done_one()
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+                state.fail(exc)
+            finally:
+                self._drop()
 
         for _ in range(workers):
             threading.Thread(target=work, daemon=True, name="ragchunk-http").start()
