@@ -12,6 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.llama import LlamaServer
+from tests.support.llama import llama_server as _llama_server
 from tests.support.scripted import (
     EMBEDDINGS,
     RecordedRequest,
@@ -33,6 +35,13 @@ def scripted_server() -> Iterator[ScriptedServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """llama.cpp's OpenAI-compatible server over SmolLM2-135M (embeddings; key required)."""
+    with _llama_server(tmp_path_factory.mktemp("llama")) as server:
+        yield server
 
 
 @pytest.fixture

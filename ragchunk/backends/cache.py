@@ -14,6 +14,7 @@ each, in one call. It counts what was embedded and what was found, for progress 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import struct
@@ -90,7 +91,8 @@ class DiskCache:
             temporary.replace(folder / key[2:])
         except OSError as exc:
             self.broken = f"cannot write the cache in {self.directory} ({exc.strerror or exc})"
-            temporary.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # never made, or its folder is a file
+                temporary.unlink()
 
 
 class _Memory:
