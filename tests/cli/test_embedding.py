@@ -104,21 +104,21 @@ def test_embed_sends_the_context_when_there_is_one(
     assert [t for c in scripted_server.calls() for t in c.inputs] == contexts
 
 
+def scripted(status: int) -> str:
+    """The scripted server's error body for ``status``, as an error message quotes it."""
+    body = {"error": {"message": f"scripted {status}", "type": "scripted", "code": status}}
+    return f"answered HTTP {status}: {json.dumps(body)!r}"
+
+
 FAULTS = {
-    "429": (
-        [Reply.error(429, retry_after=0)] * 2,
-        'answered HTTP 429: \'{{"error": {{"message": "scripted 429", "type": "scripted", "code": 429}}}}\' (after 2 attempts)',
-    ),
-    "500": (
-        [Reply.error(500)] * 2,
-        'answered HTTP 500: \'{{"error": {{"message": "scripted 500", "type": "scripted", "code": 500}}}}\' (after 2 attempts)',
-    ),
+    "429": ([Reply.error(429, retry_after=0)] * 2, f"{scripted(429)} (after 2 attempts)"),
+    "500": ([Reply.error(500)] * 2, f"{scripted(500)} (after 2 attempts)"),
     "timeout": ([Reply.hang(5)] * 2, "did not answer within 0.3 s (after 2 attempts)"),
-    "malformed": ([Reply.raw(b"{not json")], "answered something that is not JSON: '{{not json'"),
+    "malformed": ([Reply.raw(b"{not json")], "answered something that is not JSON: '{not json'"),
     "count": ([fake_embeddings(dim=8, count_delta=1)], "answered 2 vectors for 1 texts"),
     "key": (
         [Reply.raw(f'{{"error": "invalid key {KEY}"}}'.encode(), 401)],
-        'answered HTTP 401: \'{{"error": "invalid key ***"}}\'',
+        """answered HTTP 401: '{"error": "invalid key ***"}'""",
     ),
 }
 
@@ -145,7 +145,7 @@ def test_a_failing_endpoint_fails_that_input_only(
     url = f"{scripted_server.base_url}/embeddings"
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
-        f"error: {a}: embedding endpoint {url} {problem.format()}",
+        f"error: {a}: embedding endpoint {url} {problem}",
         f"manifest {manifest}: 1 input processed, 0 unchanged and skipped, 0 removed",
     ]
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
@@ -299,7 +299,7 @@ def test_ctrl_c_while_waiting_for_the_endpoint_exits_130_and_writes_nothing(
     assert list(out.parent.iterdir()) == []
 
 
-def test_a_missing_extra_is_one_line_naming_what_to_install(tmp_path: Path) -> None:
+def test_a_missing_extra_is_one_line_naming_what_to_install() -> None:
     probe = (
         "import importlib.util, sys\n"
         "real = importlib.util.find_spec\n"
