@@ -121,6 +121,12 @@ class _Memory:
 _MEMORY: Final = _Memory()
 
 
+def clear_memory() -> None:
+    """Forget the vectors kept in this process (as a new process starts: disk only)."""
+    _MEMORY.entries.clear()
+    _MEMORY.size = 0
+
+
 class CachedEmbedder:
     """An embedder that answers from the cache when it can (see the module docstring).
 

@@ -24,10 +24,11 @@ from ragchunk.chunks import compact_vector
 from ragchunk.engine import process
 from ragchunk.plan import make_plan
 from tests.conftest import FIXTURES, ROOT
-from tests.servers import LOCALHOST, refused_url, scripted_server, serve_local_model
+from tests.servers import LOCALHOST, llama_server, refused_url, scripted_server, serve_local_model
+from tests.support.llama import LlamaServer
 from tests.support.scripted import EMBEDDINGS, Reply, ScriptedServer, fake_embeddings
 
-__all__ = ["refused_url", "scripted_server"]
+__all__ = ["llama_server", "refused_url", "scripted_server"]
 
 pytestmark = [*LOCALHOST, pytest.mark.timeout(120)]
 runner = CliRunner()
@@ -205,10 +206,9 @@ def test_a_rerun_with_the_cache_makes_no_call(
     assert calls > 0
     # 4 sentences for the breakpoints, then 2 chunks for --embed
     assert "embeddings: 6 computed, 0 from the cache\n" in first.stderr
-    from ragchunk.backends import cache
+    from ragchunk.backends.cache import clear_memory
 
-    cache._MEMORY.entries.clear()  # as a new process would start
-    cache._MEMORY.size = 0
+    clear_memory()  # as a new process would start
     second = runner.invoke(app(), [*args, *endpoint_args(scripted_server.base_url)])
     assert second.exit_code == 0, second.stderr
     assert len(scripted_server.calls()) == calls
@@ -350,3 +350,32 @@ def app():  # type: ignore[no-untyped-def]
     from ragchunk.cli import app as ragchunk_app
 
     return ragchunk_app
+
+
+@pytest.mark.slow
+def test_semantic_and_embed_over_llama_cpps_server(
+    llama_server: LlamaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAGCHUNK_TEST_KEY", llama_server.api_key)
+    args = ["split", str(THREE_TOPICS), "-s", "semantic", "--size", "600", "--no-cache"]
+    args += endpoint_args(llama_server.base_url)
+    args[args.index("m")] = llama_server.model
+    result = runner.invoke(app(), args)
+    assert result.exit_code == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    text = THREE_TOPICS.read_text(encoding="utf-8")
+    assert all(r["text"] == text[r["start"] : r["end"]] and r["chars"] <= 600 for r in records)
+    assert {len(r["embedding"]) for r in records} == {llama_server.dimension}
+    assert llama_server.api_key not in result.stdout + result.stderr
+    monkeypatch.setenv("RAGCHUNK_TEST_KEY", "sk-wrong-key-for-this-server")
+    from ragchunk.backends.cache import clear_memory
+
+    clear_memory()  # as a new process would start: nothing to answer from
+    refused = runner.invoke(app(), args)
+    assert refused.exit_code == 1
+    url = f"{llama_server.base_url}/embeddings"
+    assert refused.stderr.startswith(
+        f"error: {THREE_TOPICS}: embedding endpoint {url} answered HTTP 401"
+    )
+    assert "sk-wrong-key-for-this-server" not in refused.stderr
+    assert refused.stderr.count("\n") == 1

@@ -12,10 +12,10 @@ import pytest
 
 from ragchunk.backends import EmbedderSpec
 from ragchunk.backends.cache import (
-    _MEMORY,
     CachedEmbedder,
     DiskCache,
     cache_key,
+    clear_memory,
     default_cache_dir,
 )
 from tests.servers import scripted_server
@@ -121,8 +121,7 @@ def test_a_rerun_is_answered_from_disk_without_a_call(
     vectors = first.embed(texts)
     assert (first.embedded, first.cached) == (3, 0)  # "one" twice: embedded once
     assert [len(c.inputs) for c in scripted_server.calls()] == [3]
-    _MEMORY.entries.clear()  # a new process: nothing in memory
-    _MEMORY.size = 0
+    clear_memory()  # a new process: nothing in memory
     second = CachedEmbedder(spec, str(tmp_path))
     again = second.embed(texts)
     assert (second.embedded, second.cached) == (0, 3)
