@@ -35,8 +35,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import checks, corpus  # noqa: E402
-from benchmarks.contestants import version  # noqa: E402
+from benchmarks import checks, corpus
+from benchmarks.contestants import version
 
 HERE = Path(__file__).resolve().parent
 THREE_TOPICS = HERE.parent / "tests" / "data" / "meaning" / "three-topics.txt"
@@ -157,20 +157,22 @@ def _chonkie(kind: str) -> Callable[[Any], Chunker]:
 
 
 CONTESTANTS = [
-    Contestant("ragchunk semantic", "semantic", "ragchunk", _ragchunk("semantic"), True),
+    Contestant("ragchunk semantic", "semantic", "ragchunk", _ragchunk("semantic"), bounded=True),
     Contestant(
-        "langchain SemanticChunker", "semantic", "langchain-experimental", _langchain, False
+        "langchain SemanticChunker", "semantic", "langchain-experimental", _langchain, bounded=False
     ),
     Contestant(
         "llama-index SemanticSplitterNodeParser",
         "semantic",
         "llama-index-core",
         _llama_index,
-        False,
+        bounded=False,
     ),
-    Contestant("chonkie SemanticChunker", "semantic", "chonkie", _chonkie("semantic"), True),
-    Contestant("ragchunk late", "late", "ragchunk", _ragchunk("late"), True),
-    Contestant("chonkie LateChunker", "late", "chonkie", _chonkie("late"), True),
+    Contestant(
+        "chonkie SemanticChunker", "semantic", "chonkie", _chonkie("semantic"), bounded=True
+    ),
+    Contestant("ragchunk late", "late", "ragchunk", _ragchunk("late"), bounded=True),
+    Contestant("chonkie LateChunker", "late", "chonkie", _chonkie("late"), bounded=True),
 ]
 
 
