@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ragchunk.api import chunk_file, chunk_text
+    from ragchunk.backends import EmbedderSpec
     from ragchunk.errors import (
         BackendError,
         CorruptDocumentError,
@@ -42,6 +43,7 @@ _HOMES = {
     "Section": "model",
     "Span": "model",
     "Budget": "options",
+    "EmbedderSpec": "backends",
 }
 """Where each public name lives: imported on first use, so ``ragchunk --help`` (which runs
 this package's ``__init__`` first) does not pay for the engine's modules."""
@@ -52,6 +54,7 @@ __all__ = [
     "Chunk",
     "CorruptDocumentError",
     "Document",
+    "EmbedderSpec",
     "InputError",
     "LimitExceededError",
     "OptionError",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ragchunk.errors import InputError
 
 if TYPE_CHECKING:
+    from ragchunk.backends import EmbedderSpec
     from ragchunk.model import Chunk
     from ragchunk.options import Unit
 
@@ -22,20 +23,44 @@ def chunk_text(
     tokenizer: str = "cl100k_base",
     options: Mapping[str, object] | None = None,
     doc_id: str = "-",
+    refine: bool = False,
+    embed: bool = False,
+    embedder: EmbedderSpec | None = None,
+    cache_dir: str | None = None,
+    no_cache: bool = False,
 ) -> list[Chunk]:
     """Split ``text`` and return its chunks; ``chunk.text == text[chunk.start:chunk.end]``.
 
+    ``refine``, ``embed`` and ``embedder`` are ``--refine``, ``--embed`` and the embedder
+    flags; vectors are cached under ``cache_dir`` (default: the user's cache directory)
+    unless ``no_cache``.
+
     Raises:
         UsageError: a bad strategy name or option (``OptionError`` names the option).
+        BackendError: the embedder failed.
     """
+    from ragchunk.backends import open_embedder
     from ragchunk.engine import chunk_document
     from ragchunk.model import Document
     from ragchunk.plan import make_plan
 
     plan = make_plan(
-        strategy, size=size, overlap=overlap, unit=unit, tokenizer=tokenizer, options=options
+        strategy,
+        size=size,
+        overlap=overlap,
+        unit=unit,
+        tokenizer=tokenizer,
+        options=options,
+        refine=refine,
+        embed=embed,
+        embedder=embedder,
+        cache_dir=cache_dir,
+        no_cache=no_cache,
     )
-    return chunk_document(Document(text=text, source=doc_id, doc_id=doc_id), plan.recipe)
+    recipe = plan.recipe
+    vectors = open_embedder(recipe.embedder, plan.policy.cache) if recipe.needs_embedder else None
+    doc = Document(text=text, source=doc_id, doc_id=doc_id)
+    return chunk_document(doc, recipe, embedder=vectors)
 
 
 def chunk_file(
@@ -50,16 +75,22 @@ def chunk_file(
     format: str | None = None,
     language: str | None = None,
     password: str | None = None,
+    refine: bool = False,
+    embed: bool = False,
+    embedder: EmbedderSpec | None = None,
+    cache_dir: str | None = None,
+    no_cache: bool = False,
 ) -> list[Chunk]:
     """Parse the file at ``path`` and return its chunks.
 
     ``format`` forces the parser (detected from the extension and content otherwise),
     ``language`` forces a source file's language (as ``--language``), and ``password`` opens
-    an encrypted PDF.
+    an encrypted PDF; the embedding settings are those of ``chunk_text``.
 
     Raises:
         UsageError: a bad strategy name or option.
-        InputError: the file cannot be read or parsed.
+        InputError: the file cannot be read or parsed, or its embedding failed (the message
+            names the endpoint or model).
     """
     from ragchunk.engine import process
     from ragchunk.plan import make_plan
@@ -74,6 +105,11 @@ def chunk_file(
         format=format,
         language=language,
         password=password,
+        refine=refine,
+        embed=embed,
+        embedder=embedder,
+        cache_dir=cache_dir,
+        no_cache=no_cache,
     )
     result = process(path, path, plan)
     if result.error is not None:
