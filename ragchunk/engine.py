@@ -276,8 +276,10 @@ def _process(
 ) -> FileResult:
     recipe, policy = plan.recipe, plan.policy
     content_hash = None
-    embedder = open_embedder(recipe.embedder, policy.cache) if recipe.needs_embedder else None
+    embedder: CachedEmbedder | None = None
     try:
+        if recipe.needs_embedder:
+            embedder = open_embedder(recipe.embedder, policy.cache)
         data = read_input(source, policy.max_bytes)
         content_hash = hashlib.sha256(data).hexdigest()
         if content_hash == known_hash:

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from ragchunk.backends import identity_of, load_backend
+from ragchunk.backends import DEFAULT_MODEL, identity_of, load_backend
 
 if TYPE_CHECKING:
     from ragchunk.backends import Embedder, EmbedderSpec, Vector
@@ -155,8 +155,8 @@ class CachedEmbedder:
 
     @property
     def model(self) -> str:
-        """The model's name as records show it."""
-        return self.spec.model or self.backend.model
+        """The model's name as records show it (known without loading it)."""
+        return self.spec.model or DEFAULT_MODEL
 
     @property
     def has_tokens(self) -> bool:

@@ -226,7 +226,7 @@ def test_a_rerun_of_the_local_model_loads_nothing(tmp_path: Path) -> None:
         "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"
         "print('torch' in sys.modules, code, file=sys.stderr)\n"
     )
-    args = ["split", str(THREE_TOPICS), "-s", "semantic", "--size", "2000", "-v"]
+    args = ["split", str(THREE_TOPICS), "-s", "semantic", "--size", "2000", "--embed", "-v"]
     args += ["--cache-dir", str(tmp_path / "c"), "-o", str(tmp_path / "out.jsonl")]
     runs = [
         subprocess.run(
@@ -235,9 +235,10 @@ def test_a_rerun_of_the_local_model_loads_nothing(tmp_path: Path) -> None:
         for _ in range(2)
     ]
     first, second = (run.stderr.decode() for run in runs)
-    assert "embeddings: 24 computed, 0 from the cache" in first
+    # 24 sentences, then the 3 chunks for --embed
+    assert "embeddings: 27 computed, 0 from the cache" in first
     assert first.endswith("True 0\n")
-    assert "embeddings: 0 computed, 24 from the cache" in second
+    assert "embeddings: 0 computed, 27 from the cache" in second
     assert second.endswith("False 0\n")  # torch was never imported
 
 
