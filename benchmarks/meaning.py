@@ -387,11 +387,15 @@ def _markdown(result: dict[str, Any]) -> str:
     ]
     for r in result["rows"]:
         quality = r.get("three_topics")
-        topics = f"{quality['breaks']}, {quality['at_topic_changes']}" if quality else "—"
+        topics = "—"
+        if quality:
+            found = f"{quality['at_topic_changes']} ({quality['within_one_sentence']})"
+            topics = f"{quality['breaks']}, {found}"
         lines.append(
             f"| {r['name']} | {r['version']} | {r['median_s']:.2f} | {r['chars_per_s']:,.0f} | "
-            f"{r.get('speed_vs_fastest_peer', 0):.2f}× | {r['chunks']} | {r['over_limit']} "
-            f"({r['largest_tokens']}) | {r['offsets']} | {topics} |"
+            f"{r.get('speed_vs_fastest_peer', 0):.2f}× ({r.get('cpu_vs_fastest_peer', 0):.2f}×) "
+            f"| {r['chunks']} | {r['over_limit']} ({r['largest_tokens']}) | {r['offsets']} | "
+            f"{topics} |"
         )
     saving = result["saving_cost"]
     lines += [
