@@ -278,14 +278,24 @@ def _parse(path: Path, where: str, table: dict[str, Any]) -> Config:
     for key in table:
         if key not in allowed:
             raise UsageError(f"{where}: {_unknown_key(key, allowed)}")
-    defaults = _settings(table, where)
+    defaults = _anchored(_settings(table, where), path.parent)
     run = RunSettings(**_values(table, _RUN_KEYS, where))
     if run.jobs is not None and run.jobs < 1:
         raise UsageError(f"{where}: jobs must be at least 1 (got {run.jobs})")
     if run.manifest is not None:
         run = dataclasses.replace(run, manifest=str(path.parent / run.manifest))
-    rules = _rules(table.get(_FILES, {}), where)
+    rules = tuple(
+        dataclasses.replace(rule, settings=_anchored(rule.settings, path.parent))
+        for rule in _rules(table.get(_FILES, {}), where)
+    )
     return Config(path=path, where=where, defaults=defaults, run=run, rules=rules)
+
+
+def _anchored(settings: Settings, base: Path) -> Settings:
+    """Return ``settings`` with a relative ``cache-dir`` taken from the file's directory."""
+    if settings.cache_dir is None:
+        return settings
+    return dataclasses.replace(settings, cache_dir=str(base / settings.cache_dir))
 
 
 def _rules(files: object, where: str) -> tuple[Rule, ...]:

@@ -184,3 +184,14 @@ def test_late_needs_a_local_model() -> None:
     spec = EmbedderSpec(backend="openai", url="http://127.0.0.1:9/v1", model="m")
     with pytest.raises(UsageError, match="late needs token vectors, which only --embedder local"):
         make_plan("late", embedder=spec)
+
+
+@pytest.mark.slow
+def test_embed_keeps_the_late_vectors() -> None:
+    from ragchunk.engine import chunk_document
+
+    doc = Document(text=PROSE * 2)
+    late_only = chunk_document(doc, make_plan("late", size=20).recipe)
+    embedded = chunk_document(doc, make_plan("late", size=20, embed=True).recipe)
+    assert [c.embedding for c in embedded] == [c.embedding for c in late_only]
+    assert all(c.embedding is not None for c in embedded)
