@@ -45,12 +45,12 @@ _ragchunk_inspect() {
 
 _ragchunk_split() {
     case "$prev" in
-        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical legal markdown paragraph qa recursive sentence token"; return ;;
+        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical late legal markdown paragraph qa recursive semantic sentence token"; return ;;
         --size) return ;;
         --overlap) return ;;
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
-        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= front_matter= headers= language= max_depth= min_level= overlap_sentences= question_column= references= sentences= separators="; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= buffer= front_matter= headers= language= max_depth= method= min_level= overlap_sentences= question_column= references= sentences= separators= threshold="; return ;;
         -o|--output) _ragchunk_files; return ;;
         --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
         --password) return ;;
@@ -68,8 +68,18 @@ _ragchunk_split() {
         --ocr) _ragchunk_words "off auto all"; return ;;
         --ocr-language) return ;;
         --keep) _ragchunk_words "headers watermarks hyphens ligatures"; return ;;
+        --embedder) return ;;
+        --embed-model) return ;;
+        --embed-url) return ;;
+        --embed-key-env) return ;;
+        --embed-batch-size) return ;;
+        --embed-timeout) return ;;
+        --embed-concurrency) return ;;
+        --embed-retries) return ;;
+        --device) return ;;
+        --cache-dir) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache -h --help"; return; fi
     _ragchunk_files
 }
 
@@ -85,17 +95,17 @@ _ragchunk_stats() {
 
 _ragchunk_strategies() {
     if [[ "$cur" == -* ]]; then _ragchunk_words "-h --help"; return; fi
-    _ragchunk_words "academic auto book code email fixed hierarchical legal markdown paragraph qa recursive sentence token"
+    _ragchunk_words "academic auto book code email fixed hierarchical late legal markdown paragraph qa recursive semantic sentence token"
 }
 
 _ragchunk_view() {
     case "$prev" in
-        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical legal markdown paragraph qa recursive sentence token"; return ;;
+        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical late legal markdown paragraph qa recursive semantic sentence token"; return ;;
         --size) return ;;
         --overlap) return ;;
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
-        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= front_matter= headers= language= max_depth= min_level= overlap_sentences= question_column= references= sentences= separators="; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= buffer= front_matter= headers= language= max_depth= method= min_level= overlap_sentences= question_column= references= sentences= separators= threshold="; return ;;
         --compare) return ;;
         -o|--output) _ragchunk_files; return ;;
         --min-size) return ;;

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ragchunk.api import chunk_file, chunk_text
+    from ragchunk.backends import EmbedderSpec
     from ragchunk.errors import (
         BackendError,
         CorruptDocumentError,
@@ -43,6 +44,7 @@ _HOMES = {
     "Section": "model",
     "Span": "model",
     "Budget": "options",
+    "EmbedderSpec": "backends",
     "ParseOptions": "parsers._spec",
 }
 """Where each public name lives: imported on first use, so ``ragchunk --help`` (which runs
@@ -54,6 +56,7 @@ __all__ = [
     "Chunk",
     "CorruptDocumentError",
     "Document",
+    "EmbedderSpec",
     "InputError",
     "LimitExceededError",
     "OptionError",

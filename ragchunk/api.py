@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ragchunk.errors import InputError
 
 if TYPE_CHECKING:
+    from ragchunk.backends import EmbedderSpec
     from ragchunk.model import Chunk
     from ragchunk.options import Unit
     from ragchunk.parsers._spec import ParseOptions
@@ -23,20 +24,44 @@ def chunk_text(
     tokenizer: str = "cl100k_base",
     options: Mapping[str, object] | None = None,
     doc_id: str = "-",
+    refine: bool = False,
+    embed: bool = False,
+    embedder: EmbedderSpec | None = None,
+    cache_dir: str | None = None,
+    no_cache: bool = False,
 ) -> list[Chunk]:
     """Split ``text`` and return its chunks; ``chunk.text == text[chunk.start:chunk.end]``.
 
+    ``refine``, ``embed`` and ``embedder`` are ``--refine``, ``--embed`` and the embedder
+    flags; vectors are cached under ``cache_dir`` (default: the user's cache directory)
+    unless ``no_cache``.
+
     Raises:
         UsageError: a bad strategy name or option (``OptionError`` names the option).
+        BackendError: the embedder failed.
     """
+    from ragchunk.backends import open_embedder
     from ragchunk.engine import chunk_document
     from ragchunk.model import Document
     from ragchunk.plan import make_plan
 
     plan = make_plan(
-        strategy, size=size, overlap=overlap, unit=unit, tokenizer=tokenizer, options=options
+        strategy,
+        size=size,
+        overlap=overlap,
+        unit=unit,
+        tokenizer=tokenizer,
+        options=options,
+        refine=refine,
+        embed=embed,
+        embedder=embedder,
+        cache_dir=cache_dir,
+        no_cache=no_cache,
     )
-    return chunk_document(Document(text=text, source=doc_id, doc_id=doc_id), plan.recipe)
+    recipe = plan.recipe
+    vectors = open_embedder(recipe.embedder, plan.policy.cache) if recipe.needs_embedder else None
+    doc = Document(text=text, source=doc_id, doc_id=doc_id)
+    return chunk_document(doc, recipe, embedder=vectors)
 
 
 def chunk_file(
@@ -54,6 +79,11 @@ def chunk_file(
     root: str = ".",
     parse: ParseOptions | None = None,
     allow_empty: bool = False,
+    refine: bool = False,
+    embed: bool = False,
+    embedder: EmbedderSpec | None = None,
+    cache_dir: str | None = None,
+    no_cache: bool = False,
 ) -> list[Chunk]:
     """Parse the file at ``path`` and return its chunks.
 
@@ -64,11 +94,13 @@ def chunk_file(
     ``allow_empty`` accepts a file in which no text is found (no chunks). The chunks' ``doc_id``
     is the file's path relative to ``root`` (as ``--root``; ``ragchunk.inputs.doc_id_for``), so
     it and the ids match ``ragchunk split``'s. A container (an mbox) gives the chunks of every
-    document in it, each with its own ``doc_id``.
+    document in it, each with its own ``doc_id``. The embedding settings are those of
+    ``chunk_text``.
 
     Raises:
         UsageError: a bad strategy name or option.
-        InputError: the file cannot be read or parsed (or one document of a container).
+        InputError: the file cannot be read or parsed (or one document of a container), or
+            its embedding failed (the message names the endpoint or model).
     """
     from ragchunk.engine import process
     from ragchunk.inputs import doc_id_for
@@ -87,6 +119,11 @@ def chunk_file(
         password=password,
         parse=parse or DEFAULT_PARSE,
         allow_empty=allow_empty,
+        refine=refine,
+        embed=embed,
+        embedder=embedder,
+        cache_dir=cache_dir,
+        no_cache=no_cache,
     )
     result = process(path, doc_id_for(path, root), plan)
     if result.error is not None:

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from ragchunk import workers
-from ragchunk.engine import FileResult
 from ragchunk.errors import UsageError
 from ragchunk.globs import make_globs
 from ragchunk.inputs import STDIN, WalkOptions, absolute, find_inputs
+from ragchunk.results import FileResult
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ragchunk.config import Config, RunSettings
     from ragchunk.inputs import Input, Note, Skipped
     from ragchunk.manifest import Entry, Manifest
-    from ragchunk.plan import Plans
+    from ragchunk.scopes import Plans
     from ragchunk.workers import Job
 
 

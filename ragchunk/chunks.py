@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import struct
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from hashlib import blake2b
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.errors import LimitExceededError
 from ragchunk.model import TOP_LEVEL_SYMBOL, Chunk, Document, Page, Section, Span
@@ -101,7 +102,9 @@ def assemble(
                 line_start = line - count("\n", start, line_at)
             line_at = max(start, end - 1)
             line = line_end = line_start + count("\n", start, line_at)
-        if pages is not None:
+        if span.pages is not None:
+            page_start, page_end = span.pages
+        elif pages is not None:
             page_start, page_end = pages.range(start, end)
         metadata = {**doc_metadata, **span.metadata} if doc_metadata else span.metadata
         if symbols is not None and "symbol" not in metadata:
@@ -135,9 +138,39 @@ def assemble(
                 None if tokens is None else tokens.size(start, end),
                 metadata,
                 context,
+                None,
+                None,
+                None if span.embedding is None else compact_vector(span.embedding),
             )
         )
     return chunks
+
+
+_FLOAT32: Final = struct.Struct("<f")
+
+
+def compact_vector(vector: Iterable[float]) -> tuple[float, ...]:
+    """Return ``vector``'s float32 values, each as the shortest decimal that reads back to it.
+
+    JSON then carries no needless digits (``0.0123`` rather than ``0.012299999594688416``)
+    and a reader that parses the numbers as float32 gets the vector bit for bit.
+    """
+    return tuple(_shortest(value) for value in vector)
+
+
+def _shortest(value: float) -> float:
+    # Nine significant digits always read back (IEEE 754); most values of a unit vector need
+    # eight, so the search walks down from there and stops at the first that does not.
+    exact, pack = _FLOAT32.pack(value), _FLOAT32.pack
+    best = float(f"{value:.8g}")
+    if pack(best) != exact:
+        return float(f"{value:.9g}")
+    for digits in (7, 6, 5, 4, 3, 2, 1):
+        candidate = float(f"{value:.{digits}g}")
+        if pack(candidate) != exact:
+            return best
+        best = candidate
+    return best
 
 
 class _IdHasher:
@@ -204,6 +237,11 @@ class _SymbolLookup:
             if section.end > start:
                 names[str(section.metadata["symbol"])] = None
         return ", ".join(names) or TOP_LEVEL_SYMBOL
+
+
+def page_ranges(doc: Document) -> Callable[[int, int], tuple[int, int]] | None:
+    """Return ``range(start, end)``: the first and last page a span touches; None: no pages."""
+    return _PageLookup(doc.pages).range if doc.pages else None
 
 
 class _PageLookup:

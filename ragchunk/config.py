@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,33 +46,6 @@ from ragchunk.registry import did_you_mean
 
 CONFIG_NAME: Final = "ragchunk.toml"
 PYPROJECT_NAME: Final = "pyproject.toml"
-
-_SCOPE_KEYS: Final[dict[str, tuple[str, Any]]] = {
-    "strategy": ("strategy", str),
-    "size": ("size", int),
-    "overlap": ("overlap", int),
-    "unit": ("unit", Unit),
-    "tokenizer": ("tokenizer", str),
-    "count-tokens": ("count_tokens", bool),
-    "format": ("format", str),
-    "language": ("language", str),
-    "hashes": ("hashes", bool),
-    "timeout": ("timeout", float),
-    "max-bytes": ("max_bytes", int),
-    "contextualize": ("contextualize", bool),
-    "min-size": ("min_size", int),
-    # How parsers read (ParseOptions), issue 12.
-    "pdf-engine": ("pdf_engine", PdfEngine),
-    "ocr": ("ocr", OcrMode),
-    "ocr-language": ("ocr_language", str),
-    "keep": ("keep", tuple[CleanPart, ...]),
-    "comments": ("comments", bool),
-    # How parsers read (ParseOptions), issue 16.
-    "keep-boilerplate": ("keep_boilerplate", bool),
-    "notes": ("notes", bool),
-    "hidden-slides": ("hidden_slides", bool),
-}
-"""Keys a scope (the top level or a ``[files."GLOB"]`` section) may set: key → (field, type)."""
 
 _RUN_KEYS: Final[dict[str, tuple[str, Any]]] = {
     "include": ("include", tuple[str, ...]),
@@ -120,6 +94,19 @@ class Settings:
     keep_boilerplate: bool | None = None
     notes: bool | None = None
     hidden_slides: bool | None = None
+    refine: bool | None = None
+    embed: bool | None = None
+    embedder: str | None = None
+    embed_model: str | None = None
+    embed_url: str | None = None
+    embed_key_env: str | None = None
+    embed_batch_size: int | None = None
+    embed_timeout: float | None = None
+    embed_concurrency: int | None = None
+    embed_retries: int | None = None
+    device: str | None = None
+    cache_dir: str | None = None
+    no_cache: bool | None = None
     options: Mapping[str, object] = field(default_factory=dict)
 
     def parse_options(self) -> ParseOptions:
@@ -150,6 +137,25 @@ class Settings:
         options = {**kept, **self.options}
         return dataclasses.replace(merged, options=options)
 
+
+def _keys_of(cls: type[Settings]) -> dict[str, tuple[str, Any]]:
+    """Return a file key for every field but ``options``: ``max_bytes`` is ``max-bytes``."""
+    hints = typing.get_type_hints(cls)
+    return {
+        name.replace("_", "-"): (name, _without_none(hints[name]))
+        for name in (f.name for f in dataclasses.fields(cls))
+        if name != _OPTIONS
+    }
+
+
+def _without_none(hint: Any) -> Any:
+    """Return ``X`` for ``X | None``."""
+    args = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+    return args[0] if len(args) == 1 and type(None) in typing.get_args(hint) else hint
+
+
+_SCOPE_KEYS: Final = _keys_of(Settings)
+"""Keys a scope (the top level or a ``[files."GLOB"]`` section) may set: key → (field, type)."""
 
 _PARSE_SETTINGS: Final = tuple(
     name for name in PARSE_OPTION_NAMES if name in {f.name for f in dataclasses.fields(Settings)}
@@ -297,7 +303,7 @@ def _parse(path: Path, where: str, table: dict[str, Any]) -> Config:
     for key in table:
         if key not in allowed:
             raise UsageError(f"{where}: {_unknown_key(key, allowed)}")
-    defaults = _settings(table, where)
+    defaults = _anchored(_settings(table, where), path.parent)
     run = RunSettings(**_values(table, _RUN_KEYS, where))
     if run.jobs is not None and run.jobs < 1:
         raise UsageError(f"{where}: jobs must be at least 1 (got {run.jobs})")
@@ -305,8 +311,18 @@ def _parse(path: Path, where: str, table: dict[str, Any]) -> Config:
         run = dataclasses.replace(run, manifest=str(path.parent / run.manifest))
     if run.root is not None:  # like the manifest, relative to the file: ids pinned for CI
         run = dataclasses.replace(run, root=str(path.parent / run.root))
-    rules = _rules(table.get(_FILES, {}), where)
+    rules = tuple(
+        dataclasses.replace(rule, settings=_anchored(rule.settings, path.parent))
+        for rule in _rules(table.get(_FILES, {}), where)
+    )
     return Config(path=path, where=where, defaults=defaults, run=run, rules=rules)
+
+
+def _anchored(settings: Settings, base: Path) -> Settings:
+    """Return ``settings`` with a relative ``cache-dir`` taken from the file's directory."""
+    if settings.cache_dir is None:
+        return settings
+    return dataclasses.replace(settings, cache_dir=str(base / settings.cache_dir))
 
 
 def _rules(files: object, where: str) -> tuple[Rule, ...]:

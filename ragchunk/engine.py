@@ -1,7 +1,8 @@
 """The engine: one input read, parsed, chunked and checked; a failure never escapes as a crash.
 
 ``chunk_document`` runs a recipe over a parsed document: the strategy's spans (and the spans a
-template drops, reported), then the optional passes (``ragchunk.passes``), then the records.
+template drops, reported), then the optional passes (``ragchunk.passes``; with an embedder,
+``ragchunk.embedding``), then the records.
 ``process`` does the whole of one input under its policy (byte cap, deadline, ``--check``) and
 returns a ``FileResult``: its chunks, or the one-line error that stopped it, plus warnings; a
 container input (an mbox) gives the chunks of each document in it, and names those that failed.
@@ -17,26 +18,25 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ragchunk import parsers, strategies
+from ragchunk.backends import open_embedder
 from ragchunk.chunks import assemble, gc_paused
 from ragchunk.deadline import TimedOut, time_limit, timeout_message
-from ragchunk.errors import RagchunkError
+from ragchunk.embedding import embed_chunks, refine_spans
+from ragchunk.errors import BackendError, RagchunkError
 from ragchunk.inputs import STDIN
 from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.model import Dropped
 from ragchunk.options import build_options
 from ragchunk.parsers._spec import ParseRequest
-from ragchunk.passes import (
-    contextualized,
-    fit_context_spans,
-    merge_small_spans,
-    warn_if_large,
-)
+from ragchunk.passes import contextualized, fit_context_spans, merge_small_spans, warn_if_large
 from ragchunk.reading import check_not_empty, choose_format, parse_member, read_input
+from ragchunk.results import Diagnostic, FileResult, first_line
 from ragchunk.strategies._spec import Context
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
+    from ragchunk.backends.cache import CachedEmbedder
     from ragchunk.check import Limits
     from ragchunk.measure import Sizer
     from ragchunk.model import Chunk, Document, Section, Span
@@ -45,61 +45,30 @@ if TYPE_CHECKING:
     from ragchunk.plan import Plan, Recipe
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    """A warning about one input: ``code`` is stable, ``message`` is one sentence."""
-
-    path: str
-    code: str
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class FileResult:
-    """The outcome for one input: its chunks, or the error that stopped it, plus warnings.
-
-    ``content_hash`` is the SHA-256 of the input's bytes once they were read; ``unchanged``
-    says the input was skipped because that hash equals the one a manifest recorded. When the
-    job had a renderer, ``rendered`` holds its output, in pieces of at most
-    ``workers.RENDER_BLOCK`` chunks (never one large string beside its parts), and ``chunks``
-    is empty; ``chunk_count`` counts the chunks either way. With ``--check``, ``violations``
-    lists what the invariant checker found (SPEC §3), one sentence each; the chunks are kept
-    all the same. ``dropped`` lists the spans a template left out on purpose, with the id of
-    the document they belong to. A container input (an mbox) gives the chunks of every
-    document in it; ``failed_parts`` names those of its documents that could not be chunked,
-    one sentence each, while the others were.
-    """
-
-    source: str
-    doc_id: str
-    chunks: tuple[Chunk, ...] = ()
-    diagnostics: tuple[Diagnostic, ...] = ()
-    error: str | None = None
-    document: Document | None = None
-    content_hash: str | None = None
-    unchanged: bool = False
-    rendered: tuple[str, ...] | None = None
-    chunk_count: int = 0
-    violations: tuple[str, ...] = ()
-    dropped: tuple[tuple[str, Dropped], ...] = ()
-    failed_parts: tuple[str, ...] = ()
-
-
 @gc_paused()
 def chunk_document(
     doc: Document,
     recipe: Recipe[Any],
     diagnostics: list[Diagnostic] | None = None,
     dropped: list[Dropped] | None = None,
+    *,
+    embedder: CachedEmbedder | None = None,
 ) -> list[Chunk]:
     """Run the recipe's strategy and passes over one parsed document; return its records.
 
     A strategy that picks another per document (``auto``) runs the recipe of its choice. The
     spans a template drops on purpose are appended to ``dropped`` (in document order).
+    ``embedder`` serves the strategies and passes that need one; when None and one is needed,
+    one is made that caches in memory only.
+
+    Raises:
+        BackendError: the embedder failed.
     """
     recipe = recipe.for_document(doc)
     sink = [] if diagnostics is None else diagnostics
     drops: list[Dropped] = [] if dropped is None else dropped
+    if embedder is None and recipe.needs_embedder:
+        embedder = open_embedder(recipe.embedder, None)
 
     def warn(code: str, message: str) -> None:
         sink.append(Diagnostic(doc.source, code, message))
@@ -113,18 +82,23 @@ def chunk_document(
     ctx = Context(
         measure=measure,
         sizer=sizer,
-        limit=recipe.limit,
+        limit=recipe.strategy_limit,
         tokens=tokens,
         find_sections=_markdown_sections,
         delegate=_delegate,
         warn=warn,
+        min_size=recipe.min_size,
     )
     if recipe.strategy.drops:
         ctx = replace(ctx, drop=drop)
+    if embedder is not None:
+        ctx = replace(ctx, embedder=functools.partial(_identity, embedder))
     if recipe.contextualize:
         ctx = contextualized(doc, ctx)
     spans = recipe.strategy.split(doc, recipe.options, ctx)
     drops.sort(key=lambda span: (span.start, span.end))
+    if recipe.refine and recipe.limit is not None:
+        spans = refine_spans(doc, spans, ctx, limit=recipe.limit, unit=recipe.budget.unit)
     if recipe.min_size:
         spans = merge_small_spans(doc, spans, ctx, sizer, recipe, drops)
     if recipe.contextualize and recipe.limit is not None:
@@ -132,7 +106,7 @@ def chunk_document(
     counted = recipe.count_tokens or recipe.budget.unit == "tokens"
     if recipe.limit is None:
         warn_if_large(doc, spans, tokens, recipe.strategy.name, warn)
-    return assemble(
+    chunks = assemble(
         doc,
         spans,
         strategy=recipe.strategy.name,
@@ -140,6 +114,13 @@ def chunk_document(
         tokens=tokens() if counted else None,
         contextualize=recipe.contextualize,
     )
+    if recipe.embed and embedder is not None:
+        chunks = embed_chunks(chunks, embedder)
+    return chunks
+
+
+def _identity(embedder: CachedEmbedder) -> CachedEmbedder:
+    return embedder
 
 
 def _token_sizer(text: str, recipe: Recipe[Any], sizer: Sizer) -> Callable[[], Sizer]:
@@ -207,7 +188,10 @@ def _process(
 ) -> FileResult:
     recipe, policy = plan.recipe, plan.policy
     content_hash = None
+    embedder: CachedEmbedder | None = None
     try:
+        if recipe.needs_embedder:
+            embedder = open_embedder(recipe.embedder, policy.cache)
         data = read_input(source, policy.max_bytes)
         content_hash = hashlib.sha256(data).hexdigest()
         if content_hash == known_hash:
@@ -216,10 +200,12 @@ def _process(
         fmt = parsers.get(choose_format(data, request, format=_format(source, recipe)))
         if fmt.members is not None:
             members = fmt.members(data, request)
-            return _process_members(members, request, plan, diagnostics, content_hash)
+            return _process_members(members, request, plan, diagnostics, content_hash, embedder)
         doc = fmt.parse(data, request)
         del data  # the bytes of a large input need not live on beside its text and chunks
-        done = _chunk_checked(doc, plan, diagnostics)
+        done = _chunk_checked(doc, plan, diagnostics, embedder)
+    except BackendError as exc:  # the backend names itself; the input is named here
+        return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=f"{source}: {exc}")
     except RagchunkError as exc:
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=str(exc))
     except MemoryError:
@@ -230,6 +216,8 @@ def _process(
             raise
         message = _internal_error(source, exc)
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=message)
+    if embedder is not None and embedder.problem is not None:
+        diagnostics.append(Diagnostic(source, "cache", f"{source}: {embedder.problem}"))
     return FileResult(
         source,
         doc_id,
@@ -240,6 +228,8 @@ def _process(
         chunk_count=len(done.chunks),
         violations=done.violations,
         dropped=tuple((doc.doc_id, span) for span in done.dropped),
+        embedded=0 if embedder is None else embedder.embedded,
+        cached=0 if embedder is None else embedder.cached,
     )
 
 
@@ -252,12 +242,21 @@ class _Chunked:
     violations: tuple[str, ...]
 
 
-def _chunk_checked(doc: Document, plan: Plan, diagnostics: list[Diagnostic]) -> _Chunked:
+def _chunk_checked(
+    doc: Document,
+    plan: Plan,
+    diagnostics: list[Diagnostic],
+    embedder: CachedEmbedder | None = None,
+) -> _Chunked:
     if not plan.policy.allow_empty:
         check_not_empty(doc)
     dropped: list[Dropped] = []
-    chunks = chunk_document(doc, plan.recipe, diagnostics, dropped)
-    violations = check_chunks(doc, chunks, plan.recipe, dropped) if plan.policy.check else ()
+    chunks = chunk_document(doc, plan.recipe, diagnostics, dropped, embedder=embedder)
+    violations = (
+        check_chunks(doc, chunks, plan.recipe, dropped, embedder=embedder)
+        if plan.policy.check
+        else ()
+    )
     return _Chunked(chunks, dropped, violations)
 
 
@@ -267,6 +266,7 @@ def _process_members(
     plan: Plan,
     diagnostics: list[Diagnostic],
     content_hash: str,
+    embedder: CachedEmbedder | None,
 ) -> FileResult:
     """Chunk each document of a container input; one that fails is named, the others kept.
 
@@ -283,7 +283,7 @@ def _process_members(
         name = request.source + member.name
         try:
             doc = parse_member(member, request)
-            done = _chunk_checked(doc, plan, diagnostics)
+            done = _chunk_checked(doc, plan, diagnostics, embedder)
         except RagchunkError as exc:
             failed.append(str(exc))
             continue
@@ -307,6 +307,8 @@ def _process_members(
         violations=tuple(violations),
         dropped=tuple(dropped),
         failed_parts=tuple(failed),
+        embedded=0 if embedder is None else embedder.embedded,
+        cached=0 if embedder is None else embedder.cached,
     )
 
 
@@ -370,10 +372,13 @@ def check_chunks(
     chunks: Sequence[Chunk],
     recipe: Recipe[Any],
     dropped: Sequence[Dropped] = (),
+    *,
+    embedder: CachedEmbedder | None = None,
 ) -> tuple[str, ...]:
     """Return the violations of SPEC §3 in ``chunks``, a second run of the recipe included.
 
-    ``dropped`` are the spans the strategy reported leaving out: exactly those may be missing.
+    ``dropped`` are the spans the strategy reported leaving out: exactly those may be missing;
+    the second run asks ``embedder`` (its cache answers what the first run computed).
     This is ``--check``: the checker the test suite uses, run on the user's own documents.
     """
     from ragchunk.check import find_differences, find_violations
@@ -381,15 +386,10 @@ def check_chunks(
     recipe = recipe.for_document(doc)
     found = find_violations(doc, chunks, limits_for(recipe), dropped)
     again: list[Dropped] = []
-    found += find_differences(chunks, chunk_document(doc, recipe, dropped=again))
+    found += find_differences(chunks, chunk_document(doc, recipe, dropped=again, embedder=embedder))
     if again != list(dropped):
         found.append("a second run dropped other spans than the first")
     return tuple(found)
-
-
-def first_line(text: str) -> str:
-    """Return the first non-blank line of an exception's text (messages are one line)."""
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 def _with_hashes(chunk: Chunk, doc_hash: str) -> Chunk:

@@ -9,6 +9,7 @@
     │   ├── CorruptDocumentError  encrypted, truncated, not a zip, malformed XML
     │   └── LimitExceededError    zip/XML bomb, size or nesting caps
     └── BackendError              one file failed → exit 1: embedding/chat endpoint, missing model
+        └── TokenMappingError     a tokenizer's offsets do not map back (late chunking falls back)
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "LimitExceededError",
     "OptionError",
     "RagchunkError",
+    "TokenMappingError",
     "UsageError",
 ]
 
@@ -58,3 +60,10 @@ class LimitExceededError(InputError):
 
 class BackendError(RagchunkError):
     """An embedding or chat backend failed for one input."""
+
+
+class TokenMappingError(BackendError):
+    """A model's tokenizer reports offsets that do not map back onto the text it was given.
+
+    Late chunking catches it: the chunks are made all the same, without embeddings.
+    """

@@ -6,7 +6,7 @@ absolute. Line and page numbers are 1-based (SPEC §2).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final, TypeAlias
@@ -134,6 +134,9 @@ class Span:
             context of its own (``--contextualize`` still gives every chunk one).
         strategy: the strategy that made the span, when it is not the one the user named
             (``auto`` records its choice here).
+        embedding: the chunk's unit vector when the strategy made one (late chunking).
+        pages: the page range the chunk reports, when not the one its offsets touch (the
+            pieces of a refined chunk keep their parent's).
     """
 
     start: int
@@ -142,6 +145,8 @@ class Span:
     metadata: Metadata = field(default_factory=_no_metadata)
     prefix: str | None = None
     strategy: str | None = None
+    embedding: Sequence[float] | None = None
+    pages: tuple[int, int] | None = None
 
 
 # Not frozen, unlike the other model types: a frozen dataclass sets each of these 19 fields
@@ -170,6 +175,7 @@ class Chunk:
     context: str | None = None
     doc_hash: str | None = None
     hash: str | None = None
+    embedding: tuple[float, ...] | None = None
 
     def to_record(self) -> dict[str, JSONValue]:
         """Return the JSON object of SPEC §2; optional fields appear only when set."""
@@ -194,8 +200,8 @@ class Chunk:
         if self.tokens is not None:
             record["tokens"] = self.tokens
         record["metadata"] = dict(self.metadata)
-        for name in ("context", "doc_hash", "hash"):
+        for name in ("context", "doc_hash", "hash", "embedding"):
             value = getattr(self, name)
             if value is not None:
-                record[name] = value
+                record[name] = list(value) if name == "embedding" else value
         return record

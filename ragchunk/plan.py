@@ -5,8 +5,8 @@ limit resolved once, the tokenizer, forced format or language, how parsers read 
 the PDF engine, OCR, cleaning) and the optional passes; what chunk ids and the manifest's settings
 digest are made of — and a ``Policy``, how a run treats its inputs without ever changing a chunk
 (a password, a timeout, a byte cap, ``--debug``, ``--check``, ``--allow-empty``). ``make_plan``
-validates every option and loads the tokenizer; ``make_plans`` does so for every scope of a
-configuration file.
+validates every option and loads the tokenizer; ``ragchunk.scopes`` makes the plan of every
+scope of a configuration file.
 """
 
 from __future__ import annotations
@@ -19,17 +19,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, get_type_hints
 
 from ragchunk import parsers, strategies
+from ragchunk.backends import EmbedderSpec, check_embedder
 from ragchunk.code.languages import check_language
-from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
-from ragchunk.errors import OptionError, UsageError
+from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TOKENIZER
+from ragchunk.errors import OptionError
 from ragchunk.measure import load_tokenizer
 from ragchunk.options import build_options, convert_value
 from ragchunk.parsers._spec import DEFAULT_PARSE, PARSE_OPTION_NAMES, ParseOptions
 from ragchunk.strategies._spec import OptionsT, Strategy
 
 if TYPE_CHECKING:
-    from ragchunk.config import Config, Settings
-    from ragchunk.globs import Glob
     from ragchunk.model import Document
     from ragchunk.options import Budget, Unit
 
@@ -58,6 +57,10 @@ class Recipe(Generic[OptionsT]):
             each strategy it may pick, by name; ``for_document`` returns the one to run.
         parse: how parsers read the inputs (PDF engine, OCR, cleaning, DOCX comments, HTML
             boilerplate, PPTX notes...).
+        embedder: the embedder semantic and late chunking, ``refine`` and ``embed`` use.
+        refine: split chunks larger than the size semantically (``--refine``); a strategy
+            unbounded by design then runs unbounded and this pass bounds it.
+        embed: give every record an ``embedding`` of its ``context`` (else its text).
         fingerprint: a digest of what changes spans, part of every chunk id.
     """
 
@@ -73,6 +76,9 @@ class Recipe(Generic[OptionsT]):
     min_size: int = 0
     choices: Mapping[str, Recipe[Any]] = field(default_factory=dict)
     parse: ParseOptions = DEFAULT_PARSE
+    embedder: EmbedderSpec = field(default_factory=EmbedderSpec)
+    refine: bool = False
+    embed: bool = False
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -85,6 +91,10 @@ class Recipe(Generic[OptionsT]):
             key += f"\0min_size={self.min_size}"
         if self.parse != DEFAULT_PARSE:  # the default keeps the ids made before it existed
             key += f"\0{self.parse!r}"
+        if self.refine:
+            key += "\0refine"
+        if self.refine or self.strategy.embeds:  # the model decides where chunks end
+            key += f"\0embedder={self.embedder.label}"
         digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "fingerprint", digest)
 
@@ -98,6 +108,18 @@ class Recipe(Generic[OptionsT]):
     def budget(self) -> Budget:
         """The size, overlap and unit the strategy packs to."""
         return self.options.budget
+
+    @property
+    def strategy_limit(self) -> int | None:
+        """The limit the strategy itself keeps: none for an unbounded one under ``--refine``."""
+        if self.refine and not self.strategy.bounds(self.options).bounded:
+            return None
+        return self.limit
+
+    @property
+    def needs_embedder(self) -> bool:
+        """Whether chunking or the records need the embedder."""
+        return self.strategy.embeds or self.refine or self.embed
 
     @property
     def needs_tokens(self) -> bool:
@@ -121,6 +143,8 @@ class Policy:
         allow_empty: accept an input that yields no text (zero chunks) instead of failing it
             (``--allow-empty``); a policy, since it changes no chunk, only whether none is an
             error.
+        cache: the directory vectors are cached in (``--cache-dir``), or None for no disk
+            cache (``--no-cache``).
     """
 
     password: str | None = None
@@ -129,6 +153,7 @@ class Policy:
     debug: bool = False
     check: bool = False
     allow_empty: bool = False
+    cache: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,31 +162,6 @@ class Plan:
 
     recipe: Recipe[Any]
     policy: Policy = Policy()
-
-
-@dataclass(frozen=True, slots=True)
-class Plans:
-    """The plan of every scope of a configuration file, flags applied; see ``make_plans``.
-
-    Attributes:
-        default: the plan for inputs no rule matches.
-        rules: ``(glob, plan)`` per ``[files."GLOB"]`` section, in file order; first match wins.
-        config: the configuration they come from (for matching paths relative to it).
-    """
-
-    default: Plan
-    rules: tuple[tuple[Glob, Plan], ...] = ()
-    config: Config | None = None
-
-    def for_input(self, source: str, doc_id: str) -> Plan:
-        """Return the plan of the first rule whose glob matches the input, else the default."""
-        if not self.rules or self.config is None:
-            return self.default
-        parts = self.config.match_parts(source, doc_id)
-        for glob, plan in self.rules:
-            if glob.matches(parts):
-                return plan
-        return self.default
 
 
 def make_plan(
@@ -185,6 +185,11 @@ def make_plan(
     min_size: int | None = None,
     parse: ParseOptions = DEFAULT_PARSE,
     allow_empty: bool = False,
+    embedder: EmbedderSpec | None = None,
+    refine: bool = False,
+    embed: bool = False,
+    cache_dir: str | None = None,
+    no_cache: bool = False,
 ) -> Plan:
     """Validate every option and return the plan; loads the tokenizer when one is needed.
 
@@ -193,6 +198,9 @@ def make_plan(
 
     ``timeout`` None (the library's default) sets no time limit: only the command line arms
     a timer unless asked, since it takes over ``SIGALRM`` while an input is processed.
+    Vectors are cached under ``cache_dir`` (default: ragchunk's folder in the user's cache
+    directory) unless ``no_cache``. The embedder's packages are checked here; its model is
+    loaded where the first input that needs it is chunked.
 
     Raises:
         UsageError: an unknown strategy, format, language or tokenizer, or a bad option value.
@@ -204,6 +212,7 @@ def make_plan(
         debug=debug,
         check=check,
         allow_empty=allow_empty,
+        cache=_cache_dir(cache_dir, no_cache=no_cache),
     )
     check_limits(timeout=timeout, max_bytes=max_bytes)
     chosen: Strategy[Any] = strategies.get(strategy)
@@ -211,8 +220,10 @@ def make_plan(
     values = dict(options or {})
     parse_values = {key: values.pop(key) for key in PARSE_OPTION_NAMES if key in values}
     built = build_options(chosen.options, budget, values, strategy=chosen.name)
-    # SPEC §3.3: a strategy unbounded by design becomes bounded when a size is given.
-    limit = budget.size if size is not None or chosen.bounds(built).bounded else None
+    # SPEC §3.3: a strategy unbounded by design becomes bounded when a size is given, or
+    # when --refine bounds its chunks.
+    bounded = size is not None or refine or chosen.bounds(built).bounded
+    limit = budget.size if bounded else None
     _check_min_size(min_size, limit)
     if format is not None:
         parsers.check_name(format)
@@ -231,6 +242,9 @@ def make_plan(
         "contextualize": contextualize,
         "min_size": min_size or 0,
         "parse": parse_asked,
+        "embedder": embedder or EmbedderSpec(),
+        "refine": refine,
+        "embed": embed,
     }
     choices = {
         name: _choice(name, budget if size is not None else None, overlap, unit, common)
@@ -241,6 +255,11 @@ def make_plan(
     recipe = Recipe(strategy=chosen, options=built, limit=limit, choices=choices, **common)
     if recipe.needs_tokens:
         load_tokenizer(tokenizer)
+    if recipe.needs_embedder:
+        why = "--refine" if refine else "--embed"
+        if chosen.embeds:
+            why = f"--strategy {chosen.name}"
+        check_embedder(recipe.embedder, why=why, tokens=chosen.token_vectors)
     return Plan(recipe, policy)
 
 
@@ -292,6 +311,16 @@ def _check_installed(module: str, option: str, *, extra: str) -> None:
         raise OptionError(option, f"needs {module}: pip install 'ragchunk[{extra}]'")
 
 
+def _cache_dir(cache_dir: str | None, *, no_cache: bool) -> str | None:
+    if no_cache:
+        return None
+    if cache_dir is not None:
+        return cache_dir
+    from ragchunk.backends.cache import default_cache_dir
+
+    return default_cache_dir()
+
+
 def check_limits(*, timeout: float | None, max_bytes: int) -> None:
     """Raise ``OptionError`` unless ``--timeout`` and ``--max-bytes`` are positive."""
     if timeout is not None and not 0 < timeout < math.inf:  # refuses NaN and inf too
@@ -307,71 +336,3 @@ def _check_min_size(min_size: int | None, limit: int | None) -> None:
         raise OptionError("--min-size", f"must be at least 1 (got {min_size})")
     if limit is not None and min_size > limit:
         raise OptionError("--min-size", f"must not exceed --size (got {min_size} > {limit})")
-
-
-def make_plans(
-    config: Config,
-    flags: Settings,
-    *,
-    password: str | None = None,
-    debug: bool = False,
-    check: bool = False,
-    allow_empty: bool = False,
-) -> Plans:
-    """Return the plans of every scope of ``config`` with ``flags`` on top (flags win).
-
-    Every scope of the file is first validated on its own, so a mistake in the file is reported
-    with the file's name even when a flag overrides it; no input has been read yet.
-
-    Raises:
-        UsageError: a bad value in the file (named with the file and section) or in the flags.
-    """
-    for where, scope in config.scopes():
-        try:
-            plan_from_settings(scope)
-        except UsageError as exc:
-            raise UsageError(f"{where}: {exc}") from None
-    policy = Policy(password=password, debug=debug, check=check, allow_empty=allow_empty)
-    default = plan_from_settings(flags.over(config.defaults), policy)
-    rules = []
-    for rule in config.rules:
-        settings = flags.over(rule.settings.over(config.defaults))
-        try:
-            plan = plan_from_settings(settings, policy)
-        except UsageError as exc:  # the flags do not fit this section (an -O of another strategy)
-            raise UsageError(f"{exc} (for the inputs of {rule.where})") from None
-        rules.append((rule.glob, plan))
-    return Plans(default, tuple(rules), config)
-
-
-def plan_from_settings(settings: Settings, policy: Policy = Policy()) -> Plan:
-    """Return the validated plan for merged settings (unset ones take their defaults).
-
-    These are the command line's defaults: an unset timeout is ``DEFAULT_TIMEOUT``. Of
-    ``policy`` only what the command line gives besides the settings is read (the password,
-    ``--debug``, ``--check``, ``--allow-empty``).
-
-    Raises:
-        UsageError: an unknown strategy, format or tokenizer, or a bad option value.
-    """
-    return make_plan(
-        settings.strategy or strategies.DEFAULT_STRATEGY,
-        size=settings.size,
-        overlap=settings.overlap,
-        unit=settings.unit,
-        tokenizer=settings.tokenizer or DEFAULT_TOKENIZER,
-        options=settings.options,
-        count_tokens=bool(settings.count_tokens),
-        format=settings.format,
-        language=settings.language,
-        password=policy.password,
-        debug=policy.debug,
-        check=policy.check,
-        hashes=bool(settings.hashes),
-        timeout=DEFAULT_TIMEOUT if settings.timeout is None else settings.timeout,
-        max_bytes=DEFAULT_MAX_BYTES if settings.max_bytes is None else settings.max_bytes,
-        contextualize=bool(settings.contextualize),
-        min_size=settings.min_size,
-        parse=settings.parse_options(),
-        allow_empty=policy.allow_empty,
-    )

@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from ragchunk import backends
 from ragchunk.deadline import timeout_message
-from ragchunk.engine import FileResult, process
+from ragchunk.engine import process
 from ragchunk.errors import UsageError
 from ragchunk.inputs import find_inputs
 from ragchunk.measure import use_one_encoding_thread
+from ragchunk.results import FileResult
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -28,7 +30,8 @@ if TYPE_CHECKING:
 
     from ragchunk.inputs import Input
     from ragchunk.model import Chunk
-    from ragchunk.plan import Plan, Plans
+    from ragchunk.plan import Plan
+    from ragchunk.scopes import Plans
 
 _IN_FLIGHT_PER_WORKER: Final = 4
 """Results a worker may have ready ahead of the reader: bounds memory, keeps workers busy."""
@@ -279,8 +282,11 @@ def _serve(connection: Connection) -> None:
     baseline = _resident_mib()
     with contextlib.suppress(EOFError):  # the parent went away
         while (job := connection.recv()) is not None:
+            models = backends.loaded_count()
             result = _work(job)
             now = _resident_mib()
+            if backends.loaded_count() != models:  # a model loaded once is kept, not leaked
+                baseline = now
             grown = now - baseline if now is not None and baseline is not None else 0.0
             retiring = grown > RECYCLE_MIB
             connection.send((result, retiring))
@@ -332,6 +338,7 @@ def _init_worker() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
     copyreg.pickle(types.MappingProxyType, _reduce_mapping)
     use_one_encoding_thread()  # the workers already use every core
+    backends.use_one_thread()
 
 
 def _reduce_mapping(mapping: MappingProxyType[str, Any]) -> tuple[Any, tuple[Any, ...]]:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-    from ragchunk.engine import FileResult
+    from ragchunk.results import FileResult
     from ragchunk.workers import Job
     from ragchunk.writers.stats import ChunkStats
 
@@ -73,6 +73,8 @@ class _Run:
     stream: IO[str] | None = None
     stderr: Console | None = None
     said: set[str] = field(default_factory=set)  # warnings said once per run, by code
+    embedded: int = 0
+    cached: int = 0
 
     @property
     def console(self) -> Console:
@@ -96,6 +98,8 @@ class _Run:
             self.tally.skip()
             return True
         write_output(result, target, self.stream)
+        self.embedded += result.embedded
+        self.cached += result.cached
         self.render(result)
         self.tally.add(job, target, result)
         for violation in result.violations:  # even with --quiet: --check asked for them
@@ -190,13 +194,13 @@ def _consume(run: _Run) -> None:
         run.tally.recording(),
         _terminate_as_interrupt(),
         output_stream(batch, None if run.display.table else sys.stdout) as run.stream,
-        _progress(run, len(batch.jobs)) as advance,
+        _progress(run, len(batch.jobs), embeds=_embeds(batch)) as advance,
         results(batch, jsonl=not wants_chunks) as outcomes,
     ):
         for job, target, result in outcomes:
             if not run.record(job, target, result):
                 break
-            advance(result.chunk_count)
+            advance(result)
 
 
 def _summarise(run: _Run, seconds: float) -> None:
@@ -222,6 +226,8 @@ def _summarise(run: _Run, seconds: float) -> None:
             f"{len(tally.failures)} failed, {len(batch.notes)} left out by the walk; "
             f"{seconds:.1f} s"
         )
+        if _embeds(batch):
+            run.say(f"embeddings: {run.embedded} computed, {run.cached} from the cache")
 
 
 def _is_empty(batch: Batch) -> bool:
@@ -262,13 +268,19 @@ def _print_stats(console: Console, stats: ChunkStats) -> None:
         console.print(dropped)
 
 
-@contextlib.contextmanager
-def _progress(run: _Run, total: int) -> Iterator[Callable[[int], None]]:
-    """Yield ``advance(chunks)``, which counts one finished input.
+def _embeds(batch: Batch) -> bool:
+    """Return whether any input of the batch is embedded (semantic, late, --refine, --embed)."""
+    return any(job.plan.recipe.needs_embedder for job in batch.jobs)
 
-    A bar is shown on stderr for multi-file runs, and only when stderr is a terminal.
+
+@contextlib.contextmanager
+def _progress(run: _Run, total: int, *, embeds: bool) -> Iterator[Callable[[FileResult], None]]:
+    """Yield ``advance(result)``, which counts one finished input.
+
+    A bar is shown on stderr for multi-file runs and runs that embed, only when stderr is a
+    terminal; with embeddings it counts the texts embedded per second and the cache's hits.
     """
-    if run.display.quiet or total < 2 or not sys.stderr.isatty():
+    if run.display.quiet or (total < 2 and not embeds) or not sys.stderr.isatty():
         yield _ignore
         return
     from rich.progress import (
@@ -280,11 +292,15 @@ def _progress(run: _Run, total: int) -> Iterator[Callable[[int], None]]:
         TimeRemainingColumn,
     )
 
+    files = "files · {task.fields[chunks]} chunks · {task.fields[rate]} files/s ·"
+    if embeds:
+        files += " {task.fields[embedded]} embedded, {task.fields[speed]}/s · "
+        files += "{task.fields[cached]} from cache ·"
     progress = Progress(
         TextColumn("chunking"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("files · {task.fields[chunks]} chunks · {task.fields[rate]} files/s ·"),
+        TextColumn(files),
         TimeElapsedColumn(),
         TextColumn("· eta"),
         TimeRemainingColumn(),
@@ -296,21 +312,34 @@ def _progress(run: _Run, total: int) -> Iterator[Callable[[int], None]]:
         redirect_stdout=False,
         redirect_stderr=False,
     )
-    started, counts = time.monotonic(), [0, 0]
+    started, counts = time.monotonic(), [0, 0, 0, 0]
 
-    def advance(chunks: int) -> None:
+    def advance(result: FileResult) -> None:
         counts[0] += 1
-        counts[1] += chunks
-        rate = f"{counts[0] / max(time.monotonic() - started, 1e-6):.1f}"
-        progress.update(task, advance=1, chunks=counts[1], rate=rate, refresh=True)
+        counts[1] += result.chunk_count
+        counts[2] += result.embedded
+        counts[3] += result.cached
+        seconds = max(time.monotonic() - started, 1e-6)
+        progress.update(
+            task,
+            advance=1,
+            chunks=counts[1],
+            rate=f"{counts[0] / seconds:.1f}",
+            embedded=counts[2],
+            speed=f"{counts[2] / seconds:.0f}",
+            cached=counts[3],
+            refresh=True,
+        )
 
     with progress:
-        task = progress.add_task("chunking", total=total, chunks=0, rate="–")
+        task = progress.add_task(
+            "chunking", total=total, chunks=0, rate="–", embedded=0, speed="–", cached=0
+        )
         progress.refresh()
         yield advance
 
 
-def _ignore(chunks: int) -> None:
+def _ignore(result: FileResult) -> None:
     """Count nothing (no progress bar)."""
 
 

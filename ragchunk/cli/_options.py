@@ -189,7 +189,8 @@ def settings_from_flags(params: Mapping[str, object], given: Iterable[str]) -> S
 
     ``params`` are a command's parameters by name (``click.Context.params``); a command
     without one of the shared options leaves that setting unset. Flags whose default is a
-    value (``--strategy``, ``--tokenizer``, ``--timeout``, ``--max-bytes``) count only when
+    value (``--strategy``, ``--tokenizer``, ``--timeout``, ``--max-bytes``, the embedding
+    flags') count only when
     ``given``, so a configuration file's value is not overridden by a default.
 
     Raises:
@@ -228,6 +229,20 @@ def settings_from_flags(params: Mapping[str, object], given: Iterable[str]) -> S
         notes=bool(params.get("notes")) or None,
         hidden_slides=bool(params.get("hidden_slides")) or None,
         options=parse_assignments(_texts(params.get("option"))),
+        # Embedding (cli/_embedding.py), split only.
+        refine=bool(params.get("refine")) or None,
+        embed=bool(params.get("embed")) or None,
+        embedder=_text(explicit("embedder")),
+        embed_model=_text(params.get("embed_model")),
+        embed_url=_text(params.get("embed_url")),
+        embed_key_env=_text(explicit("embed_key_env")),
+        embed_batch_size=_number(explicit("embed_batch_size"), int),
+        embed_timeout=_number(explicit("embed_timeout"), float),
+        embed_concurrency=_number(explicit("embed_concurrency"), int),
+        embed_retries=_number(explicit("embed_retries"), int),
+        device=_text(params.get("device")),
+        cache_dir=_text(params.get("cache_dir")),
+        no_cache=bool(params.get("no_cache")) or None,
     )
 
 

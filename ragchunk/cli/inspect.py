@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from rich.table import Table
     from rich.text import Text
 
-    from ragchunk.engine import Diagnostic
     from ragchunk.model import Chunk, Document, JSONValue
+    from ragchunk.results import Diagnostic
 
 _PREVIEW: Final = 60
 
@@ -81,12 +81,13 @@ def inspect_command(
     hidden_slides: HiddenSlidesFlag = False,
 ) -> None:
     """Parse one file and render its sections (the help text is INSPECT_HELP)."""
-    from ragchunk import engine, parsers
+    from ragchunk import parsers
     from ragchunk.config import Settings
     from ragchunk.errors import InputError
     from ragchunk.parsers._spec import ParseRequest
     from ragchunk.plan import check_parse
     from ragchunk.reading import parse_documents, read_input
+    from ragchunk.results import Diagnostic
 
     with usage_errors():
         if input_format is not None:
@@ -105,7 +106,7 @@ def inspect_command(
     diagnostics: list[Diagnostic] = []
 
     def warn(code: str, message: str) -> None:
-        diagnostics.append(engine.Diagnostic(path, code, message))
+        diagnostics.append(Diagnostic(path, code, message))
 
     request = ParseRequest(source=path, doc_id=path, password=password, options=options, warn=warn)
     try:

@@ -9,6 +9,21 @@ import typer
 
 from ragchunk import strategies
 from ragchunk.cli._app import EXIT_OK, PlainUsage, app, usage_errors
+from ragchunk.cli._embedding import (
+    CacheDirFlag,
+    DeviceFlag,
+    EmbedBatchSizeFlag,
+    EmbedConcurrencyFlag,
+    EmbedderFlag,
+    EmbedFlag,
+    EmbedKeyEnvFlag,
+    EmbedModelFlag,
+    EmbedRetriesFlag,
+    EmbedTimeoutFlag,
+    EmbedUrlFlag,
+    NoCacheFlag,
+    RefineFlag,
+)
 from ragchunk.cli._options import (
     ConfigFlag,
     ContextualizeFlag,
@@ -62,6 +77,10 @@ Examples:
   ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'
   ragchunk split scans/ --ocr auto         recognise PDF pages without a text layer
   ragchunk split report.pdf --keep headers keep its running headers and footers
+  ragchunk split docs/ -s semantic --size 800 --embed -o chunks.jsonl
+  ragchunk split report.pdf -s hierarchical --refine --size 1000
+  ragchunk split a.md --embed --embedder openai --embed-url http://127.0.0.1:8080/v1
+    --embed-model nomic-embed-text  (the key, if any, from $OPENAI_API_KEY)
 """
 
 
@@ -175,12 +194,25 @@ def split_command(
     keep_boilerplate: KeepBoilerplateFlag = False,
     notes: NotesFlag = False,
     hidden_slides: HiddenSlidesFlag = False,
+    refine: RefineFlag = False,
+    embed: EmbedFlag = False,
+    embedder: EmbedderFlag = "local",
+    embed_model: EmbedModelFlag = None,
+    embed_url: EmbedUrlFlag = None,
+    embed_key_env: EmbedKeyEnvFlag = "OPENAI_API_KEY",
+    embed_batch_size: EmbedBatchSizeFlag = 32,
+    embed_timeout: EmbedTimeoutFlag = 60.0,
+    embed_concurrency: EmbedConcurrencyFlag = 4,
+    embed_retries: EmbedRetriesFlag = 4,
+    device: DeviceFlag = None,
+    cache_dir: CacheDirFlag = None,
+    no_cache: NoCacheFlag = False,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare
     from ragchunk.cli import _batch
     from ragchunk.config import RunSettings, load_config
-    from ragchunk.plan import make_plans
+    from ragchunk.scopes import make_plans
 
     with usage_errors():
         flags = settings_from_flags(ctx.params, given_flags(ctx))

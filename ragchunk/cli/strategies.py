@@ -57,6 +57,7 @@ def strategies_command(
     console.print(table)
     if not name:
         console.print(_parse_options())
+        console.print(Text(GUIDE))
 
 
 def _parse_options() -> Text:
@@ -76,3 +77,19 @@ def _parse_options() -> Text:
         kind = type_name(hints[field.name])
         lines.append(f" ({kind}, default {field.default!r}): {field.metadata['help']}")
     return lines
+
+
+GUIDE = (
+    "Choosing: the shape strategies (all but semantic and late) need no model and cut by "
+    "structure: recursive for prose, markdown and hierarchical for documents with headings, "
+    "code for source, token or sentence for even sizes. semantic cuts where the meaning of the "
+    "sentences changes: for long text whose topics change without headings. It embeds every "
+    "sentence once: a model pass over the whole text (on a CPU, thousands of times slower than "
+    "a shape strategy; see benchmarks/), or one endpoint request per batch of sentences. late "
+    "gives each chunk a vector that saw the text around it (a pronoun's referent, the subject "
+    "of a section): one pass of the local model over the text in 256-token windows; --size "
+    "counts --tokenizer tokens. --refine embeds only the chunks over the size (hierarchical's "
+    "long subtrees) and splits them by meaning; --embed adds a vector to every record (one pass "
+    "over the chunks). Vectors are cached on disk, so reruns and size sweeps cost no embedding."
+)
+"""Printed under the table: when each kind of strategy fits, and what it costs."""

@@ -40,7 +40,7 @@ from ragchunk.errors import UsageError
 if TYPE_CHECKING:
     from ragchunk.config import RunSettings
     from ragchunk.inputs import Found
-    from ragchunk.plan import Plans
+    from ragchunk.scopes import Plans
     from ragchunk.view import View
 
 VIEW_HELP = """Draw a document's chunks as one self-contained HTML page.
@@ -119,7 +119,7 @@ def view_command(
 ) -> None:
     """Draw the pages (the help text is VIEW_HELP)."""
     from ragchunk.config import RunSettings, load_config
-    from ragchunk.plan import make_plans
+    from ragchunk.scopes import make_plans
 
     with usage_errors():
         flags = settings_from_flags(ctx.params, given_flags(ctx))

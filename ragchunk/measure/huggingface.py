@@ -95,4 +95,8 @@ def load_tokenizer_file(name: str) -> HuggingFaceMeasure:
         tokenizer = Tokenizer.from_file(str(path))
     except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception subclass
         raise UsageError(f"--tokenizer {name!r} is not a valid tokenizer.json ({exc})") from None
+    # A model's tokenizer.json may truncate (all-MiniLM-L6-v2's cuts at 128 tokens) or pad:
+    # sizes would then stop growing at the cut, and no size limit would hold (SPEC §3.3).
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
     return HuggingFaceMeasure(name, tokenizer)

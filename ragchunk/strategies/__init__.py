@@ -27,6 +27,8 @@ STRATEGIES: Final = {
     "academic": "ragchunk.strategies.academic",
     "qa": "ragchunk.strategies.qa",
     "email": "ragchunk.strategies.email",
+    "semantic": "ragchunk.strategies.semantic",
+    "late": "ragchunk.strategies.late",
 }
 
 DEFAULT_STRATEGY: Final = "recursive"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 from ragchunk.text.languages import DEFAULT_LANGUAGE
 
 if TYPE_CHECKING:
+    from ragchunk.backends import Embedder
     from ragchunk.measure import Measure, Sizer
     from ragchunk.model import Document, Section, Span
     from ragchunk.options import Budget
@@ -40,6 +41,13 @@ def _no_breadcrumb(_start: int) -> str:
 def _not_dropping(start: int, end: int, reason: str) -> None:
     """Refuse to drop text: only strategies declared with ``drops=True`` may."""
     raise RuntimeError(f"a strategy not declared as dropping text dropped [{start}:{end}] {reason}")
+
+
+def _no_embedder() -> Embedder:
+    """Refuse: this context was made without an embedder (the strategy did not ask for one)."""
+    from ragchunk.errors import BackendError
+
+    raise BackendError("no embedder was set up for this run")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +77,10 @@ class Context:
         drop: ``drop(start, end, reason)`` reports a span the strategy leaves out of every
             chunk on purpose (SPEC §3.2); only strategies declared with ``drops=True`` may
             call it, and the checker verifies that exactly the reported spans are missing.
+        embedder: the run's embedder (``ragchunk.backends.Embedder``), made on first call and
+            answered from the vector cache when it can; strategies never import a backend.
+        min_size: ``--min-size`` in the budget's unit (0: not given), for strategies that
+            merge small chunks their own way (semantic: into the more similar neighbour).
     """
 
     measure: Measure
@@ -81,6 +93,8 @@ class Context:
     breadcrumb: Callable[[int], str] = _no_breadcrumb
     contextualize: bool = False
     drop: Callable[[int, int, str], None] = _not_dropping
+    embedder: Callable[[], Embedder] = _no_embedder
+    min_size: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -132,6 +146,8 @@ class Strategy(Generic[OptionsT]):
         stdin_format: the format standard input is parsed as when neither ``--format`` nor
             ``--language`` names one (``code``: its language then comes from a ``#!`` line,
             else the input fails asking for ``--language``); None reads it as text.
+        embeds: whether it needs ``ctx.embedder()`` (checked when the plan is made).
+        token_vectors: whether it needs token vectors (only a local model has them).
     """
 
     name: str
@@ -144,6 +160,8 @@ class Strategy(Generic[OptionsT]):
     choose: Callable[[Document], str] | None = None
     drops: bool = False
     stdin_format: str | None = None
+    embeds: bool = False
+    token_vectors: bool = False
 
     @property
     def bounded(self) -> bool:

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragchunk.deadline import TimedOut, time_limit, timeout_message
-from ragchunk.engine import Diagnostic, chunk_document, first_line, process
+from ragchunk.engine import chunk_document, process
 from ragchunk.errors import RagchunkError
+from ragchunk.results import Diagnostic, first_line
 
 if TYPE_CHECKING:
     from ragchunk.model import Chunk, Document

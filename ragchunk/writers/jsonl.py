@@ -59,6 +59,8 @@ def record_line(chunk: Chunk) -> str:
             )
             if value is not None
         )
+    if chunk.embedding is not None:  # floats as json writes them (repr: shortest round trip)
+        extra += f', "embedding": [{", ".join(map(repr, chunk.embedding))}]'
     headings = ", ".join(map(_quote, chunk.headings)) if chunk.headings else ""
     metadata = _dumps(dict(chunk.metadata)) if chunk.metadata else "{}"
     return (

@@ -15,16 +15,19 @@ from ragchunk.model import Span
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.fixed import FixedOptions, split
 from tests.conftest import FIXTURES
+from tests.meaning import EMBEDDING, every_strategy
 from tests.pending import EXCLUDE_PENDING
 
 pytestmark = pytest.mark.timeout(10)
 runner = CliRunner()
 
 
-@pytest.mark.parametrize("name", strategies.names())
+@pytest.mark.parametrize("name", every_strategy(pytest.mark.timeout(600)))
 def test_every_strategy_on_the_fixtures_has_no_violation(name: str, tmp_path: Path) -> None:
     out = tmp_path / "chunks.jsonl"
     args = ["split", str(FIXTURES), *EXCLUDE_PENDING, "-s", name, "--check", "-o", str(out)]
+    if name in EMBEDDING:  # in this process: the model loaded once for the session serves
+        args += ["--jobs", "1"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.stderr
     assert re.fullmatch(r"check: no violations in 57 inputs \(\d+ chunks\)\n", result.stderr)

@@ -69,8 +69,8 @@ class TestBash:
         assert bash_complete("strategies", "rec") == ["recursive"]
 
     def test_options_of_a_command(self) -> None:
-        assert bash_complete("split", "--no") == ["--no-gitignore", "--notes"]
-        assert bash_complete("split", "--no-") == ["--no-gitignore"]
+        assert bash_complete("split", "--no") == ["--no-gitignore", "--notes", "--no-cache"]
+        assert bash_complete("split", "--no-") == ["--no-gitignore", "--no-cache"]
         assert bash_complete("stats", "--l") == ["--limit"]
         assert "--manifest" in bash_complete("split", "--ma")
 

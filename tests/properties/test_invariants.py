@@ -1,15 +1,20 @@
-"""SPEC §3 on generated text: every strategy, both units, sizes from 1 up, overlap below size."""
+"""SPEC §3 on generated text: every strategy, both units, sizes from 1 up, overlap below size.
+
+The embedding strategies (semantic, late) and ``--refine`` on every strategy run with the real
+local model on fewer examples: each new text costs model passes.
+"""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ragchunk import strategies
 from ragchunk.model import Document
 from ragchunk.plan import make_plan
 from tests.invariants import assert_invariants
+from tests.meaning import EMBEDDING, SHAPES
 
 PIECES = [
     "word",
@@ -91,22 +96,43 @@ def prose_cases(draw: st.DrawFn, unit: str) -> tuple[str, int, int]:
     return draw(PROSE), size + (40 if unit == "chars" else 10), overlap
 
 
+PINNED = [
+    ("a" * 50 + " b", 10, 5),
+    ("👨‍👩‍👧‍👦" * 3, 1, 0),
+    ("e\u0301" * 30, 2, 1),
+    ("x\r\ny\r\n" * 20, 3, 2),
+]
+
+
 @pytest.mark.parametrize("unit", ["chars", "tokens"])
-@pytest.mark.parametrize("name", strategies.names())
+@pytest.mark.parametrize("name", SHAPES)
 @given(case=st.data())
 @example(case=None)
 def test_invariants_hold_on_generated_text(
     name: str, unit: str, case: st.DataObject | None
 ) -> None:
-    if case is None:  # pinned regressions
-        samples = [
-            ("a" * 50 + " b", 10, 5),
-            ("👨‍👩‍👧‍👦" * 3, 1, 0),
-            ("e\u0301" * 30, 2, 1),
-            ("x\r\ny\r\n" * 20, 3, 2),
-        ]
+    samples = PINNED if case is None else [case.draw(cases(unit)), case.draw(prose_cases(unit))]
+    for text, size, overlap in samples:
+        plan = make_plan(name, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+        assert_invariants(Document(text=text), plan)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("unit", ["chars", "tokens"])
+@pytest.mark.parametrize(
+    ("name", "refine"),
+    [*((name, False) for name in EMBEDDING), *((name, True) for name in strategies.names())],
+)
+@settings(max_examples=15)
+@given(case=st.data())
+@example(case=None)
+def test_invariants_hold_on_generated_text_with_embeddings(
+    name: str, refine: bool, unit: str, case: st.DataObject | None
+) -> None:
+    if case is None:
+        samples = [*PINNED, ("日本語の文です。" * 20 + "e\u0301 \u0001x " * 10, 7, 2)]
     else:
         samples = [case.draw(cases(unit)), case.draw(prose_cases(unit))]
     for text, size, overlap in samples:
-        plan = make_plan(name, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+        plan = make_plan(name, size=size, overlap=overlap, unit=unit, refine=refine)  # type: ignore[arg-type]
         assert_invariants(Document(text=text), plan)

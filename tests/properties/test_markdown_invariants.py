@@ -6,10 +6,9 @@ within --size, and the output budget), each one sentence naming the document."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ragchunk import strategies
 from ragchunk.errors import InputError
 from ragchunk.measure import measure_for
 from ragchunk.model import Document
@@ -18,6 +17,7 @@ from ragchunk.parsers.markdown import parse
 from ragchunk.plan import Plan, make_plan
 from ragchunk.text.breadcrumb import format_breadcrumb
 from tests.invariants import assert_invariants
+from tests.meaning import EMBEDDING, SHAPES
 
 WORDS = st.sampled_from(
     ["alpha", "beta", "Gauge", "tide", "3.5", "e.g.", "Dr.", "日本語", "👍🏽", "naïve", "x" * 30]
@@ -107,11 +107,32 @@ def _refusal_is_by_design(error: InputError, doc: Document, plan: Plan) -> bool:
 
 
 @pytest.mark.parametrize("unit", ["chars", "tokens"])
-@pytest.mark.parametrize("name", strategies.names())
+@pytest.mark.parametrize("name", SHAPES)
 @given(data=st.data())
 @example(data=None)
 def test_invariants_hold_on_generated_markdown(
     name: str, unit: str, data: st.DataObject | None
+) -> None:
+    check_generated_markdown(name, unit, data, refine=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("unit", ["chars", "tokens"])
+@pytest.mark.parametrize(
+    ("name", "refine"),
+    [*((name, False) for name in EMBEDDING), ("hierarchical", True), ("markdown", True)],
+)
+@settings(max_examples=15)
+@given(data=st.data())
+@example(data=None)
+def test_invariants_hold_on_generated_markdown_with_embeddings(
+    name: str, refine: bool, unit: str, data: st.DataObject | None
+) -> None:
+    check_generated_markdown(name, unit, data, refine=refine)
+
+
+def check_generated_markdown(
+    name: str, unit: str, data: st.DataObject | None, *, refine: bool
 ) -> None:
     if data is None:  # pinned: a table and a fence at tiny sizes, all flags on
         text, size, contextualize, min_size = "| a |\n|---|\n| b |\n\n```\nx y\n```", 1, False, 1
@@ -129,6 +150,7 @@ def test_invariants_hold_on_generated_markdown(
         unit=unit,  # type: ignore[arg-type]
         contextualize=contextualize,
         min_size=min_size,
+        refine=refine,
     )
     refused: InputError | None = None
     try:

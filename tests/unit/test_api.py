@@ -30,3 +30,20 @@ def test_chunk_file_takes_the_format_and_language_flags(tmp_path: Path) -> None:
     assert [c.headings for c in ragchunk.chunk_file(str(notes))] == [()]
     forced = ragchunk.chunk_file(str(notes), format="markdown", size=12, overlap=0)
     assert [c.headings for c in forced] == [("Title",), ("Title",)]
+
+
+@pytest.mark.slow
+def test_chunk_text_takes_the_embedding_flags(tmp_path: Path) -> None:
+    from ragchunk import EmbedderSpec, chunk_text
+
+    text = "The tide rose over the harbour wall. " * 3 + "Volcanoes erupt ash into the sky. " * 3
+    chunks = chunk_text(
+        text,
+        strategy="sentence",
+        size=60,
+        embed=True,
+        embedder=EmbedderSpec(),
+        cache_dir=str(tmp_path),
+    )
+    assert all(c.embedding is not None and len(c.embedding) == 384 for c in chunks)
+    assert any(tmp_path.rglob("*"))  # the vectors went to the cache given

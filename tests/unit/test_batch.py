@@ -18,7 +18,7 @@ from ragchunk.batch import (
     write_output,
 )
 from ragchunk.config import Config, RunSettings, Settings
-from ragchunk.plan import make_plans
+from ragchunk.scopes import make_plans
 
 PARAGRAPH = "A sentence about retrieval. Another about chunks, overlap and size.\n\n"
 

@@ -16,7 +16,7 @@ from ragchunk.config import (
     load_config,
 )
 from ragchunk.errors import UsageError
-from ragchunk.plan import make_plans
+from ragchunk.scopes import make_plans
 
 
 def write(path: Path, text: str) -> Path:
@@ -196,3 +196,61 @@ def test_an_unknown_strategy_in_a_section_names_the_section(
     message = str(caught.value)
     assert message.startswith("ragchunk.toml [files.\"*.md\"]: --strategy 'recursve' is unknown")
     assert message.endswith("; did you mean 'recursive'?")
+
+
+EMBEDDING_CONFIG = """
+embedder = "openai"
+embed-url = "http://127.0.0.1:9/v1"
+embed-model = "nomic-embed-text"
+embed-key-env = "MY_KEY"
+embed-batch-size = 8
+embed-timeout = 5.5
+embed-concurrency = 2
+embed-retries = 1
+cache-dir = "cache"
+
+[files."*.md"]
+strategy = "semantic"
+refine = true
+
+[files."*.txt"]
+embed = true
+no-cache = true
+"""
+
+
+def test_embedding_settings_come_from_the_file_and_flags_win(tmp_path: Path) -> None:
+    config = load_config(str(write(tmp_path / "ragchunk.toml", EMBEDDING_CONFIG)))
+    plans = make_plans(config, Settings(embed_batch_size=16))
+    guide = plans.for_input(str(tmp_path / "guide.md"), "guide.md")
+    spec = guide.recipe.embedder
+    assert (spec.backend, spec.url, spec.model, spec.key_env) == (
+        "openai",
+        "http://127.0.0.1:9/v1",
+        "nomic-embed-text",
+        "MY_KEY",
+    )
+    assert (spec.batch_size, spec.timeout, spec.concurrency, spec.retries) == (16, 5.5, 2, 1)
+    assert (guide.recipe.strategy.name, guide.recipe.refine, guide.recipe.embed) == (
+        "semantic",
+        True,
+        False,
+    )
+    assert guide.policy.cache == str(tmp_path / "cache")  # relative to the file
+    notes = plans.for_input(str(tmp_path / "notes.txt"), "notes.txt")
+    assert (notes.recipe.embed, notes.policy.cache) == (True, None)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('device = "tpu"', "--device must be cpu, cuda, cuda:N or mps (got 'tpu')"),
+        ('embedder = "cohere"', "--embedder must be one of local, openai (got 'cohere')"),
+        ('embedder = "openai"', "--embed-url is needed with --embedder openai"),
+    ],
+)
+def test_bad_embedding_settings_name_the_file(tmp_path: Path, line: str, message: str) -> None:
+    config = load_config(str(write(tmp_path / "ragchunk.toml", line + "\n")))
+    with pytest.raises(UsageError) as raised:
+        make_plans(config, Settings())
+    assert str(raised.value) == f"{tmp_path / 'ragchunk.toml'}: {message}"

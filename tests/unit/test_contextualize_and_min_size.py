@@ -142,7 +142,7 @@ def test_cli_reports_a_breadcrumb_too_large_as_a_failed_input() -> None:
 
 def test_a_config_file_sets_both_per_glob_and_flags_win(tmp_path: Path) -> None:
     from ragchunk.config import Settings, load_config
-    from ragchunk.plan import make_plans
+    from ragchunk.scopes import make_plans
 
     config = tmp_path / "ragchunk.toml"
     config.write_text(

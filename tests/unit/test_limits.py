@@ -22,8 +22,9 @@ from ragchunk.engine import process
 from ragchunk.errors import LimitExceededError, OptionError
 from ragchunk.manifest import settings_digest
 from ragchunk.model import Span
-from ragchunk.plan import Plan, Policy, Recipe, make_plan, plan_from_settings
+from ragchunk.plan import Plan, Policy, Recipe, make_plan
 from ragchunk.reading import read_input
+from ragchunk.scopes import plan_from_settings
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.recursive import RecursiveOptions, split
 from ragchunk.workers import KILL_GRACE, Job, run_jobs

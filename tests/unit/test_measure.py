@@ -223,3 +223,19 @@ def test_sizers_flag_plain_length_and_only_characters_are_plain_length() -> None
     assert all(chars.size(s, e) == e - s for s in range(len(text)) for e in range(s, len(text)))
     assert (load_tokenizer("cl100k_base").is_length, tokens.is_length) == (False, False)
     assert tokens.unit == "tokens"
+
+
+def test_a_tokenizer_json_that_truncates_and_pads_is_measured_in_full(tmp_path: Path) -> None:
+    """A model's tokenizer.json (all-MiniLM-L6-v2's cuts at 128 and pads) counts every token."""
+    tokenizers = pytest.importorskip("tokenizers")
+    path = tmp_path / "tokenizer.json"
+    tokenizer = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0, "w": 1}, "[UNK]"))
+    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    tokenizer.enable_truncation(max_length=8)
+    tokenizer.enable_padding(length=16, pad_id=0, pad_token="[UNK]")
+    tokenizer.save(str(path))
+    measure = load_tokenizer(str(path))
+    text = "w " * 50
+    assert measure.count(text) == 50
+    assert measure.count("w") == 1
+    assert measure.prepare(text).size(0, len(text)) == 50

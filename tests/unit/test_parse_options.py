@@ -12,7 +12,8 @@ from ragchunk.config import Settings, load_config
 from ragchunk.engine import process
 from ragchunk.errors import InputError, OptionError, UsageError
 from ragchunk.manifest import settings_digest
-from ragchunk.plan import make_plan, make_plans
+from ragchunk.plan import make_plan
+from ragchunk.scopes import make_plans
 from tests.conftest import FIXTURES
 
 SCAN = FIXTURES / "pdf" / "inspection-letter-scan.pdf"

@@ -1,4 +1,8 @@
-"""SPEC §3 on every fixture document × every strategy × both units × three sizes."""
+"""SPEC §3 on every fixture document × every strategy × both units × three sizes.
+
+The embedding strategies (semantic, late) run with the real local model; ``--refine`` runs on
+every strategy, in characters and in tokens.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from ragchunk.plan import make_plan
 from ragchunk.reading import parse_documents
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
+from tests.meaning import every_strategy
 from tests.pending import settled
 
 KINDS = {"text", "markdown", "docx", "pdf", "code", "html", "pptx", "email", "tables", "epub"}
@@ -48,7 +53,7 @@ def test_every_kind_of_fixture_is_present() -> None:
 
 @pytest.mark.parametrize("budget", BUDGETS, ids=lambda b: f"{b[0]}{b[2]}")
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
-@pytest.mark.parametrize("name", strategies.names())
+@pytest.mark.parametrize("name", every_strategy())
 def test_invariants_hold_on_fixture(
     name: str, document: Path, budget: tuple[int, int, str]
 ) -> None:
@@ -60,11 +65,36 @@ def test_invariants_hold_on_fixture(
 
 @pytest.mark.parametrize("budget", [(300, 30, "chars"), (96, 8, "tokens")], ids=str)
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
-@pytest.mark.parametrize("name", strategies.names())
+@pytest.mark.parametrize("name", every_strategy())
 def test_invariants_hold_with_contextualize(
     name: str, document: Path, budget: tuple[int, int, str]
 ) -> None:
     size, overlap, unit = budget
     plan = make_plan(name, size=size, overlap=overlap, unit=unit, contextualize=True)  # type: ignore[arg-type]
+    for doc in parsed(document):
+        assert_invariants(doc, plan)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("budget", [(300, 30, "chars"), (64, 8, "tokens")], ids=str)
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("name", strategies.names())
+def test_invariants_hold_with_refine(
+    name: str, document: Path, budget: tuple[int, int, str]
+) -> None:
+    size, overlap, unit = budget
+    plan = make_plan(name, size=size, overlap=overlap, unit=unit, refine=True)  # type: ignore[arg-type]
+    for doc in parsed(document):
+        assert_invariants(doc, plan)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("unit", ["chars", "tokens"])
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
+def test_hierarchical_is_bounded_by_refine_alone(document: Path, unit: str) -> None:
+    """Unbounded by design, hierarchical keeps its default size under --refine."""
+    plan = make_plan("hierarchical", unit=unit, refine=True)  # type: ignore[arg-type]
+    assert plan.recipe.limit == plan.recipe.budget.size
+    assert plan.recipe.strategy_limit is None  # whole subtrees, then split semantically
     for doc in parsed(document):
         assert_invariants(doc, plan)

