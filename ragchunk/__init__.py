@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ragchunk.errors import (
         BackendError,
         CorruptDocumentError,
+        EngineError,
         InputError,
         LimitExceededError,
         OptionError,
@@ -31,6 +32,7 @@ _HOMES = {
     "chunk_text": "api",
     "BackendError": "errors",
     "CorruptDocumentError": "errors",
+    "EngineError": "errors",
     "InputError": "errors",
     "LimitExceededError": "errors",
     "OptionError": "errors",
@@ -52,6 +54,7 @@ __all__ = [
     "Chunk",
     "CorruptDocumentError",
     "Document",
+    "EngineError",
     "InputError",
     "LimitExceededError",
     "OptionError",

@@ -6,7 +6,7 @@ them from here).
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal, TypeAlias
 
 UNITS: Final = ("chars", "tokens")
 """The units a size can be given in."""
@@ -19,3 +19,11 @@ DEFAULT_MAX_BYTES: Final = 512 * 1024 * 1024
 
 DEFAULT_TIMEOUT: Final = 300.0
 """The default of ``--timeout`` in seconds, on the command line (the library sets no limit)."""
+
+OutputFormat: TypeAlias = Literal["jsonl", "parquet"]
+OUTPUT_FORMATS: Final = ("jsonl", "parquet")
+"""What ``-o`` writes: JSONL (the default), or Parquet (``-o X.parquet``, ``--output-format``)."""
+
+Engine: TypeAlias = Literal["local", "ray"]
+ENGINES: Final = ("local", "ray")
+"""Where a run's inputs are chunked: this machine's processes (``--jobs``), or a Ray cluster."""

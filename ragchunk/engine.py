@@ -22,7 +22,7 @@ from ragchunk.errors import RagchunkError
 from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.options import build_options
 from ragchunk.parsers._spec import ParseRequest
-from ragchunk.reading import parse_bytes, read_input
+from ragchunk.reading import check_size, parse_bytes, read_input
 from ragchunk.strategies._spec import Context
 from ragchunk.text.breadcrumb import (
     PrefixedSizer,
@@ -212,11 +212,15 @@ def process(
     *,
     keep_document: bool = False,
     known_hash: str | None = None,
+    path: str | None = None,
+    data: bytes | None = None,
 ) -> FileResult:
     """Read, parse and chunk one input; an error becomes the result's ``error``.
 
     When the SHA-256 of the input's bytes equals ``known_hash``, nothing is parsed and the
-    result says ``unchanged``. The work stops at the policy's timeout (``deadline``).
+    result says ``unchanged``. The work stops at the policy's timeout (``deadline``). The
+    input is read from ``path`` when given (``source`` still names it, as in messages), and
+    not at all when ``data`` holds its bytes already (read by a distributed reader).
     """
     diagnostics: list[Diagnostic] = []
     try:
@@ -228,6 +232,8 @@ def process(
                 diagnostics,
                 keep_document=keep_document,
                 known_hash=known_hash,
+                path=path,
+                data=data,
             )
     except TimedOut:
         error = timeout_message(source, plan.policy.timeout)
@@ -242,11 +248,16 @@ def _process(
     *,
     keep_document: bool,
     known_hash: str | None,
+    path: str | None,
+    data: bytes | None,
 ) -> FileResult:
     recipe, policy = plan.recipe, plan.policy
     content_hash = None
     try:
-        data = read_input(source, policy.max_bytes)
+        if data is None:
+            data = read_input(source, policy.max_bytes, path=path)
+        else:
+            data = check_size(data, source, policy.max_bytes)
         content_hash = hashlib.sha256(data).hexdigest()
         if content_hash == known_hash:
             return FileResult(source, doc_id, content_hash=content_hash, unchanged=True)

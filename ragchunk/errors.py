@@ -8,7 +8,8 @@
     ├── InputError                one file failed → exit 1: unreadable, unsupported, binary
     │   ├── CorruptDocumentError  encrypted, truncated, not a zip, malformed XML
     │   └── LimitExceededError    zip/XML bomb, size or nesting caps
-    └── BackendError              one file failed → exit 1: embedding/chat endpoint, missing model
+    ├── BackendError              one file failed → exit 1: embedding/chat endpoint, missing model
+    └── EngineError               the run stopped → exit 1: the Ray cluster running it failed
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 __all__ = [
     "BackendError",
     "CorruptDocumentError",
+    "EngineError",
     "InputError",
     "LimitExceededError",
     "OptionError",
@@ -58,3 +60,7 @@ class LimitExceededError(InputError):
 
 class BackendError(RagchunkError):
     """An embedding or chat backend failed for one input."""
+
+
+class EngineError(RagchunkError):
+    """The engine running the inputs failed (a Ray cluster lost mid-run); the run stops."""

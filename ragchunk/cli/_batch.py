@@ -16,9 +16,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final
 
-from ragchunk.batch import Batch, Tally, output_stream, results, write_output
+from ragchunk.batch import Batch, Stream, Tally, output_stream, results, write_output
 from ragchunk.cli._app import (
     EXIT_FAILED_INPUTS,
     EXIT_OK,
@@ -26,6 +26,7 @@ from ragchunk.cli._app import (
     stderr_console,
     stdout_console,
 )
+from ragchunk.errors import EngineError
 from ragchunk.inputs import describe_skipped
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class _Run:
     tally: Tally
     display: Display
     stats: ChunkStats | None = None
-    stream: IO[str] | None = None
+    stream: Stream | None = None
     stderr: Console | None = None
 
     @property
@@ -90,7 +91,7 @@ class _Run:
         if result.unchanged:
             self.tally.skip()
             return True
-        write_output(result, target, self.stream)
+        write_output(result, target, self.stream, self.tally.batch.output_format)
         self.render(result)
         self.tally.add(job, target, result)
         for violation in result.violations:  # even with --quiet: --check asked for them
@@ -149,6 +150,13 @@ def execute(batch: Batch, display: Display) -> int:
         done = f"{run.tally.done} of {_count(len(batch.jobs), 'input')}"
         run.say(f"interrupted after {done}; no partial output was left behind")
         return EXIT_INTERRUPTED
+    except EngineError as exc:  # the Ray cluster failed: the run cannot go on
+        from ragchunk.writers.atomic import remove_temporaries
+
+        remove_temporaries()
+        done = f"{run.tally.done} of {_count(len(batch.jobs), 'input')}"
+        run.say(f"error: {exc}; stopped after {done}; no partial output was left behind")
+        return EXIT_FAILED_INPUTS
     except BrokenPipeError:
         # The reader of stdout went away (`| head`): stop quietly, like a well-behaved filter.
         # stdout now points at /dev/null so that no later flush can raise again.
@@ -165,14 +173,18 @@ def execute(batch: Batch, display: Display) -> int:
 def _consume(run: _Run) -> None:
     """Render the results in order; the manifest is saved even when this is cut short."""
     batch = run.tally.batch
-    # Tables and stats need the chunks; plain JSONL is rendered where the chunks are made.
+    # Tables, stats and Parquet need the chunks; JSONL is rendered where the chunks are made.
     wants_chunks = run.display.table or run.display.stats
+    jsonl = not wants_chunks and batch.output_format == "jsonl"
+    on_ray = batch.engine == "ray"
     with (
         run.tally.recording(),
         _terminate_as_interrupt(),
         output_stream(batch, None if wants_chunks else sys.stdout) as run.stream,
-        _progress(run, len(batch.jobs)) as advance,
-        results(batch, jsonl=not wants_chunks) as outcomes,
+        _progress(run, len(batch.jobs), shown=not on_ray) as advance,
+        results(
+            batch, jsonl=jsonl, progress=on_ray and _shows_progress(run, len(batch.jobs))
+        ) as outcomes,
     ):
         for job, target, result in outcomes:
             if not run.record(job, target, result):
@@ -239,13 +251,21 @@ def _print_stats(stats: ChunkStats) -> None:
     stdout_console().print(build_sizes(stats))
 
 
+def _shows_progress(run: _Run, total: int) -> bool:
+    """Return whether progress is shown: on a terminal, unless ``--quiet``, for several inputs.
+
+    On Ray, the progress is Ray Data's own, counting tasks.
+    """
+    return not run.display.quiet and total > 1 and sys.stderr.isatty()
+
+
 @contextlib.contextmanager
-def _progress(run: _Run, total: int) -> Iterator[Callable[[int], None]]:
+def _progress(run: _Run, total: int, *, shown: bool = True) -> Iterator[Callable[[int], None]]:
     """Yield ``advance(chunks)``, which counts one finished input.
 
     A bar is shown on stderr for multi-file runs, and only when stderr is a terminal.
     """
-    if run.display.quiet or total < 2 or not sys.stderr.isatty():
+    if not shown or not _shows_progress(run, total):
         yield _ignore
         return
     from rich.progress import (

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
 
 from ragchunk import strategies
 from ragchunk.cli._app import EXIT_OK, app, usage_errors
-from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER, UNITS
-from ragchunk.errors import UsageError
+from ragchunk.defaults import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_TIMEOUT,
+    DEFAULT_TOKENIZER,
+    ENGINES,
+    OUTPUT_FORMATS,
+    UNITS,
+)
+from ragchunk.errors import OptionError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+
+    from ragchunk.defaults import Engine
 
 
 SPLIT_HELP = """Split documents into chunks and print them as JSONL (one record per line).
@@ -31,6 +40,8 @@ Examples:
   ragchunk split docs/ -o chunks.jsonl --stats
   ragchunk split docs/ -o out/ --jobs 4    one JSONL per input under out/, as in docs/
   ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'
+  ragchunk split docs/ -o chunks.parquet   Parquet for data pipelines (ragchunk[parquet])
+  ragchunk split docs/ --engine ray -o chunks.parquet    on Ray (ragchunk[ray])
 """
 
 
@@ -102,8 +113,9 @@ def split_command(
         typer.Option(
             "--output",
             "-o",
-            help="Write JSONL to this file, or to DIR/ one file per input mirroring the tree "
-            "(a trailing slash or an existing directory); always atomically.",
+            help="Write to this file (Parquet if it ends in .parquet, else JSONL), or to DIR/ "
+            "one file per input mirroring the tree (a trailing slash or an existing "
+            "directory); always atomically.",
             metavar="FILE|DIR/",
             show_default=False,
         ),
@@ -239,6 +251,36 @@ def split_command(
             show_default=False,
         ),
     ] = None,
+    # Parquet output and Ray (issue 18).
+    output_format: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--output-format",
+            help="What -o writes: jsonl or parquet [default: parquet for a .parquet file, "
+            "else jsonl].",
+            show_default=False,
+            autocompletion=lambda: list(OUTPUT_FORMATS),
+        ),
+    ] = None,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="Where to chunk: local (worker processes, --jobs) or ray (a Ray cluster: "
+            "a local one unless --ray-address).",
+            autocompletion=lambda: list(ENGINES),
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--ray-address",
+            help="With --engine ray: the cluster to join (auto, HOST:PORT or "
+            "ray://HOST:PORT) instead of starting a local one.",
+            metavar="ADDRESS",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare
@@ -272,18 +314,33 @@ def split_command(
             jobs=jobs,
             fail_fast=fail_fast or None,
             manifest=manifest,
+            engine=_parse_engine(engine) if "engine" in given else None,
+            ray_address=ray_address,
         )
         configuration = load_config(config)
         plans = make_plans(configuration, flags, password=password, debug=debug, check=check)
         try:
-            batch = prepare(paths, plans, run.over(configuration.run), output=output)
+            batch = prepare(
+                paths,
+                plans,
+                run.over(configuration.run),
+                output=output,
+                output_format=output_format,
+            )
         except KeyboardInterrupt:  # Ctrl-C while walking a large tree: nothing written yet
             sys.stderr.write("interrupted while finding the inputs; nothing was written\n")
             raise typer.Exit(_batch.EXIT_INTERRUPTED) from None
     display = _batch.Display(table=table, stats=stats, quiet=quiet, verbose=verbose)
-    code = _batch.execute(batch, display)
+    with usage_errors():  # a Ray cluster that cannot be started or joined
+        code = _batch.execute(batch, display)
     if code != EXIT_OK:
         raise typer.Exit(code)
+
+
+def _parse_engine(value: str) -> Engine:
+    if value not in ENGINES:
+        raise OptionError("--engine", f"must be one of {', '.join(ENGINES)} (got {value!r})")
+    return cast("Engine", value)
 
 
 def _given(ctx: typer.Context) -> set[str]:
