@@ -40,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import posixpath
+import warnings
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -245,13 +246,17 @@ def run_jobs(
     if not jobs:
         return
     import ray
+    import ray.data  # sets up Ray Data's loggers, which _ray_logs_quiet then quiets
 
+    debug = any(job.plan.policy.debug for job in jobs)
     with _ray_logs_quiet():
         started = _connect(address, workers)
         try:
-            with _execution_options(progress=progress):
+            with _execution_options(progress=progress, debug=debug):
                 yield from _stream(jobs, cap=workers if not started else None)
         except ray.exceptions.RayError as exc:
+            if debug:  # --debug: the error as Ray gives it, with the worker's traceback
+                raise
             raise EngineError(f"the Ray cluster failed: {first_line(str(exc))}") from None
         finally:
             if started:
@@ -268,7 +273,12 @@ def _connect(address: str | None, workers: int | None) -> bool:
 
     if ray.is_initialized():
         return False
-    local = {"num_cpus": workers, "include_dashboard": False} if address is None else {}
+    # A local cluster listens on the loopback interface only, without a dashboard.
+    local = (
+        {"num_cpus": workers, "include_dashboard": False, "_node_ip_address": "127.0.0.1"}
+        if address is None
+        else {}
+    )
     try:
         ray.init(address=address, logging_level=logging.ERROR, **local)  # type: ignore[arg-type]
     except (ConnectionError, RuntimeError, ValueError, OSError, TimeoutError) as exc:
@@ -280,12 +290,13 @@ def _connect(address: str | None, workers: int | None) -> bool:
 
 
 @contextlib.contextmanager
-def _execution_options(*, progress: bool) -> Iterator[None]:
+def _execution_options(*, progress: bool, debug: bool) -> Iterator[None]:
     """Set Ray Data's options for one run, and put them back afterwards.
 
     Order is preserved (the output is the same as a local run's, byte for byte); a block whose
-    task failed for good is dropped instead of stopping the run (its inputs are then failed
-    by ``_stream``); progress bars only when asked.
+    task failed for good is dropped instead of stopping the run (``_stream`` runs its inputs
+    again), except with ``--debug``, where the failure stops the run; progress bars only when
+    asked.
     """
     from ray.data import DataContext
 
@@ -297,7 +308,7 @@ def _execution_options(*, progress: bool) -> Iterator[None]:
         context.print_on_execution_start,
     )
     context.execution_options.preserve_order = True
-    context.max_errored_blocks = -1
+    context.max_errored_blocks = 0 if debug else -1
     context.enable_progress_bars = progress
     context.print_on_execution_start = False
     try:
@@ -335,40 +346,75 @@ def _ray_logs_quiet() -> Iterator[None]:
             handler.setLevel(level)
 
 
-def _stream(jobs: Sequence[Job], *, cap: int | None) -> Iterator[FileResult]:
-    """Run the jobs as a Ray dataset and yield their results in job order."""
+def _stream(
+    jobs: Sequence[Job], *, cap: int | None, per_task: int = FILES_PER_TASK
+) -> Iterator[FileResult]:
+    """Run the jobs as a Ray dataset and yield their results in job order.
+
+    The jobs of a task that failed for good are run again one per task, so that only an
+    input that kills its worker every time fails (as with local worker processes).
+    """
+    expected = 0
+    for position, result in _outcomes(jobs, cap=cap, per_task=per_task):
+        if position > expected:  # a gap: the block of those jobs was dropped
+            yield from _rerun(jobs[expected:position], cap=cap, per_task=per_task)
+        yield result
+        expected = position + 1
+    if expected < len(jobs):
+        yield from _rerun(jobs[expected:], cap=cap, per_task=per_task)
+
+
+def _rerun(lost: Sequence[Job], *, cap: int | None, per_task: int) -> Iterator[FileResult]:
+    if per_task == 1:
+        yield from (_lost(job) for job in lost)
+    else:
+        yield from _stream(lost, cap=cap, per_task=1)
+
+
+def _outcomes(
+    jobs: Sequence[Job], *, cap: int | None, per_task: int
+) -> Iterator[tuple[int, FileResult]]:
+    """Yield ``(position, result)`` for the jobs Ray chunked, in order (gaps for lost ones)."""
     import ray
 
     plans = list({id(job.plan): job.plan for job in jobs}.values())
     index = {id(plan): k for k, plan in enumerate(plans)}
     blocks = [
-        _job_table(jobs, start, min(start + FILES_PER_TASK, len(jobs)), index)
-        for start in range(0, len(jobs), FILES_PER_TASK)
+        _job_table(jobs, start, min(start + per_task, len(jobs)), index)
+        for start in range(0, len(jobs), per_task)
     ]
     worker = _Worker(tuple(plans), render=jobs[0].render)
-    dataset = ray.data.from_arrow(blocks).map_batches(
-        worker,
-        batch_format="pyarrow",
-        batch_size=None,
-        concurrency=cap,
-        max_retries=TASK_RETRIES,
+    files = ray.data.from_arrow(blocks)
+    with warnings.catch_warnings():
+        # Ray 2.60 deprecates remote arguments given to map_batches without naming another
+        # way to bound a task's retries, which must be bounded here (TASK_RETRIES).
+        warnings.filterwarnings("ignore", message=".*ray_remote_args.* is deprecated")
+        outcomes = files.map_batches(
+            worker,
+            batch_format="pyarrow",
+            batch_size=None,
+            concurrency=cap,
+            **_retries(files),
+        )
+    for block in outcomes.iter_batches(batch_format="pyarrow", batch_size=None):
+        yield from _decode(block, jobs)
+
+
+def _retries(dataset: Dataset) -> dict[str, Any]:
+    """Return ``map_batches``'s argument bounding task retries, where this Ray takes one."""
+    import inspect
+
+    parameters = inspect.signature(dataset.map_batches).parameters
+    takes = "max_retries" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
     )
-    expected = 0
-    for block in dataset.iter_batches(batch_format="pyarrow", batch_size=None):
-        for position, result in _decode(block, jobs):
-            # A gap: the block of those jobs was dropped, its task failed for good.
-            for lost in range(expected, position):
-                yield _lost(jobs[lost])
-            yield result
-            expected = position + 1
-    for lost in range(expected, len(jobs)):
-        yield _lost(jobs[lost])
+    return {"max_retries": TASK_RETRIES} if takes else {}
 
 
 def _lost(job: Job) -> FileResult:
     message = (
-        f"{job.source}: the Ray task chunking it (with up to {FILES_PER_TASK - 1} other inputs) "
-        "failed for good, its worker perhaps killed or out of memory; the Ray logs say why"
+        f"{job.source}: the Ray task chunking it failed {TASK_RETRIES + 1} times (its worker "
+        "killed, perhaps out of memory); the Ray logs say why"
     )
     return FileResult(job.source, job.doc_id, error=message)
 
