@@ -39,7 +39,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import posixpath
+import sys
 import warnings
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
@@ -64,6 +66,7 @@ TASK_RETRIES: Final = 2
 """Times a task whose worker died is retried before its files are failed (Ray's default, -1,
 would retry forever a file that kills its worker every time)."""
 OnError = Literal["raise", "skip"]
+_SINGLE_NODE: Final = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
 def missing_ray() -> str | None:
@@ -233,11 +236,12 @@ def run_jobs(
 ) -> Generator[FileResult, None, None]:
     """Yield one result per job, in job order, chunked on a Ray cluster.
 
-    ``address`` is the cluster to join (``auto``, ``HOST:PORT``, ``ray://HOST:PORT``), or None
-    to start a local one with ``workers`` CPUs, stopped at the end; on a cluster joined,
-    ``workers`` caps the tasks running at once. A Ray session already initialised in this
-    process is used as it is. ``progress`` shows Ray Data's progress bars. A task whose
-    worker died is retried; if it fails for good, its inputs fail, named, and the run goes on.
+    ``address`` is the cluster to join (``auto``, ``HOST:PORT``, ``ray://HOST:PORT``); None
+    joins the one ``RAY_ADDRESS`` names, else starts a local one with ``workers`` CPUs (all
+    cores when None), stopped at the end. A cluster joined runs as many tasks at once as it
+    has CPUs. A Ray session already initialised in this process is used as it is.
+    ``progress`` shows Ray Data's progress bars. A task whose worker died is retried; if it
+    fails for good, its inputs run again one per task, and only one that fails alone fails.
 
     Raises:
         UsageError: the cluster cannot be started or reached (on the first result).
@@ -245,6 +249,10 @@ def run_jobs(
     """
     if not jobs:
         return
+    if _starts_local(address) and "ray" not in sys.modules:
+        # Ray's single-node mode, read when ray is imported: every socket of the cluster
+        # listens on 127.0.0.1 (otherwise its GCS and raylet listen on every interface).
+        os.environ.setdefault(_SINGLE_NODE, "0")
     import ray
     import ray.data  # sets up Ray Data's loggers, which _ray_logs_quiet then quiets
 
@@ -253,7 +261,7 @@ def run_jobs(
         started = _connect(address, workers)
         try:
             with _execution_options(progress=progress, debug=debug):
-                yield from _stream(jobs, cap=workers if not started else None)
+                yield from _stream(jobs)
         except ray.exceptions.RayError as exc:
             if debug:  # --debug: the error as Ray gives it, with the worker's traceback
                 raise
@@ -266,6 +274,10 @@ def run_jobs(
 def _connect(address: str | None, workers: int | None) -> bool:
     """Join or start the cluster; return whether this call started Ray (and must stop it).
 
+    Without an address, the cluster named by ``RAY_ADDRESS`` is joined (as in a job that
+    ``ray job submit`` started), else a new local one is started: never one that happens to
+    run on the machine.
+
     Raises:
         UsageError: it cannot be started or reached.
     """
@@ -273,20 +285,34 @@ def _connect(address: str | None, workers: int | None) -> bool:
 
     if ray.is_initialized():
         return False
-    # A local cluster listens on the loopback interface only, without a dashboard.
-    local = (
-        {"num_cpus": workers, "include_dashboard": False, "_node_ip_address": "127.0.0.1"}
-        if address is None
-        else {}
-    )
+    if _starts_local(address):
+        # A local cluster of this run's own, on the loopback interface, without a dashboard.
+        options: dict[str, Any] = {
+            "address": "local",
+            "num_cpus": workers,
+            "include_dashboard": False,
+            "_node_ip_address": "127.0.0.1",
+        }
+    else:
+        options = {"address": address}
     try:
-        ray.init(address=address, logging_level=logging.ERROR, **local)  # type: ignore[arg-type]
+        ray.init(logging_level=logging.ERROR, **options)
     except (ConnectionError, RuntimeError, ValueError, OSError, TimeoutError) as exc:
         reason = first_line(str(exc)) or type(exc).__name__
         if address is not None:
             raise OptionError("--ray-address", f"{address}: cannot join ({reason})") from None
-        raise UsageError(f"cannot start a local Ray cluster ({reason})") from None
+        where = (
+            f"the cluster at RAY_ADDRESS={os.environ['RAY_ADDRESS']}"
+            if "RAY_ADDRESS" in os.environ
+            else "a local Ray cluster"
+        )
+        raise UsageError(f"cannot start or join {where} ({reason})") from None
     return True
+
+
+def _starts_local(address: str | None) -> bool:
+    """Return whether ``run_jobs`` starts a local cluster (no address, no ``RAY_ADDRESS``)."""
+    return address is None and not os.environ.get("RAY_ADDRESS")
 
 
 @contextlib.contextmanager
@@ -346,34 +372,30 @@ def _ray_logs_quiet() -> Iterator[None]:
             handler.setLevel(level)
 
 
-def _stream(
-    jobs: Sequence[Job], *, cap: int | None, per_task: int = FILES_PER_TASK
-) -> Iterator[FileResult]:
+def _stream(jobs: Sequence[Job], *, per_task: int = FILES_PER_TASK) -> Iterator[FileResult]:
     """Run the jobs as a Ray dataset and yield their results in job order.
 
     The jobs of a task that failed for good are run again one per task, so that only an
     input that kills its worker every time fails (as with local worker processes).
     """
     expected = 0
-    for position, result in _outcomes(jobs, cap=cap, per_task=per_task):
+    for position, result in _outcomes(jobs, per_task=per_task):
         if position > expected:  # a gap: the block of those jobs was dropped
-            yield from _rerun(jobs[expected:position], cap=cap, per_task=per_task)
+            yield from _rerun(jobs[expected:position], per_task=per_task)
         yield result
         expected = position + 1
     if expected < len(jobs):
-        yield from _rerun(jobs[expected:], cap=cap, per_task=per_task)
+        yield from _rerun(jobs[expected:], per_task=per_task)
 
 
-def _rerun(lost: Sequence[Job], *, cap: int | None, per_task: int) -> Iterator[FileResult]:
+def _rerun(lost: Sequence[Job], *, per_task: int) -> Iterator[FileResult]:
     if per_task == 1:
         yield from (_lost(job) for job in lost)
     else:
-        yield from _stream(lost, cap=cap, per_task=1)
+        yield from _stream(lost, per_task=1)
 
 
-def _outcomes(
-    jobs: Sequence[Job], *, cap: int | None, per_task: int
-) -> Iterator[tuple[int, FileResult]]:
+def _outcomes(jobs: Sequence[Job], *, per_task: int) -> Iterator[tuple[int, FileResult]]:
     """Yield ``(position, result)`` for the jobs Ray chunked, in order (gaps for lost ones)."""
     import ray
 
@@ -393,7 +415,6 @@ def _outcomes(
             worker,
             batch_format="pyarrow",
             batch_size=None,
-            concurrency=cap,
             **_retries(files),
         )
     for block in outcomes.iter_batches(batch_format="pyarrow", batch_size=None):
