@@ -65,6 +65,8 @@ when a task's worker dies, enough to pay Ray's overhead per task only once for t
 TASK_RETRIES: Final = 2
 """Times a task whose worker died is retried before its files are failed (Ray's default, -1,
 would retry forever a file that kills its worker every time)."""
+JOIN_TIMEOUT: Final = 10.0
+"""Seconds to wait for a cluster's address to answer before giving up on joining it."""
 OnError = Literal["raise", "skip"]
 _SINGLE_NODE: Final = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
@@ -295,19 +297,43 @@ def _connect(address: str | None, workers: int | None) -> bool:
         }
     else:
         options = {"address": address}
+        joined = address or os.environ["RAY_ADDRESS"]
+        if (reason := _unreachable(joined)) is not None:
+            raise _join_error(address, f"{joined}: cannot join ({reason})")
     try:
         ray.init(logging_level=logging.ERROR, **options)
     except (ConnectionError, RuntimeError, ValueError, OSError, TimeoutError) as exc:
         reason = first_line(str(exc)) or type(exc).__name__
-        if address is not None:
-            raise OptionError("--ray-address", f"{address}: cannot join ({reason})") from None
-        where = (
-            f"the cluster at RAY_ADDRESS={os.environ['RAY_ADDRESS']}"
-            if "RAY_ADDRESS" in os.environ
-            else "a local Ray cluster"
-        )
-        raise UsageError(f"cannot start or join {where} ({reason})") from None
+        if _starts_local(address):
+            raise UsageError(f"cannot start a local Ray cluster ({reason})") from None
+        joined = address or os.environ["RAY_ADDRESS"]
+        raise _join_error(address, f"{joined}: cannot join ({reason})") from None
     return True
+
+
+def _join_error(address: str | None, message: str) -> UsageError:
+    """Name the flag, or the environment variable, that gave the address."""
+    if address is not None:
+        return OptionError("--ray-address", message)
+    return UsageError(f"RAY_ADDRESS {message}")
+
+
+def _unreachable(address: str) -> str | None:
+    """Return why nothing answers at ``HOST:PORT`` (or ``ray://HOST:PORT``), else None.
+
+    Ray itself keeps trying an address where nothing listens, for minutes; other forms
+    (``auto``) are left to Ray, which fails fast on them.
+    """
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return None
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=JOIN_TIMEOUT):
+            return None
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
 
 
 def _starts_local(address: str | None) -> bool:
