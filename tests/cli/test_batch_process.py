@@ -74,13 +74,14 @@ def test_an_interrupted_run_leaves_no_partial_jsonl(
         assert_complete(path, corpus / path.name.removesuffix(".jsonl"))
 
 
-def test_an_interrupted_run_into_one_file_leaves_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["all.jsonl", "all.parquet"])
+def test_an_interrupted_run_into_one_file_leaves_nothing(tmp_path: Path, name: str) -> None:
+    if name.endswith(".parquet"):
+        pytest.importorskip("pyarrow")
     corpus = make_corpus(tmp_path / "corpus", 40)
     out = tmp_path / "out"
     out.mkdir()
-    with start(
-        "split", str(corpus), "-o", str(out / "all.jsonl"), "--size", "60", "-j", "1"
-    ) as run:
+    with start("split", str(corpus), "-o", str(out / name), "--size", "60", "-j", "1") as run:
         wait_for(lambda: any(out.iterdir()))  # the temporary file exists: the run is writing
         run.send_signal(signal.SIGINT)
         run.communicate(timeout=60)
