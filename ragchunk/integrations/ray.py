@@ -87,10 +87,15 @@ def chunk_files(
     root: str | None = None,
     on_error: OnError = "raise",
     files_per_task: int = FILES_PER_TASK,
+    num_cpus: float | None = None,
+    num_gpus: float | None = None,
+    concurrency: int | None = None,
 ) -> Dataset:
     """Return a dataset of the chunk records of a dataset of files (see the module docstring).
 
-    ``plan`` is ``ragchunk.plan.make_plan``'s (the default plan when None).
+    ``plan`` is ``ragchunk.plan.make_plan``'s (the default plan when None). ``num_cpus``,
+    ``num_gpus`` and ``concurrency`` go to ``map_batches``: what each task reserves, and how
+    many run at once (GPU workers for strategies that embed, for example).
 
     Raises:
         UsageError: ``on_error`` or ``files_per_task`` is not valid.
@@ -102,7 +107,14 @@ def chunk_files(
 
         plan = make_plan()
     chunker = ChunkFiles(plan, root=root, on_error=on_error)
-    return dataset.map_batches(chunker, batch_format="pyarrow", batch_size=files_per_task)
+    return dataset.map_batches(
+        chunker,
+        batch_format="pyarrow",
+        batch_size=files_per_task,
+        num_cpus=num_cpus,
+        num_gpus=num_gpus,
+        concurrency=concurrency,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,11 +146,11 @@ class ChunkFiles:
         names = batch.column_names
         paths = batch.column("path").to_pylist()
         contents = batch.column("bytes").to_pylist() if "bytes" in names else [None] * len(paths)
-        doc_ids = (
-            batch.column("doc_id").to_pylist()
-            if "doc_id" in names
-            else [_doc_id(path, self.root) for path in paths]
-        )
+        given = batch.column("doc_id").to_pylist() if "doc_id" in names else [None] * len(paths)
+        doc_ids = [
+            _doc_id(path, self.root) if doc_id is None else doc_id
+            for path, doc_id in zip(paths, given, strict=True)
+        ]
         tables = []
         for path, data, doc_id in zip(paths, contents, doc_ids, strict=True):
             result = chunk_one(path, doc_id, self.plan, data=data)
