@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+# Fixtures for real components (llama.cpp server, Ray cluster, Chromium, scripted HTTP server).
+pytest_plugins = ["tests.support.fixtures"]
+
 settings.register_profile(
     "ci",
     derandomize=True,
