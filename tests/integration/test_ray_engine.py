@@ -31,7 +31,6 @@ from tests.pending import EXCLUDE_PENDING
 from tests.support.ray_cluster import RayCluster
 
 pytestmark = pytest.mark.slow
-pq = pytest.importorskip("pyarrow.parquet")
 
 runner = CliRunner()
 TREE = [str(FIXTURES), *EXCLUDE_PENDING]
@@ -43,6 +42,8 @@ def jsonl_records(path: Path) -> list[dict[str, Any]]:
 
 def parquet_records(path: Path) -> list[dict[str, Any]]:
     """Return a Parquet file's rows as JSONL records: null columns left out, metadata decoded."""
+    import pyarrow.parquet as pq
+
     return [
         {k: v for k, v in row.items() if v is not None} | {"metadata": json.loads(row["metadata"])}
         for row in pq.read_table(path).to_pylist()

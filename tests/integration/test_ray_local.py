@@ -30,7 +30,6 @@ from tests.integration import ray_killer
 from tests.support.ray_cluster import local_ray
 
 pytestmark = pytest.mark.slow
-pytest.importorskip("ray")
 
 
 def config_with_rules(tmp_path: Path) -> Config:
