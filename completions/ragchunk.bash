@@ -58,8 +58,11 @@ _ragchunk_split() {
         --max-bytes) return ;;
         --config) _ragchunk_files; return ;;
         --min-size) return ;;
+        --output-format) _ragchunk_words "jsonl parquet"; return ;;
+        --engine) _ragchunk_words "local ray"; return ;;
+        --ray-address) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --output-format --engine --ray-address -h --help"; return; fi
     _ragchunk_files
 }
 

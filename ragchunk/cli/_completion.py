@@ -68,7 +68,7 @@ def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
     """Return parameter name → the words its value may be (filled from the registries)."""
     from ragchunk import parsers, strategies
     from ragchunk.code import languages
-    from ragchunk.defaults import DEFAULT_TOKENIZER, UNITS
+    from ragchunk.defaults import DEFAULT_TOKENIZER, ENGINES, OUTPUT_FORMATS, UNITS
     from ragchunk.options import option_fields
 
     def option_keys() -> tuple[str, ...]:
@@ -87,6 +87,8 @@ def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
         "language": languages.names,
         "tokenizer": lambda: (DEFAULT_TOKENIZER,),
         "option": option_keys,
+        "output_format": lambda: tuple(OUTPUT_FORMATS),
+        "engine": lambda: tuple(ENGINES),
     }
 
 
