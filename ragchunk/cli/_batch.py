@@ -176,14 +176,15 @@ def _consume(run: _Run) -> None:
     # Tables, stats and Parquet need the chunks; JSONL is rendered where the chunks are made.
     wants_chunks = run.display.table or run.display.stats
     jsonl = not wants_chunks and batch.output_format == "jsonl"
-    on_ray = batch.engine == "ray"
+    # On Ray, Ray Data draws the progress, if it can: it needs stdout to be a terminal too.
+    ray_bars = batch.engine == "ray" and sys.stdout.isatty()
     with (
         run.tally.recording(),
         _terminate_as_interrupt(),
         output_stream(batch, None if wants_chunks else sys.stdout) as run.stream,
-        _progress(run, len(batch.jobs), shown=not on_ray) as advance,
+        _progress(run, len(batch.jobs), shown=not ray_bars) as advance,
         results(
-            batch, jsonl=jsonl, progress=on_ray and _shows_progress(run, len(batch.jobs))
+            batch, jsonl=jsonl, progress=ray_bars and _shows_progress(run, len(batch.jobs))
         ) as outcomes,
     ):
         for job, target, result in outcomes:
@@ -254,7 +255,8 @@ def _print_stats(stats: ChunkStats) -> None:
 def _shows_progress(run: _Run, total: int) -> bool:
     """Return whether progress is shown: on a terminal, unless ``--quiet``, for several inputs.
 
-    On Ray, the progress is Ray Data's own, counting tasks.
+    On Ray, Ray Data's own bars show it (inputs done, per operator) when stdout is a terminal
+    too, else ragchunk's bar does, as in local runs.
     """
     return not run.display.quiet and total > 1 and sys.stderr.isatty()
 

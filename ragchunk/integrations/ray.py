@@ -254,7 +254,8 @@ def run_jobs(
     joins the one ``RAY_ADDRESS`` names, else starts a local one with ``workers`` CPUs (all
     cores when None), stopped at the end. A cluster joined runs as many tasks at once as it
     has CPUs. A Ray session already initialised in this process is used as it is.
-    ``progress`` shows Ray Data's progress bars. A task whose worker died is retried; if it
+    ``progress`` shows Ray Data's progress bars on stderr (Ray draws them only when stdout is
+    a terminal too). A task whose worker died is retried; if it
     fails for good, its inputs run again one per task, and only one that fails alone fails.
 
     Raises:
@@ -370,11 +371,17 @@ def _execution_options(*, progress: bool, debug: bool) -> Iterator[None]:
         context.max_errored_blocks,
         context.enable_progress_bars,
         context.print_on_execution_start,
+        context.use_ray_tqdm,
+        context.enable_rich_progress_bars,
     )
     context.execution_options.preserve_order = True
     context.max_errored_blocks = 0 if debug else -1
     context.enable_progress_bars = progress
     context.print_on_execution_start = False
+    # The bars are drawn here, in the driver, by rich on stderr (Ray Data's own choice, too,
+    # needs stdout to be a terminal).
+    context.use_ray_tqdm = False
+    context.enable_rich_progress_bars = True
     try:
         yield
     finally:
@@ -383,6 +390,8 @@ def _execution_options(*, progress: bool, debug: bool) -> Iterator[None]:
             context.max_errored_blocks,
             context.enable_progress_bars,
             context.print_on_execution_start,
+            context.use_ray_tqdm,
+            context.enable_rich_progress_bars,
         ) = saved
 
 
@@ -443,7 +452,7 @@ def _outcomes(jobs: Sequence[Job], *, per_task: int) -> Iterator[tuple[int, File
         _job_table(jobs, start, min(start + per_task, len(jobs)), index)
         for start in range(0, len(jobs), per_task)
     ]
-    worker = _Worker(tuple(plans), render=jobs[0].render)
+    worker = _ChunkJobs(tuple(plans), render=jobs[0].render)
     files = ray.data.from_arrow(blocks)
     with warnings.catch_warnings():
         # Ray 2.60 deprecates remote arguments given to map_batches without naming another
@@ -508,7 +517,7 @@ def _job_table(jobs: Sequence[Job], start: int, end: int, plans: dict[int, int])
 
 
 @dataclass(frozen=True, slots=True)
-class _Worker:
+class _ChunkJobs:
     """The function of ``run_jobs``'s tasks: jobs in, one outcome row per job out.
 
     ``plans`` are shipped with the function, once per task; rows name theirs by index.
