@@ -221,7 +221,7 @@ def _jobs(files: Path, *, render: bool) -> list[Any]:
 def serialisation(files: Path) -> dict[str, Any]:
     """Part 2: results → outcome rows (in the task) → results (in the driver), per file."""
     from ragchunk import workers
-    from ragchunk.integrations import ray as integration
+    from ragchunk.integrations import _ray_runs as integration
 
     out: dict[str, Any] = {}
     for kind, render in (("jsonl", True), ("parquet", False)):

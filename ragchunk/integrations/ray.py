@@ -27,48 +27,41 @@ and is never rebuilt per row (each worker process loads its tokenizer once). A f
 cannot be chunked raises ``InputError`` naming it (``on_error="raise"``) or is left out
 (``"skip"``).
 
-``run_jobs`` is ``ragchunk split --engine ray``: the jobs of a local run on a Ray cluster (a
-local one, or one already running), yielding for each input, in input order, the
-``FileResult`` that ``ragchunk.workers.run_jobs`` gives, warnings and failures included.
-Memory is bounded by Ray's streaming executor: results are taken as they come and nothing is
-materialised in the driver. The workers read the inputs themselves, by absolute path: on a
-cluster of several machines the inputs must be on a filesystem all of them share.
+``run_jobs`` is ``ragchunk split --engine ray`` (``ragchunk.integrations._ray_runs``): the jobs
+of a local run on a Ray cluster, with the results of a local run. Ray and pyarrow are imported
+only when used.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import os
 import posixpath
-import sys
-import warnings
-from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ragchunk.engine import Diagnostic, FileResult, first_line, process
-from ragchunk.errors import EngineError, InputError, OptionError, UsageError
-from ragchunk.inputs import STDIN, absolute
+from ragchunk.engine import FileResult, first_line, process
+from ragchunk.errors import InputError, OptionError
+from ragchunk.integrations._ray_runs import FILES_PER_TASK, TASK_RETRIES, prepare_worker, run_jobs
+from ragchunk.integrations._ray_session import JOIN_TIMEOUT
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from ray.data import Dataset
 
-    from ragchunk.model import Chunk
     from ragchunk.plan import Plan
-    from ragchunk.workers import Job
 
-FILES_PER_TASK: Final = 4
-"""Files one Ray task chunks: few enough to spread a run over the workers and to lose little
-when a task's worker dies, enough to pay Ray's overhead per task only once for them."""
-TASK_RETRIES: Final = 2
-"""Times a task whose worker died is retried before its files are failed (Ray's default, -1,
-would retry forever a file that kills its worker every time)."""
-JOIN_TIMEOUT: Final = 10.0
-"""Seconds to wait for a cluster's address to answer before giving up on joining it."""
+__all__ = [
+    "FILES_PER_TASK",
+    "JOIN_TIMEOUT",
+    "TASK_RETRIES",
+    "ChunkFile",
+    "ChunkFiles",
+    "chunk_files",
+    "chunk_one",
+    "missing_ray",
+    "run_jobs",
+]
+
 OnError = Literal["raise", "skip"]
-_SINGLE_NODE: Final = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
 def missing_ray() -> str | None:
@@ -142,7 +135,7 @@ class ChunkFiles:
 
         from ragchunk.writers.parquet import record_table
 
-        _prepare_worker()
+        prepare_worker()
         names = batch.column_names
         paths = batch.column("path").to_pylist()
         contents = batch.column("bytes").to_pylist() if "bytes" in names else [None] * len(paths)
@@ -232,395 +225,3 @@ def _doc_id(path: str, root: str | None) -> str:
     if path.startswith(base + "/"):
         return posixpath.relpath(path, base)
     return path
-
-
-def _prepare_worker() -> None:
-    """Prepare this Ray worker process once: tokenizers use one thread (tasks use every CPU)."""
-    from ragchunk.measure import use_one_encoding_thread
-
-    use_one_encoding_thread()
-
-
-def run_jobs(
-    jobs: Sequence[Job],
-    *,
-    address: str | None = None,
-    workers: int | None = None,
-    progress: bool = False,
-) -> Generator[FileResult, None, None]:
-    """Yield one result per job, in job order, chunked on a Ray cluster.
-
-    ``address`` is the cluster to join (``auto``, ``HOST:PORT``, ``ray://HOST:PORT``); None
-    joins the one ``RAY_ADDRESS`` names, else starts a local one with ``workers`` CPUs (all
-    cores when None), stopped at the end. A cluster joined runs as many tasks at once as it
-    has CPUs. A Ray session already initialised in this process is used as it is.
-    ``progress`` shows Ray Data's progress bars on stderr (Ray draws them only when stdout is
-    a terminal too). A task whose worker died is retried; if it
-    fails for good, its inputs run again one per task, and only one that fails alone fails.
-
-    Raises:
-        UsageError: the cluster cannot be started or reached (on the first result).
-        EngineError: the cluster failed while the jobs ran.
-    """
-    if not jobs:
-        return
-    if _starts_local(address) and "ray" not in sys.modules:
-        # Ray's single-node mode, read when ray is imported: every socket of the cluster
-        # listens on 127.0.0.1 (otherwise its GCS and raylet listen on every interface).
-        os.environ.setdefault(_SINGLE_NODE, "0")
-    import ray
-    import ray.data  # sets up Ray Data's loggers, which _ray_logs_quiet then quiets
-
-    debug = any(job.plan.policy.debug for job in jobs)
-    with _ray_logs_quiet():
-        started = _connect(address, workers)
-        try:
-            with _execution_options(progress=progress, debug=debug):
-                yield from _stream(jobs)
-        except ray.exceptions.RayError as exc:
-            if debug:  # --debug: the error as Ray gives it, with the worker's traceback
-                raise
-            raise EngineError(f"the Ray cluster failed: {first_line(str(exc))}") from None
-        finally:
-            if started:
-                ray.shutdown()
-
-
-def _connect(address: str | None, workers: int | None) -> bool:
-    """Join or start the cluster; return whether this call started Ray (and must stop it).
-
-    Without an address, the cluster named by ``RAY_ADDRESS`` is joined (as in a job that
-    ``ray job submit`` started), else a new local one is started: never one that happens to
-    run on the machine.
-
-    Raises:
-        UsageError: it cannot be started or reached.
-    """
-    import ray
-
-    if ray.is_initialized():
-        return False
-    if _starts_local(address):
-        # A local cluster of this run's own, on the loopback interface, without a dashboard.
-        options: dict[str, Any] = {
-            "address": "local",
-            "num_cpus": workers,
-            "include_dashboard": False,
-            "_node_ip_address": "127.0.0.1",
-        }
-    else:
-        options = {"address": address}
-        joined = address or os.environ["RAY_ADDRESS"]
-        if (reason := _unreachable(joined)) is not None:
-            raise _join_error(address, f"{joined}: cannot join ({reason})")
-    try:
-        ray.init(logging_level=logging.ERROR, **options)
-    except (ConnectionError, RuntimeError, ValueError, OSError, TimeoutError) as exc:
-        reason = first_line(str(exc)) or type(exc).__name__
-        if _starts_local(address):
-            raise UsageError(f"cannot start a local Ray cluster ({reason})") from None
-        joined = address or os.environ["RAY_ADDRESS"]
-        raise _join_error(address, f"{joined}: cannot join ({reason})") from None
-    return True
-
-
-def _join_error(address: str | None, message: str) -> UsageError:
-    """Name the flag, or the environment variable, that gave the address."""
-    if address is not None:
-        return OptionError("--ray-address", message)
-    return UsageError(f"RAY_ADDRESS {message}")
-
-
-def _unreachable(address: str) -> str | None:
-    """Return why nothing answers at ``HOST:PORT`` (or ``ray://HOST:PORT``), else None.
-
-    Ray itself keeps trying an address where nothing listens, for minutes; other forms
-    (``auto``) are left to Ray, which fails fast on them.
-    """
-    import socket
-
-    host, sep, port = address.removeprefix("ray://").rpartition(":")
-    if not sep or not port.isdigit() or not host:
-        return None
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=JOIN_TIMEOUT):
-            return None
-    except OSError as exc:
-        return exc.strerror or type(exc).__name__
-
-
-def _starts_local(address: str | None) -> bool:
-    """Return whether ``run_jobs`` starts a local cluster (no address, no ``RAY_ADDRESS``)."""
-    return address is None and not os.environ.get("RAY_ADDRESS")
-
-
-@contextlib.contextmanager
-def _execution_options(*, progress: bool, debug: bool) -> Iterator[None]:
-    """Set Ray Data's options for one run, and put them back afterwards.
-
-    Order is preserved (the output is the same as a local run's, byte for byte); a block whose
-    task failed for good is dropped instead of stopping the run (``_stream`` runs its inputs
-    again), except with ``--debug``, where the failure stops the run; progress bars only when
-    asked.
-    """
-    from ray.data import DataContext
-
-    context = DataContext.get_current()
-    saved = (
-        context.execution_options.preserve_order,
-        context.max_errored_blocks,
-        context.enable_progress_bars,
-        context.print_on_execution_start,
-        context.use_ray_tqdm,
-        context.enable_rich_progress_bars,
-    )
-    context.execution_options.preserve_order = True
-    context.max_errored_blocks = 0 if debug else -1
-    context.enable_progress_bars = progress
-    context.print_on_execution_start = False
-    # The bars are drawn here, in the driver, by rich on stderr (Ray Data's own choice, too,
-    # needs stdout to be a terminal).
-    context.use_ray_tqdm = False
-    context.enable_rich_progress_bars = True
-    try:
-        yield
-    finally:
-        (
-            context.execution_options.preserve_order,
-            context.max_errored_blocks,
-            context.enable_progress_bars,
-            context.print_on_execution_start,
-            context.use_ray_tqdm,
-            context.enable_rich_progress_bars,
-        ) = saved
-
-
-@contextlib.contextmanager
-def _ray_logs_quiet() -> Iterator[None]:
-    """Keep Ray Data's informational lines off the terminal during a run.
-
-    They still go to the session's log files; its warnings about a failed task are replaced
-    by the failures of the inputs concerned.
-    """
-    logger = logging.getLogger("ray.data")
-    consoles = [
-        handler
-        for handler in logger.handlers
-        if isinstance(handler, logging.StreamHandler)
-        and not isinstance(handler, logging.FileHandler)
-    ]
-    levels = [handler.level for handler in consoles]
-    for handler in consoles:
-        handler.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        for handler, level in zip(consoles, levels, strict=True):
-            handler.setLevel(level)
-
-
-def _stream(jobs: Sequence[Job], *, per_task: int = FILES_PER_TASK) -> Iterator[FileResult]:
-    """Run the jobs as a Ray dataset and yield their results in job order.
-
-    The jobs of a task that failed for good are run again one per task, so that only an
-    input that kills its worker every time fails (as with local worker processes).
-    """
-    expected = 0
-    for position, result in _outcomes(jobs, per_task=per_task):
-        if position > expected:  # a gap: the block of those jobs was dropped
-            yield from _rerun(jobs[expected:position], per_task=per_task)
-        yield result
-        expected = position + 1
-    if expected < len(jobs):
-        yield from _rerun(jobs[expected:], per_task=per_task)
-
-
-def _rerun(lost: Sequence[Job], *, per_task: int) -> Iterator[FileResult]:
-    if per_task == 1:
-        yield from (_lost(job) for job in lost)
-    else:
-        yield from _stream(lost, per_task=1)
-
-
-def _outcomes(jobs: Sequence[Job], *, per_task: int) -> Iterator[tuple[int, FileResult]]:
-    """Yield ``(position, result)`` for the jobs Ray chunked, in order (gaps for lost ones)."""
-    import ray
-
-    plans = list({id(job.plan): job.plan for job in jobs}.values())
-    index = {id(plan): k for k, plan in enumerate(plans)}
-    blocks = [
-        _job_table(jobs, start, min(start + per_task, len(jobs)), index)
-        for start in range(0, len(jobs), per_task)
-    ]
-    worker = _ChunkJobs(tuple(plans), render=jobs[0].render)
-    files = ray.data.from_arrow(blocks)
-    with warnings.catch_warnings():
-        # Ray 2.60 deprecates remote arguments given to map_batches without naming another
-        # way to bound a task's retries, which must be bounded here (TASK_RETRIES).
-        warnings.filterwarnings("ignore", message=".*ray_remote_args.* is deprecated")
-        outcomes = files.map_batches(
-            worker,
-            batch_format="pyarrow",
-            batch_size=None,
-            **_retries(files),
-        )
-    for block in outcomes.iter_batches(batch_format="pyarrow", batch_size=None):
-        yield from _decode(block, jobs)
-
-
-def _retries(dataset: Dataset) -> dict[str, Any]:
-    """Return ``map_batches``'s argument bounding task retries, where this Ray takes one."""
-    import inspect
-
-    parameters = inspect.signature(dataset.map_batches).parameters
-    takes = "max_retries" in parameters or any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
-    )
-    return {"max_retries": TASK_RETRIES} if takes else {}
-
-
-def _lost(job: Job) -> FileResult:
-    message = (
-        f"{job.source}: the Ray task chunking it failed {TASK_RETRIES + 1} times (its worker "
-        "killed, perhaps out of memory); the Ray logs say why"
-    )
-    return FileResult(job.source, job.doc_id, error=message)
-
-
-def _job_table(jobs: Sequence[Job], start: int, end: int, plans: dict[int, int]) -> pa.Table:
-    """Return the jobs ``start:end`` as a table: what a task needs to know of each."""
-    import pyarrow as pa
-
-    from ragchunk.reading import read_input
-
-    chosen = jobs[start:end]
-    data: list[bytes | None] = [None] * len(chosen)
-    errors: list[str | None] = [None] * len(chosen)
-    for k, job in enumerate(chosen):
-        if job.source == STDIN:  # the workers cannot read this process's standard input
-            try:
-                data[k] = read_input(STDIN, job.plan.policy.max_bytes)
-            except InputError as exc:
-                errors[k] = str(exc)
-    return pa.table(
-        {
-            "position": pa.array(range(start, end), pa.int64()),
-            "source": [job.source for job in chosen],
-            "path": [None if job.source == STDIN else absolute(job.source) for job in chosen],
-            "doc_id": [job.doc_id for job in chosen],
-            "plan": pa.array([plans[id(job.plan)] for job in chosen], pa.int32()),
-            "known_hash": pa.array([job.known_hash for job in chosen], pa.string()),
-            "data": pa.array(data, pa.large_binary()),
-            "error": pa.array(errors, pa.string()),
-        }
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class _ChunkJobs:
-    """The function of ``run_jobs``'s tasks: jobs in, one outcome row per job out.
-
-    ``plans`` are shipped with the function, once per task; rows name theirs by index.
-    ``render`` is the jobs' renderer (JSONL), applied where the chunks are made.
-    """
-
-    plans: tuple[Plan, ...]
-    render: Callable[[Sequence[Chunk]], str] | None = None
-
-    def __call__(self, batch: pa.Table) -> pa.Table:
-        from ragchunk.workers import Job, work
-
-        _prepare_worker()
-        results = []
-        for row in batch.to_pylist():
-            if row["error"] is not None:  # standard input, which the driver failed to read
-                results.append(FileResult(row["source"], row["doc_id"], error=row["error"]))
-                continue
-            job = Job(
-                row["source"],
-                row["doc_id"],
-                self.plans[row["plan"]],
-                known_hash=row["known_hash"],
-                render=self.render,
-            )
-            results.append(work(job, path=row["path"], data=row["data"]))
-        return _encode(batch.column("position").to_pylist(), results)
-
-
-_DIAGNOSTIC_FIELDS: Final = ("path", "code", "message")
-
-
-def _encode(positions: list[int], results: list[FileResult]) -> pa.Table:
-    """Return one row per result: all of it but the source and doc_id, which the driver has.
-
-    The chunks go as JSONL pieces (``rendered``) when they were rendered, else as a list of
-    records in the Parquet schema (``records``).
-    """
-    import pyarrow as pa
-
-    from ragchunk.writers.parquet import record_table
-
-    diagnostic = pa.struct([(name, pa.string()) for name in _DIAGNOSTIC_FIELDS])
-    columns: dict[str, pa.Array] = {
-        "position": pa.array(positions, pa.int64()),
-        "error": pa.array([r.error for r in results], pa.string()),
-        "diagnostics": pa.array(
-            [
-                [{n: getattr(d, n) for n in _DIAGNOSTIC_FIELDS} for d in r.diagnostics]
-                for r in results
-            ],
-            pa.list_(diagnostic),
-        ),
-        "content_hash": pa.array([r.content_hash for r in results], pa.string()),
-        "unchanged": pa.array([r.unchanged for r in results], pa.bool_()),
-        "chunk_count": pa.array([r.chunk_count for r in results], pa.int64()),
-        "violations": pa.array([list(r.violations) for r in results], pa.list_(pa.string())),
-        "rendered": pa.array(
-            [None if r.rendered is None else list(r.rendered) for r in results],
-            pa.list_(pa.large_string()),
-        ),
-    }
-    tables = [record_table(r.chunks) for r in results]
-    records = pa.concat_tables(tables, promote_options="default")
-    offsets = [0]
-    for table in tables:
-        offsets.append(offsets[-1] + table.num_rows)
-    columns["records"] = pa.ListArray.from_arrays(
-        pa.array(offsets, pa.int32()), records.to_struct_array().combine_chunks()
-    )
-    return pa.table(columns)
-
-
-def _decode(block: pa.Table, jobs: Sequence[Job]) -> Iterator[tuple[int, FileResult]]:
-    """Yield ``(position, result)`` for each outcome row of ``block`` (see ``_encode``)."""
-    import pyarrow as pa
-
-    from ragchunk.writers.parquet import chunks_from_table
-
-    columns = {
-        name: block.column(name).to_pylist() for name in block.column_names if name != "records"
-    }
-    records = block.column("records").combine_chunks()
-    for k, position in enumerate(columns["position"]):
-        job = jobs[position]
-        rows = records[k].values
-        chunks = chunks_from_table(pa.Table.from_struct_array(rows)) if len(rows) else []
-        rendered = columns["rendered"][k]
-        yield (
-            position,
-            FileResult(
-                job.source,
-                job.doc_id,
-                chunks=tuple(chunks),
-                diagnostics=tuple(
-                    Diagnostic(d["path"], d["code"], d["message"])
-                    for d in columns["diagnostics"][k]
-                ),
-                error=columns["error"][k],
-                content_hash=columns["content_hash"][k],
-                unchanged=columns["unchanged"][k],
-                rendered=None if rendered is None else tuple(rendered),
-                chunk_count=columns["chunk_count"][k],
-                violations=tuple(columns["violations"][k]),
-            ),
-        )
