@@ -230,6 +230,7 @@ def serialisation(files: Path) -> dict[str, Any]:
         results = [workers.work(job) for job in jobs]
         chunking = time.perf_counter() - began
         per = integration.FILES_PER_TASK
+        list(integration._decode(integration._encode([0], results[:1]), jobs))  # imports, once
         encode = decode = 0.0
         nbytes = 0
         for start in range(0, len(results), per):

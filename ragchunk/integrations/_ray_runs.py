@@ -13,6 +13,8 @@ that kills its worker fails. Ray is imported only when a run starts.
 
 from __future__ import annotations
 
+import itertools
+import math
 import warnings
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
@@ -30,9 +32,11 @@ if TYPE_CHECKING:
     from ragchunk.plan import Plan
     from ragchunk.workers import Job
 
-FILES_PER_TASK: Final = 4
-"""Files one Ray task chunks: few enough to spread a run over the workers and to lose little
-when a task's worker dies, enough to pay Ray's overhead per task only once for them."""
+FILES_PER_TASK: Final = 16
+"""The most files one Ray task chunks: enough to pay Ray's overhead per task (tens of ms) once
+for several files, few enough to lose little when a task's worker dies. A run with few files
+per CPU gives each task fewer, so that every CPU gets at least ``TASKS_PER_CPU`` tasks."""
+TASKS_PER_CPU: Final = 4
 TASK_RETRIES: Final = 2
 """Times a task whose worker died is retried before its files run again one per task (Ray's
 default, -1, would retry forever a file that kills its worker every time)."""
@@ -76,14 +80,25 @@ def run_jobs(
 
         try:
             with execution_options(progress=progress, debug=debug):
-                yield from _stream(jobs)
+                resources: Callable[[], dict[str, float]] = ray.cluster_resources  # untyped in Ray
+                cpus = float(resources().get("CPU", 1.0))
+                yield from _stream(jobs, per_task=files_per_task(len(jobs), cpus))
         except ray.exceptions.RayError as exc:
             if debug:  # --debug: the error as Ray gives it, with the worker's traceback
                 raise
             raise EngineError(f"the Ray cluster failed: {first_line(str(exc))}") from None
 
 
-def _stream(jobs: Sequence[Job], *, per_task: int = FILES_PER_TASK) -> Iterator[FileResult]:
+def files_per_task(files: int, cpus: float) -> int:
+    """Return how many files each task gets: at most ``FILES_PER_TASK``.
+
+    Fewer when the run has too few files for ``TASKS_PER_CPU`` tasks per CPU.
+    """
+    spread = math.ceil(files / max(1.0, cpus * TASKS_PER_CPU))
+    return max(1, min(FILES_PER_TASK, spread))
+
+
+def _stream(jobs: Sequence[Job], *, per_task: int) -> Iterator[FileResult]:
     """Run the jobs as a Ray dataset and yield their results in job order.
 
     The jobs of a task that failed for good are run again one per task, so that only an
@@ -244,11 +259,9 @@ def _encode(positions: list[int], results: list[FileResult]) -> pa.Table:
             pa.list_(pa.large_string()),
         ),
     }
-    tables = [record_table(r.chunks) for r in results]
-    records = pa.concat_tables(tables, promote_options="default")
-    offsets = [0]
-    for table in tables:
-        offsets.append(offsets[-1] + table.num_rows)
+    # One table for the records of all the files, cut into one list per file.
+    records = record_table([chunk for result in results for chunk in result.chunks])
+    offsets = itertools.accumulate((len(r.chunks) for r in results), initial=0)
     columns["records"] = pa.ListArray.from_arrays(
         pa.array(offsets, pa.int32()), records.to_struct_array().combine_chunks()
     )
