@@ -94,7 +94,7 @@ def files_per_task(files: int, cpus: float) -> int:
 
     Fewer when the run has too few files for ``TASKS_PER_CPU`` tasks per CPU.
     """
-    spread = math.ceil(files / max(1.0, cpus * TASKS_PER_CPU))
+    spread = math.floor(files / max(1.0, cpus * TASKS_PER_CPU))
     return max(1, min(FILES_PER_TASK, spread))
 
 
