@@ -28,7 +28,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -l overlap -x -d 'Un
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l unit -x -a 'chars tokens' -d 'Unit of --size and --overlap: chars or tokens [default: per strategy].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l tokenizer -r -F -a 'cl100k_base' -d 'tiktoken encoding name or path to a tokenizer.json.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -s O -l option -x -a 'answer_column= attachments= buffer= front_matter= headers= language= max_depth= method= min_level= overlap_sentences= question_column= references= sentences= separators= threshold=' -d 'Strategy option as key=value (repeatable).'
-complete -c ragchunk -n '__fish_seen_subcommand_from split' -s o -l output -r -F -d 'Write JSONL to this file, or to DIR/ one file per input mirroring the tree (a trailing slash or an existing directory); always atomically.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -s o -l output -r -F -d 'Write to this file (Parquet if it ends in .parquet, else JSONL), or to DIR/ one file per input mirroring the tree (a trailing slash or an existing directory); always atomically.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l table -d 'Show a table instead of JSONL.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l stats -d 'Also print a size summary on stderr (stdout keeps the chunks).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l count-tokens -d 'Add a token count to every chunk.'
@@ -74,6 +74,9 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -l embed-retries -x 
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l device -x -d 'local: cpu, cuda, cuda:N or mps [default: the best available].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l cache-dir -x -d 'Keep computed vectors here [default: ragchunk in the user cache directory].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l no-cache -d 'Neither read nor write cached vectors on disk.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l output-format -x -a 'jsonl parquet' -d 'What -o writes: jsonl or parquet [default: parquet for a .parquet file, else jsonl].'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l engine -x -a 'local ray' -d 'Where to chunk: local (worker processes, --jobs) or ray (a Ray cluster: a local one unless --ray-address).'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l ray-address -x -d 'With --engine ray: the cluster to join (auto, HOST:PORT or ray://HOST:PORT) instead of starting a local one.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -s h -l help -d 'Show the help and exit.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -F
 complete -c ragchunk -n '__fish_seen_subcommand_from stats' -l limit -x -d 'Count and list the chunks larger than this.'

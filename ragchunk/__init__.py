@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ragchunk.errors import (
         BackendError,
         CorruptDocumentError,
+        EngineError,
         InputError,
         LimitExceededError,
         OptionError,
@@ -33,6 +34,7 @@ _HOMES = {
     "chunk_text": "api",
     "BackendError": "errors",
     "CorruptDocumentError": "errors",
+    "EngineError": "errors",
     "InputError": "errors",
     "LimitExceededError": "errors",
     "OptionError": "errors",
@@ -57,6 +59,7 @@ __all__ = [
     "CorruptDocumentError",
     "Document",
     "EmbedderSpec",
+    "EngineError",
     "InputError",
     "LimitExceededError",
     "OptionError",

@@ -1,10 +1,10 @@
 """Runs over many inputs: where each output goes, what the manifest records, what is removed.
 
 ``prepare`` finds the inputs and routes them (everything that can fail as bad usage happens
-there, before any input is read). A ``Tally`` then counts what becomes of each input and keeps
-the manifest's entries; ``Tally.recording`` saves the manifest when the run ends, even cut
-short, and removes the outputs of inputs that are gone. Nothing here prints: the command line
-renders (``ragchunk.cli._batch``).
+there, before any input is read). ``results`` runs them on the chosen engine: this machine's
+worker processes (``ragchunk.workers``) or a Ray cluster (``ragchunk.integrations.ray``), with
+the same results either way; ``ragchunk.tally`` counts what becomes of each input. Nothing here
+prints: the command line renders (``ragchunk.cli._batch``).
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ import contextlib
 import dataclasses
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, TypeAlias, cast
 
 from ragchunk import workers
-from ragchunk.errors import UsageError
+from ragchunk.defaults import OUTPUT_FORMATS, Engine, OutputFormat
+from ragchunk.errors import OptionError, UsageError
 from ragchunk.globs import make_globs
 from ragchunk.inputs import STDIN, WalkOptions, absolute, find_inputs
 from ragchunk.results import FileResult
@@ -28,9 +29,13 @@ if TYPE_CHECKING:
 
     from ragchunk.config import Config, RunSettings
     from ragchunk.inputs import Input, Note, Skipped
-    from ragchunk.manifest import Entry, Manifest
+    from ragchunk.manifest import Manifest
     from ragchunk.scopes import Plans
     from ragchunk.workers import Job
+    from ragchunk.writers.parquet import ParquetSink
+
+Stream: TypeAlias = "IO[str] | ParquetSink"
+"""Where the records of every input go when they share one output: JSONL text or Parquet."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,11 +49,16 @@ class Batch:
         skipped: how many entries the walk skipped, by reason.
         refused: inputs whose output would be unsafe, as failures.
         roots: the directories named on the command line (walked).
-        output_file: ``-o FILE``: one JSONL file for every input.
-        output_dir: ``-o DIR/``: one JSONL file per input, mirroring the tree.
+        output_file: ``-o FILE``: one output file for every input.
+        output_dir: ``-o DIR/``: one output file per input, mirroring the tree.
+        output_format: what the output files hold (standard output is always JSONL).
         manifest: the loaded ``--manifest``.
-        workers: worker processes.
+        workers: worker processes (on Ray: the local cluster's CPUs, or at most this many
+            tasks at once on an existing cluster).
         fail_fast: stop at the first input that fails.
+        engine: where the inputs are chunked: ``local`` processes or a ``ray`` cluster.
+        ray_address: the Ray cluster to join (``auto``, ``ray://HOST:PORT``...); None starts
+            a local one.
     """
 
     jobs: tuple[Job, ...]
@@ -59,9 +69,12 @@ class Batch:
     skipped: tuple[Skipped, ...] = ()
     output_file: Path | None = None
     output_dir: Path | None = None
+    output_format: OutputFormat = "jsonl"
     manifest: Manifest | None = None
     workers: int = 1
     fail_fast: bool = False
+    engine: Engine = "local"
+    ray_address: str | None = None
 
 
 def is_directory_output(output: str) -> bool:
@@ -69,15 +82,26 @@ def is_directory_output(output: str) -> bool:
     return output.endswith(("/", os.sep)) or Path(output).is_dir()
 
 
-def prepare(paths: list[str], plans: Plans, run: RunSettings, *, output: str | None) -> Batch:
+def prepare(
+    paths: list[str],
+    plans: Plans,
+    run: RunSettings,
+    *,
+    output: str | None,
+    output_format: str | None = None,
+) -> Batch:
     """Find the inputs and decide each one's plan, output file and manifest state.
 
     Raises:
         UsageError: a bad glob, ``--jobs`` below 1, an unreadable manifest, a ``--root`` that
-            is not a directory.
+            is not a directory, an output format that does not fit ``-o``, an engine or format
+            whose extra is not installed.
     """
     output_dir = Path(output) if output and is_directory_output(output) else None
     output_file = Path(output) if output and output_dir is None else None
+    chosen = choose_output_format(output, output_format, is_directory=output_dir is not None)
+    engine = run.engine or "local"
+    _check_engine(engine, run.ray_address)
     manifest = _load_manifest(run.manifest)
     own = [output_dir, output_file, manifest.path if manifest else None]
     skip = frozenset(absolute(p) for p in own if p is not None)
@@ -94,7 +118,8 @@ def prepare(paths: list[str], plans: Plans, run: RunSettings, *, output: str | N
     count = workers.default_jobs() if run.jobs is None else run.jobs
     workers.check_workers(count)
     found = find_inputs(paths, walk)
-    jobs, outputs, refused = _route(workers.make_jobs(found.inputs, plans), output_dir, manifest)
+    routed = _route(workers.make_jobs(found.inputs, plans), output_dir, manifest, chosen)
+    jobs, outputs, refused = routed
     return Batch(
         jobs=tuple(jobs),
         outputs=tuple(outputs),
@@ -104,9 +129,12 @@ def prepare(paths: list[str], plans: Plans, run: RunSettings, *, output: str | N
         roots=tuple(p for p in paths if p != STDIN and Path(p).is_dir()),
         output_file=output_file,
         output_dir=output_dir,
+        output_format=chosen,
         manifest=manifest,
         workers=count,
         fail_fast=bool(run.fail_fast),
+        engine=engine,
+        ray_address=run.ray_address,
     )
 
 
@@ -134,6 +162,50 @@ def _unmatched_globs(config: Config | None, inputs: Sequence[Input]) -> tuple[No
     )
 
 
+def choose_output_format(
+    output: str | None, given: str | None, *, is_directory: bool = False
+) -> OutputFormat:
+    """Return what ``-o`` writes: ``--output-format`` if given, else what its suffix says.
+
+    A ``.parquet`` file is Parquet, anything else JSONL; a directory holds JSONL files unless
+    ``--output-format`` says otherwise.
+
+    Raises:
+        OptionError: an unknown format, one that contradicts the ``-o`` name, or Parquet
+            without ``-o`` (it is never written to standard output).
+        UsageError: Parquet without pyarrow installed.
+    """
+    if given is not None and given not in OUTPUT_FORMATS:
+        known = ", ".join(OUTPUT_FORMATS)
+        raise OptionError("--output-format", f"must be one of {known} (got {given!r})")
+    suffix = Path(output).suffix.lower() if output and not is_directory else ""
+    implied = {".parquet": "parquet", ".jsonl": "jsonl"}.get(suffix)
+    if given is not None and implied is not None and given != implied:
+        raise OptionError("--output-format", f"{given} does not fit -o {output}")
+    chosen = cast("OutputFormat", given or implied or "jsonl")
+    if chosen == "parquet":
+        if output is None:
+            message = "parquet needs -o FILE or -o DIR/ (it is not written to standard output)"
+            raise OptionError("--output-format", message)
+        from ragchunk.writers.parquet import missing_pyarrow
+
+        if (missing := missing_pyarrow()) is not None:
+            raise UsageError(missing)
+    return chosen
+
+
+def _check_engine(engine: Engine, address: str | None) -> None:
+    if engine not in ("local", "ray"):
+        raise OptionError("--engine", f"must be one of local, ray (got {engine!r})")
+    if address is not None and engine != "ray":
+        raise OptionError("--ray-address", "needs --engine ray")
+    if engine == "ray":
+        from ragchunk.integrations.ray import missing_ray
+
+        if (missing := missing_ray()) is not None:
+            raise UsageError(missing)
+
+
 def _load_manifest(path: str | None) -> Manifest | None:
     if path is None:
         return None
@@ -143,11 +215,13 @@ def _load_manifest(path: str | None) -> Manifest | None:
 
 
 def _route(
-    jobs: list[Job], output_dir: Path | None, manifest: Manifest | None
+    jobs: list[Job], output_dir: Path | None, manifest: Manifest | None, output_format: str
 ) -> tuple[list[Job], list[Path | None], list[FileResult]]:
     """Give each job its output path and known hash; refuse jobs whose output is unsafe."""
     from ragchunk.errors import InputError
-    from ragchunk.writers.tree import mirror_path
+    from ragchunk.writers.tree import SUFFIX, mirror_path
+
+    suffix = ".parquet" if output_format == "parquet" else SUFFIX
 
     routed: list[Job] = []
     outputs: list[Path | None] = []
@@ -157,7 +231,7 @@ def _route(
         target = None
         if output_dir is not None:
             try:
-                target = mirror_path(output_dir, job.doc_id)
+                target = mirror_path(output_dir, job.doc_id, suffix)
             except InputError as exc:
                 message = f"{job.source}: {exc}"
                 refused.append(FileResult(job.source, job.doc_id, error=message))
@@ -179,19 +253,31 @@ def _route(
 
 @contextlib.contextmanager
 def results(
-    batch: Batch, *, jsonl: bool
+    batch: Batch, *, jsonl: bool, progress: bool = False
 ) -> Iterator[Iterator[tuple[Job, Path | None, FileResult]]]:
     """Yield ``(job, output, result)`` per input, in input order, as the results come in.
 
     With ``jsonl``, the chunks are rendered as JSONL where they are made (``result.rendered``):
     only text crosses between processes. The workers are shut down when the block ends.
+    ``progress`` shows Ray's own progress bars (the local engine's is the caller's to show).
+
+    Raises:
+        UsageError: the Ray cluster cannot be started or reached.
     """
     from ragchunk.writers.jsonl import lines
 
     jobs = batch.jobs
     if jsonl:
         jobs = tuple(dataclasses.replace(job, render=lines) for job in jobs)
-    with contextlib.closing(workers.run_jobs(jobs, workers=batch.workers)) as made:
+    if batch.engine == "ray":
+        from ragchunk.integrations import ray
+
+        made = ray.run_jobs(
+            jobs, address=batch.ray_address, workers=batch.workers, progress=progress
+        )
+    else:
+        made = workers.run_jobs(jobs, workers=batch.workers)
+    with contextlib.closing(made):
         # The results first: zip then runs the pipeline to its end, and it shuts down cleanly.
         yield (
             (job, target, result)
@@ -200,12 +286,18 @@ def results(
 
 
 @contextlib.contextmanager
-def output_stream(batch: Batch, default: IO[str] | None) -> Iterator[IO[str] | None]:
-    """Yield where JSONL goes when it is one stream: the ``-o`` file, ``default``, or nowhere.
+def output_stream(batch: Batch, default: IO[str] | None) -> Iterator[Stream | None]:
+    """Yield where records go when inputs share one output: ``-o FILE``, ``default`` or None.
 
-    The ``-o`` file is written atomically: it appears only if the block ends normally.
+    None is for ``-o DIR/``, where each input has a file of its own. The ``-o`` file is
+    written atomically: it appears only if the block ends normally.
     """
-    if batch.output_file is not None:
+    if batch.output_file is not None and batch.output_format == "parquet":
+        from ragchunk.writers.parquet import parquet_writer
+
+        with parquet_writer(batch.output_file) as sink:
+            yield sink
+    elif batch.output_file is not None:
         from ragchunk.writers.atomic import atomic_writer
 
         with atomic_writer(batch.output_file) as handle:
@@ -216,138 +308,34 @@ def output_stream(batch: Batch, default: IO[str] | None) -> Iterator[IO[str] | N
         yield default
 
 
-def write_output(result: FileResult, target: Path | None, stream: IO[str] | None) -> None:
-    """Write one input's JSONL to its own file (atomically), else to ``stream`` if any."""
+def write_output(
+    result: FileResult,
+    target: Path | None,
+    stream: Stream | None,
+    output_format: OutputFormat = "jsonl",
+) -> None:
+    """Write one input's records to its own file (atomically), else to ``stream`` if any.
+
+    Parquet needs the chunks themselves (no rendered JSONL); JSONL takes either.
+    """
     if target is None and stream is None:
         return
-    from ragchunk.writers import jsonl
+    from ragchunk.writers.parquet import ParquetSink
 
-    pieces = (jsonl.lines(result.chunks),) if result.rendered is None else result.rendered
-    if target is not None:
-        from ragchunk.writers.atomic import atomic_writer
+    if isinstance(stream, ParquetSink):
+        stream.write_chunks(result.chunks)
+    elif target is not None and output_format == "parquet":
+        from ragchunk.writers.parquet import write_parquet
 
-        with atomic_writer(target) as handle:
-            handle.writelines(pieces)
-    elif stream is not None:
-        stream.writelines(pieces)
+        write_parquet(target, result.chunks)
+    else:
+        from ragchunk.writers import jsonl
 
+        pieces = (jsonl.lines(result.chunks),) if result.rendered is None else result.rendered
+        if target is not None:
+            from ragchunk.writers.atomic import atomic_writer
 
-@dataclass(slots=True)
-class Tally:
-    """What a run did so far: counts for the summaries, and the manifest's entries.
-
-    ``failures`` starts with the inputs ``prepare`` refused; ``entries`` with the manifest's.
-    """
-
-    batch: Batch
-    done: int = 0
-    chunked: int = 0
-    chunks: int = 0
-    unchanged: int = 0
-    removed: int = 0
-    violations: int = 0
-    violating: int = 0
-    failures: list[FileResult] = field(default_factory=list)
-    entries: dict[str, Entry] = field(default_factory=dict)
-
-    @classmethod
-    def start(cls, batch: Batch) -> Tally:
-        """Return the tally of a run that has not begun."""
-        entries = dict(batch.manifest.entries) if batch.manifest is not None else {}
-        return cls(batch, failures=list(batch.refused), entries=entries)
-
-    def fail(self, job: Job, result: FileResult) -> None:
-        """Count a failed input; its manifest entry goes, so that the next run tries it again."""
-        self.done += 1
-        self.failures.append(result)
-        manifest = self.batch.manifest
-        if manifest is not None:
-            self.entries.pop(manifest.key(job.source), None)
-
-    def skip(self) -> None:
-        """Count an input the manifest knows unchanged (not parsed, nothing written)."""
-        self.done += 1
-        self.unchanged += 1
-
-    def add(self, job: Job, target: Path | None, result: FileResult) -> None:
-        """Count an input whose output is written, and record it in the manifest.
-
-        The documents of a container that failed (``result.failed_parts``) count as failures.
-        """
-        self.done += 1
-        self.chunked += 1
-        self.chunks += result.chunk_count
-        if result.violations:
-            self.violations += len(result.violations)
-            self.violating += 1
-        # A container whose documents failed in part: they are failures too, and the input
-        # is not recorded, so that the next run reads it again.
-        self.failures += (
-            FileResult(result.source, result.doc_id, error=failure)
-            for failure in result.failed_parts
-        )
-        manifest = self.batch.manifest
-        if manifest is not None and result.failed_parts:
-            self.entries.pop(manifest.key(job.source), None)
-        elif manifest is not None and job.source != STDIN:
-            from ragchunk.manifest import Entry, settings_digest
-
-            self.entries[manifest.key(job.source)] = Entry(
-                hash=result.content_hash or "",
-                settings=settings_digest(job.plan.recipe),
-                output=manifest.output_key(target),
-                chunks=result.chunk_count,
-            )
-
-    def remove_gone(self) -> None:
-        """Drop the entries of inputs that are gone, and their outputs under ``-o DIR/``."""
-        manifest, output_dir = self.batch.manifest, self.batch.output_dir
-        if manifest is None:
-            return
-        kept = set(self.batch.outputs)
-        sources = (job.source for job in self.batch.jobs)
-        for key, entry in manifest.gone(self.batch.roots, sources).items():
-            self.entries.pop(key, None)
-            self.removed += 1
-            if entry.output is None or output_dir is None:
-                continue
-            output = manifest.resolve(entry.output)
-            if output not in kept and _is_inside(output, output_dir):
-                output.unlink(missing_ok=True)
-                _remove_empty_parents(output.parent, output_dir)
-
-    @contextlib.contextmanager
-    def recording(self) -> Iterator[None]:
-        """Save the manifest when the block ends, even when it is cut short.
-
-        Per-input files are complete once renamed into place, so a run cut short still records
-        them; one shared output file is discarded then, so nothing is recorded. Removals of
-        gone inputs happen only when the run is complete.
-        """
-        complete = False
-        try:
-            yield
-            complete = True
-        finally:
-            manifest = self.batch.manifest
-            if manifest is not None and (complete or self.batch.output_dir is not None):
-                from ragchunk.manifest import save_manifest
-
-                if complete:
-                    self.remove_gone()
-                save_manifest(manifest.path, self.entries)
-
-
-def _remove_empty_parents(directory: Path, top: Path) -> None:
-    """Remove ``directory`` and its parents up to ``top`` (excluded) while they are empty."""
-    while _is_inside(directory, top) and directory.resolve() != top.resolve():
-        try:
-            directory.rmdir()
-        except OSError:  # not empty (or not ours to remove): stop climbing
-            return
-        directory = directory.parent
-
-
-def _is_inside(path: Path, directory: Path) -> bool:
-    base = os.path.realpath(directory)
-    return os.path.commonpath([os.path.realpath(path), base]) == base
+            with atomic_writer(target) as handle:
+                handle.writelines(pieces)
+        elif stream is not None:
+            stream.writelines(pieces)

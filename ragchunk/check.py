@@ -1,7 +1,7 @@
 """The invariant checker: every point of SPEC §3 for one document and its chunks.
 
 The test suite and ``ragchunk split --check`` both call ``find_violations`` (with the limits
-``engine.limits_for`` derives from a recipe) and ``find_differences`` (determinism: two runs
+``plan.limits_for`` derives from a recipe) and ``find_differences`` (determinism: two runs
 compared); each violation is one sentence naming the chunk (its index and span) and the rule it
 breaks, and violations come in document order, so the first one named is the first in the text.
 

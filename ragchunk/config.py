@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from ragchunk import strategies
+from ragchunk.defaults import Engine
 from ragchunk.errors import OptionError, UsageError
 from ragchunk.globs import Glob
 from ragchunk.inputs import STDIN, absolute
@@ -55,6 +56,8 @@ _RUN_KEYS: Final[dict[str, tuple[str, Any]]] = {
     "fail-fast": ("fail_fast", bool),
     "manifest": ("manifest", str),
     "root": ("root", str),
+    "engine": ("engine", Engine),
+    "ray-address": ("ray_address", str),
 }
 """Keys only the top level may set: they shape the whole run."""
 
@@ -174,6 +177,8 @@ class RunSettings:
     fail_fast: bool | None = None
     manifest: str | None = None
     root: str | None = None
+    engine: Engine | None = None
+    ray_address: str | None = None
 
     def over(self, lower: RunSettings) -> RunSettings:
         """Return these settings with ``lower``'s filling what is not set here."""

@@ -29,7 +29,8 @@ from ragchunk.model import Dropped
 from ragchunk.options import build_options
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.passes import contextualized, fit_context_spans, merge_small_spans, warn_if_large
-from ragchunk.reading import check_not_empty, choose_format, parse_member, read_input
+from ragchunk.plan import limits_for
+from ragchunk.reading import check_not_empty, check_size, choose_format, parse_member, read_input
 from ragchunk.results import Diagnostic, FileResult, first_line
 from ragchunk.strategies._spec import Context
 
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
     from ragchunk.backends.cache import CachedEmbedder
-    from ragchunk.check import Limits
     from ragchunk.measure import Sizer
     from ragchunk.model import Chunk, Document, Section, Span
     from ragchunk.options import Budget
@@ -155,11 +155,15 @@ def process(
     *,
     keep_document: bool = False,
     known_hash: str | None = None,
+    path: str | None = None,
+    data: bytes | None = None,
 ) -> FileResult:
     """Read, parse and chunk one input; an error becomes the result's ``error``.
 
     When the SHA-256 of the input's bytes equals ``known_hash``, nothing is parsed and the
-    result says ``unchanged``. The work stops at the policy's timeout (``deadline``).
+    result says ``unchanged``. The work stops at the policy's timeout (``deadline``). The
+    input is read from ``path`` when given (``source`` still names it, as in messages), and
+    not at all when ``data`` holds its bytes already (read by a distributed reader).
     """
     diagnostics: list[Diagnostic] = []
     try:
@@ -171,6 +175,8 @@ def process(
                 diagnostics,
                 keep_document=keep_document,
                 known_hash=known_hash,
+                path=path,
+                data=data,
             )
     except TimedOut:
         error = timeout_message(source, plan.policy.timeout)
@@ -185,6 +191,8 @@ def _process(
     *,
     keep_document: bool,
     known_hash: str | None,
+    path: str | None,
+    data: bytes | None,
 ) -> FileResult:
     recipe, policy = plan.recipe, plan.policy
     content_hash = None
@@ -192,7 +200,10 @@ def _process(
     try:
         if recipe.needs_embedder:
             embedder = open_embedder(recipe.embedder, policy.cache)
-        data = read_input(source, policy.max_bytes)
+        if data is None:
+            data = read_input(source, policy.max_bytes, path=path)
+        else:
+            data = check_size(data, source, policy.max_bytes)
         content_hash = hashlib.sha256(data).hexdigest()
         if content_hash == known_hash:
             return FileResult(source, doc_id, content_hash=content_hash, unchanged=True)
@@ -346,24 +357,6 @@ def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]
         max_bytes=plan.policy.max_bytes,
         options=plan.recipe.parse,
         warn=warn,
-    )
-
-
-def limits_for(recipe: Recipe[Any]) -> Limits:
-    """Return what the chunks of ``recipe`` must respect (the checker's view of it)."""
-    from ragchunk.check import Limits
-
-    bounds = recipe.strategy.bounds(recipe.options)
-    return Limits(
-        size=recipe.limit,
-        overlap=recipe.budget.overlap,
-        measure=measure_for(recipe.budget.unit, recipe.tokenizer),
-        word_aligned=bounds.word_aligned,
-        sentences=bounds.sentences,
-        overlap_sentences=bounds.overlap_sentences,
-        contextualize=recipe.contextualize,
-        language=bounds.language,
-        drops=recipe.strategy.drops,
     )
 
 

@@ -8,8 +8,9 @@
     ├── InputError                one file failed → exit 1: unreadable, unsupported, binary
     │   ├── CorruptDocumentError  encrypted, truncated, not a zip, malformed XML
     │   └── LimitExceededError    zip/XML bomb, size or nesting caps
-    └── BackendError              one file failed → exit 1: embedding/chat endpoint, missing model
-        └── TokenMappingError     a tokenizer's offsets do not map back (late chunking falls back)
+    ├── BackendError              one file failed → exit 1: embedding/chat endpoint, missing model
+    │   └── TokenMappingError     a tokenizer's offsets do not map back (late chunking falls back)
+    └── EngineError               the run stopped → exit 1: the Ray cluster running it failed
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 __all__ = [
     "BackendError",
     "CorruptDocumentError",
+    "EngineError",
     "InputError",
     "LimitExceededError",
     "OptionError",
@@ -67,3 +69,7 @@ class TokenMappingError(BackendError):
 
     Late chunking catches it: the chunks are made all the same, without embeddings.
     """
+
+
+class EngineError(RagchunkError):
+    """The engine running the inputs failed (a Ray cluster lost mid-run); the run stops."""

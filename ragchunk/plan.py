@@ -23,12 +23,13 @@ from ragchunk.backends import EmbedderSpec, check_embedder
 from ragchunk.code.languages import check_language
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TOKENIZER
 from ragchunk.errors import OptionError
-from ragchunk.measure import load_tokenizer
+from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.options import build_options, convert_value
 from ragchunk.parsers._spec import DEFAULT_PARSE, PARSE_OPTION_NAMES, ParseOptions
 from ragchunk.strategies._spec import OptionsT, Strategy
 
 if TYPE_CHECKING:
+    from ragchunk.check import Limits
     from ragchunk.model import Document
     from ragchunk.options import Budget, Unit
 
@@ -336,3 +337,21 @@ def _check_min_size(min_size: int | None, limit: int | None) -> None:
         raise OptionError("--min-size", f"must be at least 1 (got {min_size})")
     if limit is not None and min_size > limit:
         raise OptionError("--min-size", f"must not exceed --size (got {min_size} > {limit})")
+
+
+def limits_for(recipe: Recipe[Any]) -> Limits:
+    """Return what the chunks of ``recipe`` must respect (the checker's view of it)."""
+    from ragchunk.check import Limits
+
+    bounds = recipe.strategy.bounds(recipe.options)
+    return Limits(
+        size=recipe.limit,
+        overlap=recipe.budget.overlap,
+        measure=measure_for(recipe.budget.unit, recipe.tokenizer),
+        word_aligned=bounds.word_aligned,
+        sentences=bounds.sentences,
+        overlap_sentences=bounds.overlap_sentences,
+        contextualize=recipe.contextualize,
+        language=bounds.language,
+        drops=recipe.strategy.drops,
+    )

@@ -29,20 +29,24 @@ _SNIFF: Final = 1024
 """The first bytes format detection looks at."""
 
 
-def read_input(source: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+def read_input(
+    source: str, max_bytes: int = DEFAULT_MAX_BYTES, *, path: str | None = None
+) -> bytes:
     """Return the bytes of a file, or of standard input for ``-``, refusing more than a cap.
 
     A regular file's size is checked before reading; anything else (standard input, a pipe,
     a device) is read up to one byte past the cap, so an endless stream cannot fill memory.
+    ``path``, when given, is where the file is read (an absolute path, for a process working
+    in another directory); messages still name ``source``.
 
     Raises:
         InputError: the file cannot be read.
         LimitExceededError: it holds more than ``max_bytes`` bytes.
     """
-    if source == STDIN:
+    if source == STDIN and path is None:
         return _read_capped(sys.stdin.buffer, source, max_bytes)
     try:
-        with Path(source).open("rb") as handle:
+        with Path(source if path is None else path).open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size > max_bytes:
                 raise _too_large(source, max_bytes, size)
@@ -51,6 +55,17 @@ def read_input(source: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
         raise InputError(f"{source}: is a directory") from None
     except OSError as exc:
         raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
+
+
+def check_size(data: bytes, source: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """Return ``data``, the bytes of ``source`` read elsewhere, unless they exceed the cap.
+
+    Raises:
+        LimitExceededError: ``data`` holds more than ``max_bytes`` bytes.
+    """
+    if len(data) > max_bytes:
+        raise _too_large(source, max_bytes, len(data))
+    return data
 
 
 def _read_capped(handle: BinaryIO, source: str, max_bytes: int) -> bytes:

@@ -112,12 +112,18 @@ def run_jobs(jobs: Sequence[Job], *, workers: int = 1) -> Generator[FileResult, 
     check_workers(workers)
     count = min(workers, len(jobs))
     if count <= 1 or any(job.plan.policy.debug for job in jobs):
-        return (_work(job) for job in jobs)
+        return (work(job) for job in jobs)
     return _run_pool(jobs, count)
 
 
-def _work(job: Job) -> FileResult:
-    result = process(job.source, job.doc_id, job.plan, known_hash=job.known_hash)
+def work(job: Job, *, path: str | None = None, data: bytes | None = None) -> FileResult:
+    """Chunk one job in this process and render its chunks if the job says how.
+
+    ``path`` and ``data`` are ``process``'s: where to read the input, or its bytes.
+    """
+    result = process(
+        job.source, job.doc_id, job.plan, known_hash=job.known_hash, path=path, data=data
+    )
     if job.render is None or not result.chunks:
         return result
     chunks, render = result.chunks, job.render
@@ -283,7 +289,7 @@ def _serve(connection: Connection) -> None:
     with contextlib.suppress(EOFError):  # the parent went away
         while (job := connection.recv()) is not None:
             models = backends.loaded_count()
-            result = _work(job)
+            result = work(job)
             now = _resident_mib()
             if backends.loaded_count() != models:  # a model loaded once is kept, not leaked
                 baseline = now

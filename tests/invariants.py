@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ragchunk.check import find_differences, find_violations
-from ragchunk.engine import chunk_document, limits_for
+from ragchunk.engine import chunk_document
 from ragchunk.model import Chunk, Document, Dropped
-from ragchunk.plan import Plan
+from ragchunk.plan import Plan, limits_for
 
 __all__ = ["assert_invariants", "limits_for"]
 

@@ -17,9 +17,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final
 
-from ragchunk.batch import Batch, Tally, output_stream, results, write_output
+from ragchunk.batch import Batch, Stream, output_stream, results, write_output
 from ragchunk.cli._app import (
     EXIT_FAILED_INPUTS,
     EXIT_OK,
@@ -27,8 +27,10 @@ from ragchunk.cli._app import (
     stderr_console,
     stdout_console,
 )
+from ragchunk.errors import EngineError
 from ragchunk.inputs import describe_skipped
 from ragchunk.passes import LARGE_CHUNK
+from ragchunk.tally import Tally
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -70,7 +72,7 @@ class _Run:
     tally: Tally
     display: Display
     stats: ChunkStats | None = None
-    stream: IO[str] | None = None
+    stream: Stream | None = None
     stderr: Console | None = None
     said: set[str] = field(default_factory=set)  # warnings said once per run, by code
     embedded: int = 0
@@ -97,7 +99,7 @@ class _Run:
         if result.unchanged:
             self.tally.skip()
             return True
-        write_output(result, target, self.stream)
+        write_output(result, target, self.stream, self.tally.batch.output_format)
         self.embedded += result.embedded
         self.cached += result.cached
         self.render(result)
@@ -171,6 +173,13 @@ def execute(batch: Batch, display: Display) -> int:
         done = f"{run.tally.done} of {_count(len(batch.jobs), 'input')}"
         run.say(f"interrupted after {done}; no partial output was left behind")
         return EXIT_INTERRUPTED
+    except EngineError as exc:  # the Ray cluster failed: the run cannot go on
+        from ragchunk.writers.atomic import remove_temporaries
+
+        remove_temporaries()
+        done = f"{run.tally.done} of {_count(len(batch.jobs), 'input')}"
+        run.say(f"error: {exc}; stopped after {done}; no partial output was left behind")
+        return EXIT_FAILED_INPUTS
     except BrokenPipeError:
         # The reader of stdout went away (`| head`): stop quietly, like a well-behaved filter.
         # stdout now points at /dev/null so that no later flush can raise again.
@@ -187,15 +196,20 @@ def execute(batch: Batch, display: Display) -> int:
 def _consume(run: _Run) -> None:
     """Render the results in order; the manifest is saved even when this is cut short."""
     batch = run.tally.batch
-    # Tables and stats need the chunks; plain JSONL is rendered where the chunks are made.
+    # Tables, stats and Parquet need the chunks; JSONL is rendered where the chunks are made.
     # A table replaces the JSONL on stdout; stats go to stderr, so stdout keeps the data.
     wants_chunks = run.display.table or run.display.stats
+    jsonl = not wants_chunks and batch.output_format == "jsonl"
+    # On Ray, Ray Data draws the progress, if it can: it needs stdout to be a terminal too.
+    ray_bars = batch.engine == "ray" and sys.stdout.isatty()
     with (
         run.tally.recording(),
         _terminate_as_interrupt(),
         output_stream(batch, None if run.display.table else sys.stdout) as run.stream,
-        _progress(run, len(batch.jobs), embeds=_embeds(batch)) as advance,
-        results(batch, jsonl=not wants_chunks) as outcomes,
+        _progress(run, len(batch.jobs), embeds=_embeds(batch), shown=not ray_bars) as advance,
+        results(
+            batch, jsonl=jsonl, progress=ray_bars and _shows_progress(run, len(batch.jobs))
+        ) as outcomes,
     ):
         for job, target, result in outcomes:
             if not run.record(job, target, result):
@@ -273,14 +287,27 @@ def _embeds(batch: Batch) -> bool:
     return any(job.plan.recipe.needs_embedder for job in batch.jobs)
 
 
+def _shows_progress(run: _Run, total: int, *, embeds: bool = False) -> bool:
+    """Return whether progress is shown: on a terminal, unless ``--quiet``, for many inputs.
+
+    A run that embeds shows it for one input too (the model's work takes a while).
+
+    On Ray, Ray Data's own bars show it (inputs done, per operator) when stdout is a terminal
+    too, else ragchunk's bar does, as in local runs.
+    """
+    return not run.display.quiet and (total > 1 or embeds) and sys.stderr.isatty()
+
+
 @contextlib.contextmanager
-def _progress(run: _Run, total: int, *, embeds: bool) -> Iterator[Callable[[FileResult], None]]:
+def _progress(
+    run: _Run, total: int, *, embeds: bool, shown: bool = True
+) -> Iterator[Callable[[FileResult], None]]:
     """Yield ``advance(result)``, which counts one finished input.
 
     A bar is shown on stderr for multi-file runs and runs that embed, only when stderr is a
     terminal; with embeddings it counts the texts embedded per second and the cache's hits.
     """
-    if run.display.quiet or (total < 2 and not embeds) or not sys.stderr.isatty():
+    if not shown or not _shows_progress(run, total, embeds=embeds):
         yield _ignore
         return
     from rich.progress import (

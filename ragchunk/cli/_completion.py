@@ -68,7 +68,15 @@ def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
     """Return parameter name → the words its value may be (filled from the registries)."""
     from ragchunk import parsers, strategies
     from ragchunk.code import languages
-    from ragchunk.defaults import CLEAN_PARTS, DEFAULT_TOKENIZER, OCR_MODES, PDF_ENGINES, UNITS
+    from ragchunk.defaults import (
+        CLEAN_PARTS,
+        DEFAULT_TOKENIZER,
+        ENGINES,
+        OCR_MODES,
+        OUTPUT_FORMATS,
+        PDF_ENGINES,
+        UNITS,
+    )
     from ragchunk.options import option_fields
 
     def option_keys() -> tuple[str, ...]:
@@ -90,6 +98,8 @@ def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
         "pdf_engine": lambda: PDF_ENGINES,
         "ocr": lambda: OCR_MODES,
         "keep": lambda: CLEAN_PARTS,
+        "output_format": lambda: tuple(OUTPUT_FORMATS),
+        "engine": lambda: tuple(ENGINES),
     }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
 
@@ -58,7 +58,17 @@ from ragchunk.cli._parsing import (
     OcrLanguageFlag,
     PdfEngineFlag,
 )
-from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
+from ragchunk.defaults import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_TIMEOUT,
+    DEFAULT_TOKENIZER,
+    ENGINES,
+    OUTPUT_FORMATS,
+)
+from ragchunk.errors import OptionError
+
+if TYPE_CHECKING:
+    from ragchunk.defaults import Engine
 
 SPLIT_HELP = """Split documents into chunks and print them as JSONL (one record per line).
 
@@ -81,6 +91,8 @@ Examples:
   ragchunk split report.pdf -s hierarchical --refine --size 1000
   ragchunk split a.md --embed --embedder openai --embed-url http://127.0.0.1:8080/v1
     --embed-model nomic-embed-text  (the key, if any, from $OPENAI_API_KEY)
+  ragchunk split docs/ -o chunks.parquet   Parquet for data pipelines (ragchunk[parquet])
+  ragchunk split docs/ --engine ray -o chunks.parquet    on Ray (ragchunk[ray])
 """
 
 
@@ -106,8 +118,9 @@ def split_command(
         typer.Option(
             "--output",
             "-o",
-            help="Write JSONL to this file, or to DIR/ one file per input mirroring the tree "
-            "(a trailing slash or an existing directory); always atomically.",
+            help="Write to this file (Parquet if it ends in .parquet, else JSONL), or to DIR/ "
+            "one file per input mirroring the tree (a trailing slash or an existing "
+            "directory); always atomically.",
             metavar="FILE|DIR/",
             show_default=False,
         ),
@@ -207,6 +220,36 @@ def split_command(
     device: DeviceFlag = None,
     cache_dir: CacheDirFlag = None,
     no_cache: NoCacheFlag = False,
+    # Parquet output and Ray (issue 18).
+    output_format: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--output-format",
+            help="What -o writes: jsonl or parquet [default: parquet for a .parquet file, "
+            "else jsonl].",
+            show_default=False,
+            autocompletion=lambda: list(OUTPUT_FORMATS),
+        ),
+    ] = None,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="Where to chunk: local (worker processes, --jobs) or ray (a Ray cluster: "
+            "a local one unless --ray-address).",
+            autocompletion=lambda: list(ENGINES),
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--ray-address",
+            help="With --engine ray: the cluster to join (auto, HOST:PORT or "
+            "ray://HOST:PORT) instead of starting a local one.",
+            metavar="ADDRESS",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare
@@ -224,6 +267,8 @@ def split_command(
             fail_fast=fail_fast or None,
             manifest=manifest,
             root=root,
+            engine=_parse_engine(engine) if "engine" in given_flags(ctx) else None,
+            ray_address=ray_address,
         )
         configuration = load_config(config)
         plans = make_plans(
@@ -235,11 +280,24 @@ def split_command(
             allow_empty=allow_empty,
         )
         try:
-            batch = prepare(paths, plans, run.over(configuration.run), output=output)
+            batch = prepare(
+                paths,
+                plans,
+                run.over(configuration.run),
+                output=output,
+                output_format=output_format,
+            )
         except KeyboardInterrupt:  # Ctrl-C while walking a large tree: nothing written yet
             sys.stderr.write("interrupted while finding the inputs; nothing was written\n")
             raise typer.Exit(_batch.EXIT_INTERRUPTED) from None
     display = _batch.Display(table=table, stats=stats, quiet=quiet, verbose=verbose)
-    code = _batch.execute(batch, display)
+    with usage_errors():  # a Ray cluster that cannot be started or joined
+        code = _batch.execute(batch, display)
     if code != EXIT_OK:
         raise typer.Exit(code)
+
+
+def _parse_engine(value: str) -> Engine:
+    if value not in ENGINES:
+        raise OptionError("--engine", f"must be one of {', '.join(ENGINES)} (got {value!r})")
+    return cast("Engine", value)

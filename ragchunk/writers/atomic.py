@@ -1,7 +1,8 @@
 """Atomic output files: written beside their place under a temporary name, then moved in.
 
 A failed or interrupted run leaves the old file (or none) and no partial file behind. Every
-file ragchunk writes goes through ``atomic_writer``: JSONL outputs and the manifest alike.
+file ragchunk writes goes through ``atomic_writer`` (JSONL outputs, the manifest) or
+``atomic_binary_writer`` (Parquet outputs).
 """
 
 from __future__ import annotations
@@ -20,7 +21,26 @@ _LIVE_TEMPORARIES: set[Path] = set()
 def atomic_writer(path: Path) -> Iterator[IO[str]]:
     """Open a temporary file beside ``path``; move it into place only if the block succeeds.
 
-    A failed or interrupted run leaves the old file (or none) and no partial file behind.
+    It is a UTF-8 text file. A failed or interrupted run leaves the old file (or none) and no
+    partial file behind.
+    """
+    with _replacing(path) as fd, os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        yield handle
+
+
+@contextlib.contextmanager
+def atomic_binary_writer(path: Path) -> Iterator[IO[bytes]]:
+    """Open a temporary binary file beside ``path``, as ``atomic_writer`` does (Parquet)."""
+    with _replacing(path) as fd, os.fdopen(fd, "wb") as handle:
+        yield handle
+
+
+@contextlib.contextmanager
+def _replacing(path: Path) -> Iterator[int]:
+    """Yield the descriptor of a new temporary file beside ``path``; then move it into place.
+
+    The caller closes the descriptor inside the block (its file object does), so that all is
+    flushed before the rename.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     # The name is chosen and registered before the file exists, so that an interrupt arriving
@@ -33,8 +53,7 @@ def atomic_writer(path: Path) -> Iterator[IO[str]]:
         # 0o666 and O_EXCL: the mode open() would give (the umask applies), never an old file.
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         opened = True
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            yield handle
+        yield fd
         temp.replace(path)
     except BaseException as exc:
         if opened or not isinstance(exc, FileExistsError):  # else the file is not ours

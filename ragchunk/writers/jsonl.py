@@ -10,7 +10,7 @@ from json.encoder import encode_basestring
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ragchunk.model import Chunk
+    from ragchunk.model import Chunk, Metadata
 
 _dumps = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 _quote = encode_basestring  # the C string encoder behind ensure_ascii=False
@@ -70,6 +70,11 @@ def record_line(chunk: Chunk) -> str:
         f'"headings": [{headings}], "strategy": {_quote_word(chunk.strategy)}, '
         f'"chars": {chunk.chars}{tokens}, "metadata": {metadata}{extra}}}\n'
     )
+
+
+def metadata_text(metadata: Metadata) -> str:
+    """Return a record's ``metadata`` as the JSON text its JSONL line holds."""
+    return _dumps(dict(metadata)) if metadata else "{}"
 
 
 def lines(chunks: Iterable[Chunk]) -> str:

@@ -1,4 +1,4 @@
-"""``-o DIR/``: one JSONL file per input, mirroring the input tree (``DIR/a/b.pdf.jsonl``).
+"""``-o DIR/``: one output file per input, mirroring the input tree (``DIR/a/b.pdf.jsonl``).
 
 Nothing is ever written outside ``DIR``: a ``doc_id`` that is absolute or climbs with ``..``
 (an input named as ``/data/a.txt`` or ``../a.txt``) loses its leading ``/`` and ``..`` parts, as
@@ -16,18 +16,21 @@ from typing import Final
 from ragchunk.errors import InputError
 
 SUFFIX: Final = ".jsonl"
+"""The suffix of JSONL outputs; Parquet outputs end in ``.parquet``."""
 STDIN_NAME: Final = "stdin"
 """The file name standard input (``doc_id`` ``-``) is written under."""
 
 
-def mirror_path(directory: Path, doc_id: str) -> Path:
+def mirror_path(directory: Path, doc_id: str, suffix: str = SUFFIX) -> Path:
     """Return where the chunks of ``doc_id`` go under ``directory``: ``directory/doc_id.jsonl``.
+
+    ``suffix`` replaces ``.jsonl`` for other formats.
 
     Raises:
         InputError: the path would lie outside ``directory`` (through a symbolic link); the
             message does not name the input, the caller does.
     """
-    relative = relative_output(doc_id)
+    relative = relative_output(doc_id, suffix)
     target = directory.joinpath(*relative.split("/"))
     base = os.path.realpath(directory)
     if os.path.commonpath([os.path.realpath(target.parent), base]) != base:
@@ -35,13 +38,13 @@ def mirror_path(directory: Path, doc_id: str) -> Path:
     return target
 
 
-def relative_output(doc_id: str) -> str:
+def relative_output(doc_id: str, suffix: str = SUFFIX) -> str:
     """Return the output file's path relative to the output directory, ``/``-separated."""
     if doc_id == "-":
-        return STDIN_NAME + SUFFIX
+        return STDIN_NAME + suffix
     parts = [p for p in posixpath.normpath(doc_id.replace(os.sep, "/")).split("/") if p]
     while parts and parts[0] in ("..", "."):
         parts.pop(0)
     if not parts:
         raise InputError(f"cannot name an output file after {doc_id!r}")
-    return "/".join(parts) + SUFFIX
+    return "/".join(parts) + suffix

@@ -76,7 +76,10 @@ def test_an_interrupted_run_leaves_no_partial_jsonl(
         assert_complete(path, corpus / path.name.removesuffix(".jsonl"))
 
 
-def test_an_interrupted_run_into_one_file_leaves_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["all.jsonl", "all.parquet"])
+def test_an_interrupted_run_into_one_file_leaves_nothing(tmp_path: Path, name: str) -> None:
+    if name.endswith(".parquet"):
+        pytest.importorskip("pyarrow")
     corpus = make_corpus(tmp_path / "corpus", 40)
     out = tmp_path / "out"
     out.mkdir()
@@ -84,7 +87,7 @@ def test_an_interrupted_run_into_one_file_leaves_nothing(tmp_path: Path) -> None
         "split",
         str(corpus),
         "-o",
-        str(out / "all.jsonl"),
+        str(out / name),
         "--size",
         "60",
         "-j",

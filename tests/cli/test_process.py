@@ -22,6 +22,8 @@ HEAVY = (
     "tokenizers",
     "httpx",
     "rich",
+    "pyarrow",
+    "ray",
 )
 
 

@@ -23,11 +23,11 @@ from ragchunk import parsers
 from ragchunk.check import find_differences, find_violations
 from ragchunk.code.languages import names
 from ragchunk.deadline import TimedOut, time_limit
-from ragchunk.engine import chunk_document, limits_for
+from ragchunk.engine import chunk_document
 from ragchunk.errors import InputError
 from ragchunk.model import Document
 from ragchunk.parsers._spec import DEFAULT_PARSE, PDF_ENGINES, ParseOptions, ParseRequest
-from ragchunk.plan import Plan, make_plan
+from ragchunk.plan import Plan, limits_for, make_plan
 from tests.pending import settled
 
 HERE = Path(__file__).resolve().parent

@@ -7,10 +7,12 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from ragchunk import workers
 from ragchunk.batch import (
     Batch,
-    Tally,
+    choose_output_format,
     is_directory_output,
     output_stream,
     prepare,
@@ -18,7 +20,9 @@ from ragchunk.batch import (
     write_output,
 )
 from ragchunk.config import Config, RunSettings, Settings
+from ragchunk.errors import OptionError
 from ragchunk.scopes import make_plans
+from ragchunk.tally import Tally
 
 PARAGRAPH = "A sentence about retrieval. Another about chunks, overlap and size.\n\n"
 
@@ -54,13 +58,13 @@ def run_all(batch: Batch, *, stop_after: int | None = None) -> Tally:
         contextlib.suppress(_StopError),
         tally.recording(),
         output_stream(batch, io.StringIO()) as out,
-        results(batch, jsonl=True) as outcomes,
+        results(batch, jsonl=batch.output_format == "jsonl") as outcomes,
     ):
         for job, target, result in outcomes:
             if result.unchanged:
                 tally.skip()
             else:
-                write_output(result, target, out)
+                write_output(result, target, out, batch.output_format)
                 tally.add(job, target, result)
             if tally.done == stop_after:
                 raise _StopError
@@ -185,3 +189,63 @@ def test_write_output_goes_to_the_file_else_the_stream(tmp_path: Path) -> None:
     assert target.read_text(encoding="utf-8") == stream.getvalue()
     write_output(result, None, None)  # tables and stats only: nothing is written
     assert listing(tmp_path) == ["a.txt", "out/a.jsonl"]
+
+
+def test_the_output_format_comes_from_the_flag_else_the_name() -> None:
+    assert choose_output_format(None, None) == "jsonl"
+    assert choose_output_format("all.jsonl", None) == "jsonl"
+    assert choose_output_format("all.PARQUET", None) == "parquet"
+    assert choose_output_format("all.data", "parquet") == "parquet"
+    assert choose_output_format("out.parquet", None, is_directory=True) == "jsonl"
+    assert choose_output_format("out/", "parquet", is_directory=True) == "parquet"
+
+
+@pytest.mark.parametrize(
+    ("output", "given", "message"),
+    [
+        (None, "parquet", "--output-format parquet needs -o FILE or -o DIR/ (it is not written"),
+        ("all.jsonl", "parquet", "--output-format parquet does not fit -o all.jsonl"),
+        ("all.parquet", "jsonl", "--output-format jsonl does not fit -o all.parquet"),
+        ("all.csv", "csv", "--output-format must be one of jsonl, parquet (got 'csv')"),
+    ],
+)
+def test_output_formats_that_do_not_fit_are_usage_errors(
+    output: str | None, given: str, message: str
+) -> None:
+    with pytest.raises(OptionError) as caught:
+        choose_output_format(output, given)
+    assert str(caught.value).startswith(message)
+
+
+def test_parquet_outputs_mirror_the_tree_with_their_own_suffix(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    docs = make_tree(tmp_path / "docs", ["a.txt", "sub/b.txt"])
+    out, manifest = tmp_path / "out", tmp_path / "m.json"
+    plans = make_plans(Config(), Settings(size=60, overlap=0))
+    run = RunSettings(jobs=1, manifest=str(manifest))
+    batch = prepare([str(docs)], plans, run, output=f"{out}/", output_format="parquet")
+    assert batch.outputs == (out / "a.txt.parquet", out / "sub" / "b.txt.parquet")
+    tally = run_all(batch)
+    assert listing(out) == ["a.txt.parquet", "sub/b.txt.parquet"]
+    assert pq.read_table(out / "a.txt.parquet").num_rows == tally.entries["docs/a.txt"].chunks
+    saved = json.loads(manifest.read_text(encoding="utf-8"))["inputs"]
+    assert saved["docs/sub/b.txt"]["output"] == "out/sub/b.txt.parquet"
+
+
+def test_one_parquet_file_holds_every_input_and_appears_whole(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    docs = make_tree(tmp_path / "docs", ["a.txt", "b.txt", "c.txt"])
+    out = tmp_path / "all.parquet"
+    run_all(make_batch([str(docs)], output=str(out)), stop_after=2)
+    assert not out.exists()  # cut short: nothing, not a partial file
+    tally = run_all(make_batch([str(docs)], output=str(out)))
+    table = pq.read_table(out)
+    assert table.num_rows == tally.chunks
+    assert sorted(set(table.column("doc_id").to_pylist())) == ["a.txt", "b.txt", "c.txt"]
+
+
+def test_a_ray_address_needs_the_ray_engine(tmp_path: Path) -> None:
+    plans = make_plans(Config(), Settings())
+    run = RunSettings(ray_address="auto")
+    with pytest.raises(OptionError, match="--ray-address needs --engine ray"):
+        prepare([str(tmp_path)], plans, run, output=None)

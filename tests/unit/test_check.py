@@ -8,10 +8,10 @@ import pytest
 
 from ragchunk.check import Limits, find_differences, find_violations
 from ragchunk.chunks import assemble
-from ragchunk.engine import chunk_document, limits_for
+from ragchunk.engine import chunk_document
 from ragchunk.measure import CHARS
 from ragchunk.model import Chunk, Document, Span
-from ragchunk.plan import make_plan
+from ragchunk.plan import limits_for, make_plan
 
 TEXT = "alpha beta gamma delta epsilon zeta eta theta iota kappa"
 DOC = Document(text=TEXT, source="t.txt", doc_id="t.txt")

@@ -133,6 +133,13 @@ def test_pyproject_tool_table(tmp_path: Path) -> None:
     assert config.rules[0].where == 'pyproject.toml [tool.ragchunk.files."*.md"]'
 
 
+def test_the_engine_and_the_cluster_can_be_set_once_for_a_project(tmp_path: Path) -> None:
+    text = 'engine = "ray"\nray-address = "ray://head.example:10001"\n'
+    config = load_config(str(write(tmp_path / "ragchunk.toml", text)))
+    assert config.run == RunSettings(engine="ray", ray_address="ray://head.example:10001")
+    assert RunSettings(engine="local").over(config.run).engine == "local"  # the flag wins
+
+
 def test_no_file_is_an_empty_config(tmp_path: Path) -> None:
     assert load_config(cwd=tmp_path) == Config()
     assert list(Config().scopes()) == []
@@ -151,6 +158,7 @@ def test_no_file_is_an_empty_config(tmp_path: Path) -> None:
         ('unit = "words"\n', "ragchunk.toml: unit must be one of chars, tokens (got 'words')"),
         ("include = 3\n", "ragchunk.toml: include must be a list (got 3)"),
         ("jobs = 0\n", "ragchunk.toml: jobs must be at least 1 (got 0)"),
+        ('engine = "spark"\n', "ragchunk.toml: engine must be one of local, ray (got 'spark')"),
         ("size = \n", "ragchunk.toml: invalid TOML (Invalid value (at line 1, column 8))"),
         (
             '[files."*.md"]\ninclude = ["x"]\n',

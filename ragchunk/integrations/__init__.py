@@ -1,0 +1,1 @@
+"""Integrations with other systems (Ray Data...): each module imports its system lazily."""
