@@ -50,7 +50,7 @@ def test_a_parquet_file_holds_the_records_of_the_jsonl_row_by_row(
 def test_a_directory_of_parquet_files_mirrors_the_tree(tmp_path: Path) -> None:
     out = tmp_path / "out"
     docs = FIXTURES / "markdown"
-    args = ["split", str(docs), "-o", f"{out}/", "--output-format", "parquet"]
+    args = ["split", str(docs), "-o", f"{out}/", "--output-format", "parquet", "--root", str(docs)]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.stderr
     names = sorted(p.name for p in out.iterdir())
