@@ -71,6 +71,12 @@ _SCOPE_KEYS: Final[dict[str, tuple[str, Any]]] = {
     "device": ("device", str),
     "cache-dir": ("cache_dir", str),
     "no-cache": ("no_cache", bool),
+    "api-base": ("api_base", str),
+    "model": ("model", str),
+    "api-key-env": ("api_key_env", str),
+    "api-timeout": ("api_timeout", float),
+    "api-concurrency": ("api_concurrency", int),
+    "api-retries": ("api_retries", int),
 }
 """Keys a scope (the top level or a ``[files."GLOB"]`` section) may set: key → (field, type)."""
 
@@ -124,6 +130,12 @@ class Settings:
     device: str | None = None
     cache_dir: str | None = None
     no_cache: bool | None = None
+    api_base: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    api_timeout: float | None = None
+    api_concurrency: int | None = None
+    api_retries: int | None = None
     options: Mapping[str, object] = field(default_factory=dict)
 
     def over(self, lower: Settings) -> Settings:

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ragchunk.model import Chunk, Document, Section, Span
     from ragchunk.options import Budget
     from ragchunk.plan import Plan, Recipe
+    from ragchunk.rewrite import Rewriter
     from ragchunk.text.pack import Window
 
 
@@ -68,7 +69,8 @@ class FileResult:
     is empty; ``chunk_count`` counts the chunks either way. With ``--check``, ``violations``
     lists what the invariant checker found (SPEC §3), one sentence each; the chunks are kept
     all the same. ``embedded`` counts the texts sent to the embedder, ``cached`` those its
-    cache answered.
+    cache answered. ``llm`` holds what a rewriting strategy's chat model cost and made
+    (``ragchunk.rewrite.COUNT_NAMES``; a dry run's planned calls and tokens).
     """
 
     source: str
@@ -84,6 +86,7 @@ class FileResult:
     violations: tuple[str, ...] = ()
     embedded: int = 0
     cached: int = 0
+    llm: tuple[tuple[str, int], ...] = ()
 
 
 @gc_paused()
@@ -93,11 +96,14 @@ def chunk_document(
     diagnostics: list[Diagnostic] | None = None,
     *,
     embedder: CachedEmbedder | None = None,
+    rewriter: Rewriter | None = None,
 ) -> list[Chunk]:
     """Run the recipe's strategy and passes over one parsed document; return its records.
 
     ``embedder`` serves the strategies and passes that need one; when None and one is needed,
-    one is made that caches in memory only.
+    one is made that caches in memory only. ``rewriter`` asks the chat model of a rewriting
+    strategy (proposition, resume); when None and one is needed, one is made without a disk
+    cache.
 
     Raises:
         BackendError: the embedder failed.
@@ -127,6 +133,11 @@ def chunk_document(
     if recipe.contextualize:
         ctx = _contextualized(doc, ctx)
     spans = recipe.strategy.split(doc, recipe.options, ctx)
+    kind = recipe.strategy.rewrites
+    if kind is not None:
+        if rewriter is None:
+            rewriter = open_rewriter(recipe, None)
+        spans = rewriter.rewrite(doc, spans, kind, recipe.options, warn)
     if recipe.refine and recipe.limit is not None:
         spans = refine_spans(doc, spans, ctx, limit=recipe.limit, unit=recipe.budget.unit)
     if recipe.min_size:
@@ -142,9 +153,23 @@ def chunk_document(
         tokens=tokens() if counted else None,
         contextualize=recipe.contextualize,
     )
+    if rewriter is not None:
+        chunks = rewriter.finish(chunks)
     if recipe.embed and embedder is not None:
         chunks = embed_chunks(chunks, embedder)
     return chunks
+
+
+def open_rewriter(recipe: Recipe[Any], cache_dir: str | None, *, dry_run: bool = False) -> Rewriter:
+    """Return the rewrite pass of ``recipe``'s chat endpoint (answers cached in ``cache_dir``)."""
+    from ragchunk.backends.chat import ChatClient
+    from ragchunk.rewrite import Rewriter
+
+    return Rewriter(
+        ChatClient(recipe.chat, cache_dir),
+        measure=measure_for("tokens", recipe.tokenizer),
+        dry_run=dry_run,
+    )
 
 
 def _identity(embedder: CachedEmbedder) -> CachedEmbedder:
@@ -277,17 +302,24 @@ def _process(
     recipe, policy = plan.recipe, plan.policy
     content_hash = None
     embedder: CachedEmbedder | None = None
+    rewriter: Rewriter | None = None
+    llm: tuple[tuple[str, int], ...] = ()
     try:
         if recipe.needs_embedder:
             embedder = open_embedder(recipe.embedder, policy.cache)
+        if recipe.strategy.rewrites:
+            rewriter = open_rewriter(recipe, policy.cache, dry_run=policy.dry_run)
         data = read_input(source, policy.max_bytes)
         content_hash = hashlib.sha256(data).hexdigest()
         if content_hash == known_hash:
             return FileResult(source, doc_id, content_hash=content_hash, unchanged=True)
         doc = parse_bytes(data, _request(source, doc_id, plan, diagnostics), format=recipe.format)
         del data  # the bytes of a large input need not live on beside its text and chunks
-        chunks = chunk_document(doc, recipe, diagnostics, embedder=embedder)
-        violations = check_chunks(doc, chunks, recipe) if policy.check else ()
+        chunks = chunk_document(doc, recipe, diagnostics, embedder=embedder, rewriter=rewriter)
+        if rewriter is not None:
+            llm = tuple(rewriter.snapshot().items())
+        check = policy.check and not policy.dry_run
+        violations = check_chunks(doc, chunks, recipe, rewriter=rewriter) if check else ()
     except BackendError as exc:  # the backend names itself; the input is named here
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=f"{source}: {exc}")
     except RagchunkError as exc:
@@ -305,6 +337,8 @@ def _process(
         chunks = [_with_hashes(chunk, content_hash) for chunk in chunks]
     if embedder is not None and embedder.problem is not None:
         diagnostics.append(Diagnostic(source, "cache", f"{source}: {embedder.problem}"))
+    if rewriter is not None and rewriter.client.problem is not None:
+        diagnostics.append(Diagnostic(source, "cache", f"{source}: {rewriter.client.problem}"))
     return FileResult(
         source,
         doc_id,
@@ -316,6 +350,7 @@ def _process(
         violations=violations,
         embedded=0 if embedder is None else embedder.embedded,
         cached=0 if embedder is None else embedder.cached,
+        llm=llm,
     )
 
 
@@ -349,15 +384,19 @@ def limits_for(recipe: Recipe[Any]) -> Limits:
     )
 
 
-def check_chunks(doc: Document, chunks: Sequence[Chunk], recipe: Recipe[Any]) -> tuple[str, ...]:
+def check_chunks(
+    doc: Document, chunks: Sequence[Chunk], recipe: Recipe[Any], *, rewriter: Rewriter | None = None
+) -> tuple[str, ...]:
     """Return the violations of SPEC §3 in ``chunks``, a second run of the recipe included.
 
     This is ``--check``: the checker the test suite uses, run on the user's own documents.
+    The second run of a rewriting strategy goes through ``rewriter`` (its cache answers).
     """
     from ragchunk.check import find_differences, find_violations
 
     found = find_violations(doc, chunks, limits_for(recipe))
-    found += find_differences(chunks, chunk_document(doc, recipe))
+    again = chunk_document(doc, recipe, rewriter=rewriter, diagnostics=[])
+    found += find_differences(chunks, again)
     return tuple(found)
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from ragchunk import parsers, strategies
 from ragchunk.backends import EmbedderSpec, check_embedder
+from ragchunk.backends.chat import ChatSpec
 from ragchunk.code.languages import check_language
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
 from ragchunk.errors import OptionError, UsageError
@@ -55,6 +56,7 @@ class Recipe(Generic[OptionsT]):
         refine: split chunks larger than the size semantically (``--refine``); a strategy
             unbounded by design then runs unbounded and this pass bounds it.
         embed: give every record an ``embedding`` of its ``context`` (else its text).
+        chat: the chat endpoint a rewriting strategy (proposition, resume) asks.
         fingerprint: a digest of what changes spans, part of every chunk id.
     """
 
@@ -71,6 +73,7 @@ class Recipe(Generic[OptionsT]):
     embedder: EmbedderSpec = field(default_factory=EmbedderSpec)
     refine: bool = False
     embed: bool = False
+    chat: ChatSpec = field(default_factory=ChatSpec)
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -85,6 +88,8 @@ class Recipe(Generic[OptionsT]):
             key += "\0refine"
         if self.refine or self.strategy.embeds:  # the model decides where chunks end
             key += f"\0embedder={self.embedder.label}"
+        if self.strategy.rewrites:  # the model writes the chunks
+            key += f"\0chat={self.chat.label}"
         digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "fingerprint", digest)
 
@@ -124,6 +129,8 @@ class Policy:
         check: run the invariant checker on every input's chunks (``--check``).
         cache: the directory vectors are cached in (``--cache-dir``), or None for no disk
             cache (``--no-cache``).
+        dry_run: a rewriting strategy asks its model nothing and counts the calls and prompt
+            tokens it would make (``--dry-run``).
     """
 
     password: str | None = None
@@ -132,6 +139,7 @@ class Policy:
     debug: bool = False
     check: bool = False
     cache: str | None = None
+    dry_run: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +199,8 @@ def make_plan(
     embed: bool = False,
     cache_dir: str | None = None,
     no_cache: bool = False,
+    chat: ChatSpec | None = None,
+    dry_run: bool = False,
 ) -> Plan:
     """Validate every option and return the plan; loads the tokenizer when one is needed.
 
@@ -210,6 +220,7 @@ def make_plan(
         debug=debug,
         check=check,
         cache=_cache_dir(cache_dir, no_cache=no_cache),
+        dry_run=dry_run,
     )
     check_limits(timeout=timeout, max_bytes=max_bytes)
     chosen: Strategy[Any] = strategies.get(strategy)
@@ -238,7 +249,12 @@ def make_plan(
         embedder=embedder or EmbedderSpec(),
         refine=refine,
         embed=embed,
+        chat=chat or ChatSpec(),
     )
+    if chosen.rewrites and not recipe.chat.ready:
+        raise OptionError(
+            "--api-base", f"and --model are needed with --strategy {chosen.name} (a chat endpoint)"
+        )
     if recipe.needs_tokens:
         load_tokenizer(tokenizer)
     if recipe.needs_embedder:
@@ -283,6 +299,7 @@ def make_plans(
     password: str | None = None,
     debug: bool = False,
     check: bool = False,
+    dry_run: bool = False,
 ) -> Plans:
     """Return the plans of every scope of ``config`` with ``flags`` on top (flags win).
 
@@ -298,13 +315,15 @@ def make_plans(
         except UsageError as exc:
             raise UsageError(f"{where}: {exc}") from None
     default = plan_from_settings(
-        flags.over(config.defaults), password=password, debug=debug, check=check
+        flags.over(config.defaults), password=password, debug=debug, check=check, dry_run=dry_run
     )
     rules = []
     for rule in config.rules:
         settings = flags.over(rule.settings.over(config.defaults))
         try:
-            plan = plan_from_settings(settings, password=password, debug=debug, check=check)
+            plan = plan_from_settings(
+                settings, password=password, debug=debug, check=check, dry_run=dry_run
+            )
         except UsageError as exc:  # the flags do not fit this section (an -O of another strategy)
             raise UsageError(f"{exc} (for the inputs of {rule.where})") from None
         rules.append((rule.glob, plan))
@@ -317,6 +336,7 @@ def plan_from_settings(
     password: str | None = None,
     debug: bool = False,
     check: bool = False,
+    dry_run: bool = False,
 ) -> Plan:
     """Return the validated plan for merged settings (unset ones take their defaults).
 
@@ -348,7 +368,26 @@ def plan_from_settings(
         embed=bool(settings.embed),
         cache_dir=settings.cache_dir,
         no_cache=bool(settings.no_cache),
+        chat=chat_from_settings(settings),
+        dry_run=dry_run,
     )
+
+
+def chat_from_settings(settings: Settings) -> ChatSpec:
+    """Return the chat endpoint the settings describe (unset fields take their defaults).
+
+    Raises:
+        OptionError: a bad URL or number.
+    """
+    given = {
+        "url": settings.api_base,
+        "model": settings.model,
+        "key_env": settings.api_key_env,
+        "timeout": settings.api_timeout,
+        "concurrency": settings.api_concurrency,
+        "retries": settings.api_retries,
+    }
+    return ChatSpec(**{name: value for name, value in given.items() if value is not None})  # type: ignore[arg-type]
 
 
 def embedder_from_settings(settings: Settings) -> EmbedderSpec:

@@ -45,7 +45,14 @@ _QUOTE_LENGTH: Final = 80
 
 
 class EndpointError(BackendError):
-    """An endpoint failed: unreachable, too slow, refusing, or answering garbage."""
+    """An endpoint failed: unreachable, too slow, refusing, or answering garbage.
+
+    ``status`` is the HTTP status of the last answer when the endpoint refused with one.
+    """
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,10 +85,11 @@ class Endpoint:
 class _Retry(Exception):  # noqa: N818 - a signal between two functions, never raised to users
     """A failure that may pass: try again after ``wait`` seconds (None: the backoff)."""
 
-    def __init__(self, problem: str, wait: float | None = None) -> None:
+    def __init__(self, problem: str, wait: float | None = None, status: int | None = None) -> None:
         super().__init__(problem)
         self.problem = problem
         self.wait = wait
+        self.status = status
 
 
 class JsonClient:
@@ -118,7 +126,7 @@ class JsonClient:
             except _Retry as retry:
                 if attempt == endpoint.retries:
                     tries = f" (after {attempt + 1} attempts)" if attempt else ""
-                    raise self._error(f"{retry.problem}{tries}") from None
+                    raise self._error(f"{retry.problem}{tries}", retry.status) from None
                 time.sleep(self._wait(attempt, retry.wait))
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
@@ -189,9 +197,9 @@ class JsonClient:
             self._local.connected = False
         if status in RETRY_STATUSES:
             wait = _retry_after(retry_after) if status in {429, 503} else None
-            raise _Retry(f"answered HTTP {status}{self._quote(body)}", wait)
+            raise _Retry(f"answered HTTP {status}{self._quote(body)}", wait, status)
         if not 200 <= status < 300:
-            raise self._error(f"answered HTTP {status}{self._quote(body)}")
+            raise self._error(f"answered HTTP {status}{self._quote(body)}", status)
         try:
             answer: JSONValue = json.loads(body)
         except (UnicodeDecodeError, json.JSONDecodeError):
@@ -251,8 +259,8 @@ class JsonClient:
             text = text[:_QUOTE_LENGTH] + "…"
         return f": {text!r}"
 
-    def _error(self, problem: str) -> EndpointError:
-        return EndpointError(f"{self.endpoint.name} {self.endpoint.url} {problem}")
+    def _error(self, problem: str, status: int | None = None) -> EndpointError:
+        return EndpointError(f"{self.endpoint.name} {self.endpoint.url} {problem}", status)
 
 
 class _Shared:

@@ -24,6 +24,8 @@ STRATEGIES: Final = {
     "auto": "ragchunk.strategies.auto",
     "semantic": "ragchunk.strategies.semantic",
     "late": "ragchunk.strategies.late",
+    "proposition": "ragchunk.strategies.proposition",
+    "resume": "ragchunk.strategies.resume",
 }
 
 DEFAULT_STRATEGY: Final = "recursive"

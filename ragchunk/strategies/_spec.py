@@ -124,6 +124,8 @@ class Strategy(Generic[OptionsT]):
             tokenizer is then loaded when the plan is made).
         embeds: whether it needs ``ctx.embedder()`` (checked when the plan is made).
         token_vectors: whether it needs token vectors (only a local model has them).
+        rewrites: what a chat model makes of its spans (``proposition``, ``resume``): the
+            engine's rewrite pass (``ragchunk.rewrite``) asks the model; None for none.
     """
 
     name: str
@@ -134,6 +136,7 @@ class Strategy(Generic[OptionsT]):
     tokenizes: bool = False
     embeds: bool = False
     token_vectors: bool = False
+    rewrites: str | None = None
 
     @property
     def bounded(self) -> bool:
