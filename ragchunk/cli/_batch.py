@@ -14,8 +14,9 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Final
 
 from ragchunk.batch import Batch, Tally, output_stream, results, write_output
@@ -51,11 +52,13 @@ class Display:
         stats: a size summary on stdout.
         quiet: no progress, warnings or notes on stderr (failures still show).
         verbose: one line per input and a closing summary on stderr.
+        dry_run: write no chunks; report what the chat model would be asked (``--dry-run``).
     """
 
     table: bool = False
     stats: bool = False
     quiet: bool = False
+    dry_run: bool = False
     verbose: bool = False
 
 
@@ -70,6 +73,7 @@ class _Run:
     stderr: Console | None = None
     embedded: int = 0
     cached: int = 0
+    llm: Counter[str] = field(default_factory=Counter)
 
     @property
     def console(self) -> Console:
@@ -95,6 +99,7 @@ class _Run:
         write_output(result, target, self.stream)
         self.embedded += result.embedded
         self.cached += result.cached
+        self.llm.update(dict(result.llm))
         self.render(result)
         self.tally.add(job, target, result)
         for violation in result.violations:  # even with --quiet: --check asked for them
@@ -174,7 +179,9 @@ def _consume(run: _Run) -> None:
     with (
         run.tally.recording(),
         _terminate_as_interrupt(),
-        output_stream(batch, None if wants_chunks else sys.stdout) as run.stream,
+        output_stream(
+            batch, None if wants_chunks or run.display.dry_run else sys.stdout
+        ) as run.stream,
         _progress(run, len(batch.jobs), embeds=_embeds(batch)) as advance,
         results(batch, jsonl=not wants_chunks) as outcomes,
     ):
@@ -186,6 +193,10 @@ def _consume(run: _Run) -> None:
 
 def _summarise(run: _Run, seconds: float) -> None:
     tally, batch = run.tally, run.tally.batch
+    if run.display.dry_run:
+        _say_planned(run)
+    elif run.llm and not run.display.quiet:
+        _say_model(run)
     if batch.fail_fast and tally.failures and tally.done < len(batch.jobs):
         left = len(batch.jobs) - tally.done
         run.say(f"stopped at the first failure (--fail-fast); {_count(left, 'input')} left")
@@ -209,6 +220,33 @@ def _summarise(run: _Run, seconds: float) -> None:
         )
         if _embeds(batch):
             run.say(f"embeddings: {run.embedded} computed, {run.cached} from the cache")
+
+
+def _say_planned(run: _Run) -> None:
+    """``--dry-run``: the calls and prompt tokens the run would make (shown even with -q)."""
+    llm = run.llm
+    run.say(
+        f"dry run: {_count(llm['planned_calls'], 'call')} to the chat model, about "
+        f"{llm['planned_tokens']} prompt tokens; {llm['planned_cached']} answered by the "
+        f"cache; {_count(llm['passages'], 'passage')}; nothing was written"
+    )
+
+
+def _say_model(run: _Run) -> None:
+    """The end-of-run summary of a rewriting strategy: what the chat model cost and made."""
+    llm = run.llm
+    run.say(
+        f"chat model: {_count(llm['calls'], 'call')} ({llm['failures']} failed), "
+        f"{llm['cached']} answered by the cache, {llm['tokens_in']} tokens in, "
+        f"{llm['tokens_out']} out"
+    )
+    made = f"{_count(llm['propositions'], 'proposition')} from {_count(llm['passages'], 'passage')}"
+    if llm["fields"] or not llm["passages"]:
+        made = f"{_count(llm['fields'], 'résumé field')}"
+    run.say(
+        f"chat model: {made}; dropped {llm['over_max']} over max_propositions and "
+        f"{llm['ungrounded']} ungrounded; {_count(llm['fallbacks'], 'fallback')} to verbatim text"
+    )
 
 
 def _is_empty(batch: Batch) -> bool:

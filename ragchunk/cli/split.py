@@ -35,9 +35,12 @@ Examples:
   ragchunk split report.pdf -s hierarchical --refine --size 1000
   ragchunk split a.md --embed --embedder openai --embed-url http://127.0.0.1:8080/v1
     --embed-model nomic-embed-text  (the key, if any, from $OPENAI_API_KEY)
+  ragchunk split notes.txt -s proposition --api-base http://127.0.0.1:8080/v1 --model m
+  ragchunk split docs/ -s proposition --api-base URL --model m --dry-run   (cost first)
 """
 
 EMBEDDING = "Embeddings (semantic, late, --refine, --embed)"
+CHAT = "Chat model (proposition, resume)"
 
 
 def _complete_strategy(incomplete: str) -> list[str]:
@@ -360,8 +363,72 @@ def split_command(
         bool,
         typer.Option(
             "--no-cache",
-            help="Neither read nor write cached vectors on disk.",
+            help="Neither read nor write cached vectors (or chat answers) on disk.",
             rich_help_panel=EMBEDDING,
+        ),
+    ] = False,
+    api_base: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--api-base",
+            help="An OpenAI-compatible chat endpoint's base URL (http://127.0.0.1:8080/v1).",
+            metavar="URL",
+            show_default=False,
+            rich_help_panel=CHAT,
+        ),
+    ] = None,
+    model: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--model", help="The chat model's name.", show_default=False, rich_help_panel=CHAT
+        ),
+    ] = None,
+    api_key_env: Annotated[
+        str,
+        typer.Option(
+            "--api-key-env",
+            help="The environment variable holding the chat endpoint's key (never shown).",
+            metavar="NAME",
+            rich_help_panel=CHAT,
+        ),
+    ] = "OPENAI_API_KEY",
+    api_timeout: Annotated[
+        float,
+        typer.Option(
+            "--api-timeout", help="Seconds to wait for a chat answer.", rich_help_panel=CHAT
+        ),
+    ] = 120.0,
+    api_concurrency: Annotated[
+        int,
+        typer.Option(
+            "--api-concurrency",
+            help="Chat requests in flight at once, per worker.",
+            rich_help_panel=CHAT,
+        ),
+    ] = 2,
+    api_retries: Annotated[
+        int,
+        typer.Option(
+            "--api-retries",
+            help="Retries of a timeout, refused connection, 429 or 5xx (Retry-After honoured).",
+            rich_help_panel=CHAT,
+        ),
+    ] = 2,
+    emit_passages: Annotated[
+        bool,
+        typer.Option(
+            "--emit-passages",
+            help="proposition: also emit every passage verbatim (metadata.kind passage).",
+            rich_help_panel=CHAT,
+        ),
+    ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Call no model and write no chunks: report the calls and prompt tokens the "
+            "run would make.",
+            rich_help_panel=CHAT,
         ),
     ] = False,
 ) -> None:
@@ -388,7 +455,8 @@ def split_command(
             max_bytes=max_bytes if "max_bytes" in given else None,
             contextualize=contextualize or None,
             min_size=min_size,
-            options=_parse_assignments(option or ()),
+            options=_parse_assignments(option or ())
+            | ({"emit_passages": "true"} if emit_passages else {}),
             refine=refine or None,
             embed=embed or None,
             embedder=embedder if "embedder" in given else None,
@@ -402,6 +470,12 @@ def split_command(
             device=device,
             cache_dir=cache_dir,
             no_cache=no_cache or None,
+            api_base=api_base,
+            model=model,
+            api_key_env=api_key_env if "api_key_env" in given else None,
+            api_timeout=api_timeout if "api_timeout" in given else None,
+            api_concurrency=api_concurrency if "api_concurrency" in given else None,
+            api_retries=api_retries if "api_retries" in given else None,
         )
         run = RunSettings(
             include=tuple(include) if include else None,
@@ -412,13 +486,23 @@ def split_command(
             manifest=manifest,
         )
         configuration = load_config(config)
-        plans = make_plans(configuration, flags, password=password, debug=debug, check=check)
+        plans = make_plans(
+            configuration, flags, password=password, debug=debug, check=check, dry_run=dry_run
+        )
         try:
-            batch = prepare(paths, plans, run.over(configuration.run), output=output)
+            batch = prepare(
+                paths, plans, run.over(configuration.run), output=None if dry_run else output
+            )
         except KeyboardInterrupt:  # Ctrl-C while walking a large tree: nothing written yet
             sys.stderr.write("interrupted while finding the inputs; nothing was written\n")
             raise typer.Exit(_batch.EXIT_INTERRUPTED) from None
-    display = _batch.Display(table=table, stats=stats, quiet=quiet, verbose=verbose)
+    display = _batch.Display(
+        table=table and not dry_run,
+        stats=stats and not dry_run,
+        quiet=quiet,
+        verbose=verbose,
+        dry_run=dry_run,
+    )
     code = _batch.execute(batch, display)
     if code != EXIT_OK:
         raise typer.Exit(code)
