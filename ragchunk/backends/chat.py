@@ -9,8 +9,8 @@ cache is ``backends/cache.py``'s ``DiskCache`` (kind ``chat-v1``), so the conven
 embeddings' own.
 
 Structured output: the first request to an endpoint asks for the JSON schema in OpenAI's form
-(``{"type": "json_schema", ...}``), without retries; an endpoint that refuses it (HTTP 400,
-422, 500 or 501: llama.cpp's server answers 500) is asked next with
+(``{"type": "json_schema", ...}``), an HTTP 500 then not retried; an endpoint that refuses
+it (HTTP 400, 422, 500 or 501: llama.cpp's server answers 500) is asked next with
 ``{"type": "json_object", "schema": ...}`` (llama.cpp and vLLM constrain the answer to the
 schema by grammar; others read it as plain JSON mode), then with no ``response_format`` at all.
 The prompt always spells out the JSON wanted, so every mode works; the mode that worked is
@@ -190,7 +190,7 @@ class ChatClient:
         )
         self._client = JsonClient(endpoint)
         self._memory: dict[str, bytes] = {}  # answers this client got (for --check's rerun)
-        self._probe = JsonClient(dataclasses.replace(endpoint, retries=0))
+        self._probe = JsonClient(dataclasses.replace(endpoint, final=_REFUSED_MODE))
 
     @property
     def problem(self) -> str | None:
@@ -252,9 +252,8 @@ class ChatClient:
                 answer = self._probe.post(body)
                 break
             except EndpointError as exc:
-                if exc.status not in _REFUSED_MODE:  # not about the mode: try as usual
-                    answer = self._client.post(body)
-                    break
+                if exc.status not in _REFUSED_MODE:  # not about the mode (retried already)
+                    raise
                 mode = MODES[MODES.index(mode) + 1]
         with _MODE_LOCK:
             _MODE_OF[self.url] = mode

@@ -69,6 +69,8 @@ class Endpoint:
         retries: attempts after the first for a failure that may pass.
         backoff: seconds before the first retry; doubled for each one after.
         max_wait: the longest wait between attempts, whatever ``Retry-After`` asks.
+        final: statuses answered as failures at once, never retried (a chat client asking
+            whether an endpoint takes a request format: llama.cpp refuses with 500).
     """
 
     url: str
@@ -80,6 +82,7 @@ class Endpoint:
     retries: int = 4
     backoff: float = 0.5
     max_wait: float = 60.0
+    final: frozenset[int] = frozenset()
 
 
 class _Retry(Exception):  # noqa: N818 - a signal between two functions, never raised to users
@@ -195,7 +198,7 @@ class JsonClient:
             raise _Retry(f"cannot be reached ({type(exc).__name__}: {exc})") from None
         finally:
             self._local.connected = False
-        if status in RETRY_STATUSES:
+        if status in RETRY_STATUSES and status not in endpoint.final:
             wait = _retry_after(retry_after) if status in {429, 503} else None
             raise _Retry(f"answered HTTP {status}{self._quote(body)}", wait, status)
         if not 200 <= status < 300:
