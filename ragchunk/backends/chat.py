@@ -190,6 +190,7 @@ class ChatClient:
         )
         self._client = JsonClient(endpoint)
         self._memory: dict[str, bytes] = {}  # answers this client got (for --check's rerun)
+        self._failed: dict[str, str] = {}  # and its failures, never written to disk
         self._probe = JsonClient(dataclasses.replace(endpoint, final=_REFUSED_MODE))
 
     @property
@@ -219,6 +220,8 @@ class ChatClient:
         A failed call is a reply with an ``error`` (counted in ``tally.failures``).
         """
         key = self.key(request)
+        if key in self._failed:  # --check's second run sees what the first saw
+            return ChatReply(error=self._failed[key])
         stored = self._memory.get(key)
         if stored is None and self.disk is not None:
             stored = self.disk.get(key)
@@ -232,6 +235,7 @@ class ChatClient:
             content, usage = self._read(answer)
         except EndpointError as exc:
             self.tally.add(calls=1, failures=1)
+            self._failed[key] = str(exc)
             return ChatReply(error=str(exc))
         self.tally.add(calls=1, tokens_in=usage[0], tokens_out=usage[1])
         payload = json.dumps({"content": content, "usage": list(usage)}, ensure_ascii=False)
