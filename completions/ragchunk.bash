@@ -40,12 +40,12 @@ _ragchunk_inspect() {
 
 _ragchunk_split() {
     case "$prev" in
-        -s|--strategy) _ragchunk_words "auto code fixed hierarchical late markdown paragraph recursive semantic sentence token"; return ;;
+        -s|--strategy) _ragchunk_words "auto code fixed hierarchical late markdown paragraph proposition recursive resume semantic sentence token"; return ;;
         --size) return ;;
         --overlap) return ;;
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
-        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "buffer= max_depth= method= min_level= overlap_sentences= sentences= separators= threshold="; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "buffer= emit_passages= grounding= max_depth= max_propositions= method= min_level= overlap_sentences= prompt= sentences= separators= threshold="; return ;;
         -o|--output) _ragchunk_files; return ;;
         --format) _ragchunk_words "code docx markdown pdf text"; return ;;
         --password) return ;;
@@ -68,8 +68,14 @@ _ragchunk_split() {
         --embed-retries) return ;;
         --device) return ;;
         --cache-dir) return ;;
+        --api-base) return ;;
+        --model) return ;;
+        --api-key-env) return ;;
+        --api-timeout) return ;;
+        --api-concurrency) return ;;
+        --api-retries) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --emit-passages --dry-run -h --help"; return; fi
     _ragchunk_files
 }
 
@@ -85,7 +91,7 @@ _ragchunk_stats() {
 
 _ragchunk_strategies() {
     if [[ "$cur" == -* ]]; then _ragchunk_words "-h --help"; return; fi
-    _ragchunk_words "auto code fixed hierarchical late markdown paragraph recursive semantic sentence token"
+    _ragchunk_words "auto code fixed hierarchical late markdown paragraph proposition recursive resume semantic sentence token"
 }
 
 complete -F _ragchunk ragchunk
