@@ -43,9 +43,10 @@ def chunk_text(
         BackendError: the embedder failed.
     """
     from ragchunk.backends import open_embedder
-    from ragchunk.engine import chunk_document, open_rewriter
+    from ragchunk.engine import chunk_document
     from ragchunk.model import Document
     from ragchunk.plan import make_plan
+    from ragchunk.rewrite import open_rewriter
 
     plan = make_plan(
         strategy,

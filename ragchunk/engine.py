@@ -136,6 +136,8 @@ def chunk_document(
     kind = recipe.strategy.rewrites
     if kind is not None:
         if rewriter is None:
+            from ragchunk.rewrite import open_rewriter
+
             rewriter = open_rewriter(recipe, None)
         spans = rewriter.rewrite(doc, spans, kind, recipe.options, warn)
     if recipe.refine and recipe.limit is not None:
@@ -158,18 +160,6 @@ def chunk_document(
     if recipe.embed and embedder is not None:
         chunks = embed_chunks(chunks, embedder)
     return chunks
-
-
-def open_rewriter(recipe: Recipe[Any], cache_dir: str | None, *, dry_run: bool = False) -> Rewriter:
-    """Return the rewrite pass of ``recipe``'s chat endpoint (answers cached in ``cache_dir``)."""
-    from ragchunk.backends.chat import ChatClient
-    from ragchunk.rewrite import Rewriter
-
-    return Rewriter(
-        ChatClient(recipe.chat, cache_dir),
-        measure=measure_for("tokens", recipe.tokenizer),
-        dry_run=dry_run,
-    )
 
 
 def _identity(embedder: CachedEmbedder) -> CachedEmbedder:
@@ -308,6 +298,8 @@ def _process(
         if recipe.needs_embedder:
             embedder = open_embedder(recipe.embedder, policy.cache)
         if recipe.strategy.rewrites:
+            from ragchunk.rewrite import open_rewriter
+
             rewriter = open_rewriter(recipe, policy.cache, dry_run=policy.dry_run)
         data = read_input(source, policy.max_bytes)
         content_hash = hashlib.sha256(data).hexdigest()
