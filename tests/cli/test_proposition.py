@@ -7,7 +7,12 @@ real server over SmolLM2-135M checks the contract on every settled fixture (slow
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
@@ -469,6 +474,34 @@ def test_resume_falls_back_to_recursive_with_page_ranges(
         assert got[0]["page_start"] == 1
         assert got[-1]["page_end"] == 2
     assert "check: no violations" in result.stderr
+
+
+def test_ctrl_c_while_the_model_thinks_exits_130_and_writes_nothing(
+    scripted_server: ScriptedServer, tmp_path: Path
+) -> None:
+    scripted_server.on(CHAT, lambda _r: Reply.hang(60))
+    out = tmp_path / "out" / "chunks.jsonl"
+    out.parent.mkdir()
+    command = [sys.executable, "-m", "ragchunk", "split", str(FIELD_NOTES), "-o", str(out)]
+    command += ["-s", "proposition", "--no-cache", "--api-base", scripted_server.base_url]
+    command += ["--model", "m", "--api-key-env", "RAGCHUNK_CHAT_KEY"]
+    with subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "RAGCHUNK_CHAT_KEY": KEY},
+    ) as running:
+        deadline = time.monotonic() + 60
+        while not scripted_server.calls() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert scripted_server.calls(), "the request never arrived"
+        running.send_signal(signal.SIGINT)
+        stdout, stderr = running.communicate(timeout=30)
+    assert running.returncode == 130  # not swallowed into a fallback
+    assert stdout == b""
+    assert "fallback" not in stderr.decode()
+    assert KEY not in stderr.decode()
+    assert list(out.parent.iterdir()) == []
 
 
 def test_proposition_needs_an_endpoint() -> None:
