@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -490,9 +491,10 @@ def split_command(
             configuration, flags, password=password, debug=debug, check=check, dry_run=dry_run
         )
         try:
-            batch = prepare(
-                paths, plans, run.over(configuration.run), output=None if dry_run else output
-            )
+            settings = run.over(configuration.run)
+            if dry_run:  # nothing is written, so nothing may be recorded as done
+                settings = dataclasses.replace(settings, manifest=None)
+            batch = prepare(paths, plans, settings, output=None if dry_run else output)
         except KeyboardInterrupt:  # Ctrl-C while walking a large tree: nothing written yet
             sys.stderr.write("interrupted while finding the inputs; nothing was written\n")
             raise typer.Exit(_batch.EXIT_INTERRUPTED) from None
