@@ -60,6 +60,7 @@ COUNT_NAMES: Final = (
     "propositions",
     "over_max",
     "ungrounded",
+    "fragments",
     "fallbacks",
     "fields",
     "planned_calls",
@@ -81,6 +82,8 @@ _STOPWORDS: Final = frozenset(
 )
 _PREFIX: Final = 5
 """Two words match when equal or sharing their first five letters (measured, measures)."""
+MIN_WORDS: Final = 3
+"""A proposition is a sentence: fewer words (a heading, a table cell echoed) are fragments."""
 _MESSAGE_OVERHEAD: Final = 8
 """Tokens a chat request adds around its messages (roles, separators), for estimates."""
 
@@ -220,8 +223,10 @@ class Rewriter:
         texts = [" ".join(item.split()) for item in items if isinstance(item, str)]
         texts = [t for t in texts if t]
         words = _content_words(passage)
-        grounded = [t for t in texts if grounding(t, words) >= options.grounding and _has_words(t)]
-        self.counts["ungrounded"] += len(texts) - len(grounded)
+        sentences = [t for t in texts if len(t.split()) >= MIN_WORDS]
+        self.counts["fragments"] += len(texts) - len(sentences)
+        grounded = [t for t in sentences if grounding(t, words) >= options.grounding]
+        self.counts["ungrounded"] += len(sentences) - len(grounded)
         unique = list(dict.fromkeys(grounded))
         if len(unique) > options.max_propositions:
             self.counts["over_max"] += len(unique) - options.max_propositions
@@ -347,10 +352,6 @@ def _field_spans(text: str, fields: Sequence[tuple[str, str]]) -> list[Span]:
 
 def _content_words(text: str) -> set[str]:
     return {w for w in (m.group().casefold() for m in _WORD.finditer(text)) if w not in _STOPWORDS}
-
-
-def _has_words(text: str) -> bool:
-    return bool(_content_words(text))
 
 
 def grounding(proposition: str, passage_words: set[str]) -> float:

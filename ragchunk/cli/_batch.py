@@ -244,8 +244,9 @@ def _say_model(run: _Run) -> None:
     if llm["fields"] or not llm["passages"]:
         made = f"{_count(llm['fields'], 'résumé field')}"
     run.say(
-        f"chat model: {made}; dropped {llm['over_max']} over max_propositions and "
-        f"{llm['ungrounded']} ungrounded; {_count(llm['fallbacks'], 'fallback')} to verbatim text"
+        f"chat model: {made}; dropped {llm['over_max']} over max_propositions, "
+        f"{llm['ungrounded']} ungrounded and {_count(llm['fragments'], 'fragment')}; "
+        f"{_count(llm['fallbacks'], 'fallback')} to verbatim text"
     )
 
 

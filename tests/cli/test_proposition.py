@@ -97,6 +97,7 @@ def summary(stderr: str) -> dict[str, int]:
         "passages": r"from (\d+) passages?",
         "over_max": r"dropped (\d+) over",
         "ungrounded": r"(\d+) ungrounded",
+        "fragments": r"(\d+) fragments?;",
         "fallbacks": r"(\d+) fallbacks? to verbatim",
     }
     for name, pattern in patterns.items():
@@ -253,7 +254,8 @@ def test_a_grounded_proposition_survives_beside_a_hallucinated_one(
 ) -> None:
     def mixed(request: RecordedRequest) -> Reply:
         real = known(passage_of(request))
-        return answer({"propositions": [*real, "Aliens repaired the pump overnight in Paris."]})
+        invented = "Aliens repaired the pump overnight in Paris."
+        return answer({"propositions": [*real, invented, "Wend station"]})
 
     scripted_server.on(CHAT, mixed)
     doc = two_passages(tmp_path)
@@ -263,7 +265,9 @@ def test_a_grounded_proposition_survives_beside_a_hallucinated_one(
     assert result.exit_code == 0, result.stderr
     texts = [r["text"] for r in records(result.stdout)]
     assert not any("Aliens" in t for t in texts)
+    assert "Wend station" not in texts  # a fragment, not a sentence
     assert summary(result.stderr)["ungrounded"] == 2
+    assert summary(result.stderr)["fragments"] == 2
     strict = run(
         scripted_server.base_url,
         str(doc),
