@@ -240,14 +240,19 @@ def _say_model(run: _Run) -> None:
         f"{llm['cached']} answered by the cache, {llm['tokens_in']} tokens in, "
         f"{llm['tokens_out']} out"
     )
-    made = f"{_count(llm['propositions'], 'proposition')} from {_count(llm['passages'], 'passage')}"
-    if llm["fields"] or not llm["passages"]:
-        made = f"{_count(llm['fields'], 'résumé field')}"
-    run.say(
-        f"chat model: {made}; dropped {llm['over_max']} over max_propositions, "
-        f"{llm['ungrounded']} ungrounded and {_count(llm['fragments'], 'fragment')}; "
-        f"{_count(llm['fallbacks'], 'fallback')} to verbatim text"
-    )
+    if llm["passages"]:
+        run.say(
+            f"chat model: {_count(llm['propositions'], 'proposition')} from "
+            f"{_count(llm['passages'], 'passage')}; dropped {llm['over_max']} over "
+            f"max_propositions, {llm['ungrounded']} ungrounded and "
+            f"{_count(llm['fragments'], 'fragment')}; "
+            f"{_count(llm['fallbacks'], 'fallback')} to verbatim text"
+        )
+    else:
+        run.say(
+            f"chat model: {_count(llm['fields'], 'résumé field')}; "
+            f"{_count(llm['fallbacks'], 'document')} chunked by recursive instead"
+        )
 
 
 def _is_empty(batch: Batch) -> bool:
