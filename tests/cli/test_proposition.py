@@ -416,6 +416,7 @@ def test_resume_fields_from_a_docx_and_a_pdf_cv(scripted_server: ScriptedServer)
         rewritten = [r for r in got if r["metadata"].get("located") is False]
         assert rewritten
         assert all("page_start" not in r for r in rewritten)
+        assert "chat model: 4 résumé fields; 0 documents chunked by recursive" in result.stderr
         if cv == CV_PDF:
             assert contact["page_start"] == 1
         assert "check: no violations" in result.stderr
@@ -473,6 +474,7 @@ def test_resume_falls_back_to_recursive_with_page_ranges(
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1
     assert "chunked by recursive" in warnings[0]
+    assert "chat model: 0 résumé fields; 1 document chunked by recursive" in result.stderr
     assert f"{scripted_server.base_url}/chat/completions" in warnings[0]
     if cv == CV_PDF:
         assert got[0]["page_start"] == 1
