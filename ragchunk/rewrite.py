@@ -154,8 +154,9 @@ class Rewriter:
         if not self.dry_run:
             return self.client.ask_all(requests)
         disk = self.client.disk
-        for request in requests:
-            if disk is not None and disk.get(self.client.key(request)) is not None:
+        unique = {self.client.key(request): request for request in requests}
+        for key, request in unique.items():  # asked once each, as ChatClient.ask_all does
+            if disk is not None and disk.get(key) is not None:
                 self.counts["planned_cached"] += 1
                 continue
             self.counts["planned_calls"] += 1

@@ -211,8 +211,14 @@ class ChatClient:
         )
 
     def ask_all(self, requests: Sequence[ChatRequest]) -> list[ChatReply]:
-        """Return a reply per request, in order; at most ``concurrency`` calls at once."""
-        return each(self.ask, requests, self.spec.concurrency)
+        """Return a reply per request, in order; at most ``concurrency`` calls at once.
+
+        Requests asked twice (two passages of the same text) are asked once.
+        """
+        unique = {self.key(request): request for request in requests}
+        answers = each(self.ask, list(unique.values()), self.spec.concurrency)
+        replies = dict(zip(unique, answers, strict=True))
+        return [replies[self.key(request)] for request in requests]
 
     def ask(self, request: ChatRequest) -> ChatReply:
         """Return the endpoint's answer to ``request``, from the cache when it was asked before.

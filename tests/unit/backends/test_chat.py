@@ -175,3 +175,12 @@ def test_ask_all_keeps_the_order_and_the_concurrency_limit(
     times = sorted(call.received_at for call in scripted_server.calls(CHAT))
     # 6 requests, 3 at a time, 0.2 s each: the fourth waits for a first answer
     assert times[3] - times[0] >= 0.15
+
+
+def test_a_question_asked_twice_in_one_batch_is_asked_once(
+    scripted_server: ScriptedServer,
+) -> None:
+    scripted_server.on(CHAT, chat_answer("[]"))
+    replies = client(scripted_server).ask_all([REQUEST, OTHER, REQUEST])
+    assert [r.content for r in replies] == ["[]", "[]", "[]"]
+    assert len(scripted_server.calls(CHAT)) == 2

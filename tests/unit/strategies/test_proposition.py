@@ -35,7 +35,9 @@ def passages(strategy: str = "proposition", **plan: Any) -> list[Any]:
     rewriter = Rewriter(ChatClient(SPEC, None), dry_run=True)
     chunks = chunk_document(doc, made.recipe, rewriter=rewriter)
     assert not find_violations(doc, chunks, limits_for(made.recipe))
-    assert rewriter.snapshot()["planned_calls"] == (len(chunks) if strategy == "proposition" else 1)
+    # one call per distinct passage (the same text is asked once), one per résumé
+    distinct = len({c.text for c in chunks}) if strategy == "proposition" else 1
+    assert rewriter.snapshot()["planned_calls"] == distinct
     return chunks
 
 
