@@ -566,3 +566,30 @@ def test_every_fixture_over_llama_cpps_server(
     assert again.stdout == result.stdout
     assert summary(again.stderr)["cached"] == stats["passages"]
     assert summary(again.stderr)["calls"] == 0
+
+
+def test_the_chat_settings_are_configuration_keys(
+    scripted_server: ScriptedServer, tmp_path: Path
+) -> None:
+    scripted_server.on(CHAT, good)
+    config = tmp_path / "ragchunk.toml"
+    config.write_text(
+        'strategy = "proposition"\n'
+        f'api-base = "{scripted_server.base_url}"\n'
+        'model = "from-config"\n'
+        'api-key-env = "RAGCHUNK_CHAT_KEY"\n'
+        "api-concurrency = 1\n"
+        "no-cache = true\n"
+        "[options]\n"
+        "emit_passages = true\n",
+        encoding="utf-8",
+    )
+    doc = two_passages(tmp_path)
+    result = runner.invoke(app(), ["split", str(doc), "--config", str(config), "--size", "20"])
+    assert result.exit_code == 0, result.stderr
+    kinds = [r["metadata"]["kind"] for r in records(result.stdout)]
+    assert kinds.count("passage") == 2
+    assert "proposition" in kinds
+    call = scripted_server.calls(CHAT)[0]
+    assert call.json()["model"] == "from-config"
+    assert call.headers["authorization"] == f"Bearer {KEY}"
