@@ -133,19 +133,19 @@ def chunk_document(
     if recipe.contextualize:
         ctx = _contextualized(doc, ctx)
     spans = recipe.strategy.split(doc, recipe.options, ctx)
-    kind = recipe.strategy.rewrites
-    if kind is not None:
-        if rewriter is None:
-            from ragchunk.rewrite import open_rewriter
-
-            rewriter = open_rewriter(recipe, None)
-        spans = rewriter.rewrite(doc, spans, kind, recipe.options, warn)
     if recipe.refine and recipe.limit is not None:
         spans = refine_spans(doc, spans, ctx, limit=recipe.limit, unit=recipe.budget.unit)
     if recipe.min_size:
         spans = _merge_small(doc, spans, ctx, sizer, recipe)
     if recipe.contextualize and recipe.limit is not None:
         spans = _fit_contexts(doc, spans, ctx, sizer, recipe)
+    kind = recipe.strategy.rewrites  # the model rewrites the spans the passes settled
+    if kind is not None:
+        if rewriter is None:
+            from ragchunk.rewrite import open_rewriter
+
+            rewriter = open_rewriter(recipe, None)
+        spans = rewriter.rewrite(doc, spans, kind, recipe.options, warn)
     counted = recipe.count_tokens or recipe.budget.unit == "tokens"
     chunks = assemble(
         doc,

@@ -593,3 +593,27 @@ def test_the_chat_settings_are_configuration_keys(
     call = scripted_server.calls(CHAT)[0]
     assert call.json()["model"] == "from-config"
     assert call.headers["authorization"] == f"Bearer {KEY}"
+
+
+@pytest.mark.parametrize(
+    "extra", [["--min-size", "40"], ["--contextualize"]], ids=["min-size", "contextualize"]
+)
+def test_the_passes_shape_the_passages_before_the_model_rewrites_them(
+    extra: list[str], scripted_server: ScriptedServer
+) -> None:
+    scripted_server.on(CHAT, good)
+    station = FIXTURES / "markdown" / "station-guide.md"
+    args = [str(station), "-s", "proposition", "--size", "60", "--no-cache", "--check"]
+    result = run(scripted_server.base_url, *args, *extra, "--emit-passages")
+    assert result.exit_code == 0, result.stderr
+    assert "check: no violations" in result.stderr
+    got = records(result.stdout)
+    text = station.read_text(encoding="utf-8")
+    passages = [r for r in got if r["metadata"]["kind"] == "passage"]
+    assert len(passages) == len(scripted_server.calls(CHAT))
+    assert all(p["text"] == text[p["start"] : p["end"]] for p in passages)
+    for record in got:
+        if record["metadata"]["kind"] == "proposition":
+            assert record["text"] in known(text[record["start"] : record["end"]])
+            if "--contextualize" in extra:
+                assert record["context"].endswith(record["text"])
