@@ -45,12 +45,12 @@ _ragchunk_inspect() {
 
 _ragchunk_split() {
     case "$prev" in
-        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical late legal markdown paragraph qa recursive semantic sentence token"; return ;;
+        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical late legal markdown paragraph proposition qa recursive resume semantic sentence token"; return ;;
         --size) return ;;
         --overlap) return ;;
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
-        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= buffer= front_matter= headers= language= max_depth= method= min_level= overlap_sentences= question_column= references= sentences= separators= threshold="; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= buffer= emit_passages= front_matter= grounding= headers= language= max_depth= max_propositions= method= min_level= overlap_sentences= prompt= question_column= references= sentences= separators= threshold="; return ;;
         -o|--output) _ragchunk_files; return ;;
         --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
         --password) return ;;
@@ -81,8 +81,14 @@ _ragchunk_split() {
         --output-format) _ragchunk_words "jsonl parquet"; return ;;
         --engine) _ragchunk_words "local ray"; return ;;
         --ray-address) return ;;
+        --api-base) return ;;
+        --model) return ;;
+        --api-key-env) return ;;
+        --api-timeout) return ;;
+        --api-concurrency) return ;;
+        --api-retries) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --output-format --engine --ray-address -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --output-format --engine --ray-address --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --emit-passages --dry-run -h --help"; return; fi
     _ragchunk_files
 }
 
@@ -98,17 +104,17 @@ _ragchunk_stats() {
 
 _ragchunk_strategies() {
     if [[ "$cur" == -* ]]; then _ragchunk_words "-h --help"; return; fi
-    _ragchunk_words "academic auto book code email fixed hierarchical late legal markdown paragraph qa recursive semantic sentence token"
+    _ragchunk_words "academic auto book code email fixed hierarchical late legal markdown paragraph proposition qa recursive resume semantic sentence token"
 }
 
 _ragchunk_view() {
     case "$prev" in
-        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical late legal markdown paragraph qa recursive semantic sentence token"; return ;;
+        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical late legal markdown paragraph proposition qa recursive resume semantic sentence token"; return ;;
         --size) return ;;
         --overlap) return ;;
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
-        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= buffer= front_matter= headers= language= max_depth= method= min_level= overlap_sentences= question_column= references= sentences= separators= threshold="; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= buffer= emit_passages= front_matter= grounding= headers= language= max_depth= max_propositions= method= min_level= overlap_sentences= prompt= question_column= references= sentences= separators= threshold="; return ;;
         --compare) return ;;
         -o|--output) _ragchunk_files; return ;;
         --min-size) return ;;

@@ -9,6 +9,7 @@ from ragchunk.errors import InputError
 
 if TYPE_CHECKING:
     from ragchunk.backends import EmbedderSpec
+    from ragchunk.backends.chat import ChatSpec
     from ragchunk.model import Chunk
     from ragchunk.options import Unit
     from ragchunk.parsers._spec import ParseOptions
@@ -29,12 +30,14 @@ def chunk_text(
     embedder: EmbedderSpec | None = None,
     cache_dir: str | None = None,
     no_cache: bool = False,
+    chat: ChatSpec | None = None,
 ) -> list[Chunk]:
     """Split ``text`` and return its chunks; ``chunk.text == text[chunk.start:chunk.end]``.
 
     ``refine``, ``embed`` and ``embedder`` are ``--refine``, ``--embed`` and the embedder
     flags; vectors are cached under ``cache_dir`` (default: the user's cache directory)
-    unless ``no_cache``.
+    unless ``no_cache``. ``chat`` is the chat endpoint of ``proposition`` and ``resume``
+    (their answers are cached beside the vectors).
 
     Raises:
         UsageError: a bad strategy name or option (``OptionError`` names the option).
@@ -44,6 +47,7 @@ def chunk_text(
     from ragchunk.engine import chunk_document
     from ragchunk.model import Document
     from ragchunk.plan import make_plan
+    from ragchunk.rewrite import open_rewriter
 
     plan = make_plan(
         strategy,
@@ -57,11 +61,13 @@ def chunk_text(
         embedder=embedder,
         cache_dir=cache_dir,
         no_cache=no_cache,
+        chat=chat,
     )
     recipe = plan.recipe
     vectors = open_embedder(recipe.embedder, plan.policy.cache) if recipe.needs_embedder else None
+    rewriter = open_rewriter(recipe, plan.policy.cache) if recipe.strategy.rewrites else None
     doc = Document(text=text, source=doc_id, doc_id=doc_id)
-    return chunk_document(doc, recipe, embedder=vectors)
+    return chunk_document(doc, recipe, embedder=vectors, rewriter=rewriter)
 
 
 def chunk_file(
@@ -84,6 +90,7 @@ def chunk_file(
     embedder: EmbedderSpec | None = None,
     cache_dir: str | None = None,
     no_cache: bool = False,
+    chat: ChatSpec | None = None,
 ) -> list[Chunk]:
     """Parse the file at ``path`` and return its chunks.
 
@@ -124,6 +131,7 @@ def chunk_file(
         embedder=embedder,
         cache_dir=cache_dir,
         no_cache=no_cache,
+        chat=chat,
     )
     result = process(path, doc_id_for(path, root), plan)
     if result.error is not None:

@@ -38,6 +38,10 @@ _Found = tuple[tuple[int, int], str]
 """A violation with its place: (chunk position, check order), then the sentence."""
 
 _NON_SPACE: Final = re.compile(r"\S")
+REWRITE_KINDS: Final = frozenset({"proposition", "field"})
+"""``metadata.kind`` of records a model wrote (propositions, résumé fields): their text is not
+``document.text[start:end]`` but their span is their source's, so the verbatim check and the
+overlap checks skip them; every other check applies."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -145,7 +149,7 @@ def _record_problems(
         yield f"index {chunk.index} where {position} was expected"
     if not 0 <= chunk.start < chunk.end <= len(doc.text):
         yield f"span outside the document (length {len(doc.text)})"
-    verbatim = chunk.metadata.get("kind") == "proposition"
+    verbatim = chunk.metadata.get("kind") in REWRITE_KINDS  # a model's words: not verbatim
     if not verbatim and chunk.text != doc.text[chunk.start : chunk.end]:
         yield "text differs from document.text[start:end]"
     if chunk.chars != chunk.end - chunk.start and not verbatim:
@@ -307,6 +311,8 @@ def _check_overlaps(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> I
     for position in range(1, len(chunks)):
         before, after = chunks[position - 1], chunks[position]
         start = after.start
+        if _rewrites_of_one_source(before, after):
+            continue  # propositions of a passage (and the passage) share its span by design
         if start >= before.end or not 0 < start < len(text):
             continue  # no overlap, or a span the record checks already report
         name = f"chunks {before.index} and {after.index}"
@@ -319,6 +325,12 @@ def _check_overlaps(doc: Document, chunks: Sequence[Chunk], limits: Limits) -> I
         inside_word = text[start - 1].isalnum() and text[start].isalnum()
         if limits.word_aligned and inside_word and has_space(text, start, before.end):
             yield (position, 5), f"{name}: the overlap begins inside a word at {start}"
+
+
+def _rewrites_of_one_source(before: Chunk, after: Chunk) -> bool:
+    kinds = (before.metadata.get("kind"), after.metadata.get("kind"))
+    same = (before.start, before.end) == (after.start, after.end)
+    return any(kind in REWRITE_KINDS for kind in kinds) or (same and "passage" in kinds)
 
 
 def _check_shared(doc: Document, start: int, end: int, name: str, limits: Limits) -> list[str]:

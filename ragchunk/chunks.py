@@ -110,7 +110,7 @@ def assemble(
         if symbols is not None and "symbol" not in metadata:
             metadata = {**metadata, "symbol": symbols(start, end)}
         headings = span.headings if span.headings is not None else headings_at(start)
-        piece = text[start:end]
+        piece = text[start:end] if span.text is None else span.text
         context = None
         if contextualize or span.prefix is not None:
             lead = (format_breadcrumb(headings) if contextualize else "") + (span.prefix or "")
@@ -129,7 +129,7 @@ def assemble(
                 start,
                 end,
                 name,
-                end - start,
+                end - start if span.text is None else len(piece),
                 headings,
                 page_start,
                 page_end,

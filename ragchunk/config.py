@@ -110,6 +110,12 @@ class Settings:
     device: str | None = None
     cache_dir: str | None = None
     no_cache: bool | None = None
+    api_base: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    api_timeout: float | None = None
+    api_concurrency: int | None = None
+    api_retries: int | None = None
     options: Mapping[str, object] = field(default_factory=dict)
 
     def parse_options(self) -> ParseOptions:

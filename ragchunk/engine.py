@@ -12,37 +12,33 @@ Running many inputs, in this process or in workers, is ``ragchunk.workers``.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ragchunk import parsers, strategies
+from ragchunk import parsers
 from ragchunk.backends import open_embedder
 from ragchunk.chunks import assemble, gc_paused
+from ragchunk.context import strategy_context
 from ragchunk.deadline import TimedOut, time_limit, timeout_message
 from ragchunk.embedding import embed_chunks, refine_spans
 from ragchunk.errors import BackendError, RagchunkError
 from ragchunk.inputs import STDIN
-from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.model import Dropped
-from ragchunk.options import build_options
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.passes import contextualized, fit_context_spans, merge_small_spans, warn_if_large
 from ragchunk.plan import limits_for
 from ragchunk.reading import check_not_empty, check_size, choose_format, parse_member, read_input
 from ragchunk.results import Diagnostic, FileResult, first_line
-from ragchunk.strategies._spec import Context
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Iterator, Sequence
 
     from ragchunk.backends.cache import CachedEmbedder
-    from ragchunk.measure import Sizer
-    from ragchunk.model import Chunk, Document, Section, Span
-    from ragchunk.options import Budget
+    from ragchunk.model import Chunk, Document
     from ragchunk.parsers._spec import Member
     from ragchunk.plan import Plan, Recipe
+    from ragchunk.rewrite import Rewriter
 
 
 @gc_paused()
@@ -53,13 +49,16 @@ def chunk_document(
     dropped: list[Dropped] | None = None,
     *,
     embedder: CachedEmbedder | None = None,
+    rewriter: Rewriter | None = None,
 ) -> list[Chunk]:
     """Run the recipe's strategy and passes over one parsed document; return its records.
 
     A strategy that picks another per document (``auto``) runs the recipe of its choice. The
     spans a template drops on purpose are appended to ``dropped`` (in document order).
     ``embedder`` serves the strategies and passes that need one; when None and one is needed,
-    one is made that caches in memory only.
+    one is made that caches in memory only. ``rewriter`` asks the chat model of a rewriting
+    strategy (proposition, resume); when None and one is needed, one is made without a disk
+    cache.
 
     Raises:
         BackendError: the embedder failed.
@@ -76,23 +75,8 @@ def chunk_document(
     def drop(start: int, end: int, reason: str) -> None:
         drops.append(Dropped(start, end, reason))
 
-    measure = measure_for(recipe.budget.unit, recipe.tokenizer)
-    sizer = measure.prepare(doc.text)
-    tokens = _token_sizer(doc.text, recipe, sizer)
-    ctx = Context(
-        measure=measure,
-        sizer=sizer,
-        limit=recipe.strategy_limit,
-        tokens=tokens,
-        find_sections=_markdown_sections,
-        delegate=_delegate,
-        warn=warn,
-        min_size=recipe.min_size,
-    )
-    if recipe.strategy.drops:
-        ctx = replace(ctx, drop=drop)
-    if embedder is not None:
-        ctx = replace(ctx, embedder=functools.partial(_identity, embedder))
+    ctx = strategy_context(doc, recipe, warn=warn, drop=drop, embedder=embedder)
+    sizer, tokens = ctx.sizer, ctx.tokens
     if recipe.contextualize:
         ctx = contextualized(doc, ctx)
     spans = recipe.strategy.split(doc, recipe.options, ctx)
@@ -103,6 +87,13 @@ def chunk_document(
         spans = merge_small_spans(doc, spans, ctx, sizer, recipe, drops)
     if recipe.contextualize and recipe.limit is not None:
         spans = fit_context_spans(doc, spans, ctx, sizer, recipe)
+    kind = recipe.strategy.rewrites  # the model rewrites the spans the passes settled
+    if kind is not None:
+        if rewriter is None:
+            from ragchunk.rewrite import open_rewriter
+
+            rewriter = open_rewriter(recipe, None)
+        spans = rewriter.rewrite(doc, spans, kind, recipe.options, warn)
     counted = recipe.count_tokens or recipe.budget.unit == "tokens"
     if recipe.limit is None:
         warn_if_large(doc, spans, tokens, recipe.strategy.name, warn)
@@ -114,38 +105,11 @@ def chunk_document(
         tokens=tokens() if counted else None,
         contextualize=recipe.contextualize,
     )
+    if rewriter is not None:
+        chunks = rewriter.finish(chunks)
     if recipe.embed and embedder is not None:
         chunks = embed_chunks(chunks, embedder)
     return chunks
-
-
-def _identity(embedder: CachedEmbedder) -> CachedEmbedder:
-    return embedder
-
-
-def _token_sizer(text: str, recipe: Recipe[Any], sizer: Sizer) -> Callable[[], Sizer]:
-    """Return the document's token sizer, made on first use and shared by all who ask.
-
-    In tokens it is the budget's own sizer; otherwise the text is encoded once, only if a
-    token strategy or ``--count-tokens`` asks for it.
-    """
-    if recipe.budget.unit == "tokens":
-        return lambda: sizer
-    return functools.cache(lambda: load_tokenizer(recipe.tokenizer).prepare(text))
-
-
-def _markdown_sections(text: str) -> Sequence[Section]:
-    from ragchunk.parsers.markdown import find_sections
-
-    return find_sections(text)
-
-
-def _delegate(name: str, budget: Budget, doc: Document, ctx: Context) -> list[Span]:
-    """Run the strategy ``name`` with ``budget`` and its other options at their defaults."""
-    chosen = strategies.get(name)
-    options = build_options(chosen.options, budget, {}, strategy=name)
-    spans: list[Span] = chosen.split(doc, options, ctx)
-    return spans
 
 
 def process(
@@ -197,9 +161,15 @@ def _process(
     recipe, policy = plan.recipe, plan.policy
     content_hash = None
     embedder: CachedEmbedder | None = None
+    rewriter: Rewriter | None = None
+    llm: tuple[tuple[str, int], ...] = ()
     try:
         if recipe.needs_embedder:
             embedder = open_embedder(recipe.embedder, policy.cache)
+        if recipe.strategy.rewrites:
+            from ragchunk.rewrite import open_rewriter
+
+            rewriter = open_rewriter(recipe, policy.cache, dry_run=policy.dry_run)
         if data is None:
             data = read_input(source, policy.max_bytes, path=path)
         else:
@@ -211,10 +181,13 @@ def _process(
         fmt = parsers.get(choose_format(data, request, format=_format(source, recipe)))
         if fmt.members is not None:
             members = fmt.members(data, request)
-            return _process_members(members, request, plan, diagnostics, content_hash, embedder)
+            models = (embedder, rewriter)
+            return _process_members(members, request, plan, diagnostics, content_hash, *models)
         doc = fmt.parse(data, request)
         del data  # the bytes of a large input need not live on beside its text and chunks
-        done = _chunk_checked(doc, plan, diagnostics, embedder)
+        done = _chunk_checked(doc, plan, diagnostics, embedder, rewriter)
+        if rewriter is not None:
+            llm = tuple(rewriter.snapshot().items())
     except BackendError as exc:  # the backend names itself; the input is named here
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=f"{source}: {exc}")
     except RagchunkError as exc:
@@ -229,6 +202,8 @@ def _process(
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=message)
     if embedder is not None and embedder.problem is not None:
         diagnostics.append(Diagnostic(source, "cache", f"{source}: {embedder.problem}"))
+    if rewriter is not None and rewriter.client.problem is not None:
+        diagnostics.append(Diagnostic(source, "cache", f"{source}: {rewriter.client.problem}"))
     return FileResult(
         source,
         doc_id,
@@ -241,6 +216,7 @@ def _process(
         dropped=tuple((doc.doc_id, span) for span in done.dropped),
         embedded=0 if embedder is None else embedder.embedded,
         cached=0 if embedder is None else embedder.cached,
+        llm=llm,
     )
 
 
@@ -258,16 +234,15 @@ def _chunk_checked(
     plan: Plan,
     diagnostics: list[Diagnostic],
     embedder: CachedEmbedder | None = None,
+    rewriter: Rewriter | None = None,
 ) -> _Chunked:
     if not plan.policy.allow_empty:
         check_not_empty(doc)
     dropped: list[Dropped] = []
-    chunks = chunk_document(doc, plan.recipe, diagnostics, dropped, embedder=embedder)
-    violations = (
-        check_chunks(doc, chunks, plan.recipe, dropped, embedder=embedder)
-        if plan.policy.check
-        else ()
-    )
+    models: dict[str, Any] = {"embedder": embedder, "rewriter": rewriter}
+    chunks = chunk_document(doc, plan.recipe, diagnostics, dropped, **models)
+    check = plan.policy.check and not plan.policy.dry_run  # a dry run's chunks are no output
+    violations = check_chunks(doc, chunks, plan.recipe, dropped, **models) if check else ()
     return _Chunked(chunks, dropped, violations)
 
 
@@ -278,6 +253,7 @@ def _process_members(
     diagnostics: list[Diagnostic],
     content_hash: str,
     embedder: CachedEmbedder | None,
+    rewriter: Rewriter | None,
 ) -> FileResult:
     """Chunk each document of a container input; one that fails is named, the others kept.
 
@@ -294,7 +270,7 @@ def _process_members(
         name = request.source + member.name
         try:
             doc = parse_member(member, request)
-            done = _chunk_checked(doc, plan, diagnostics, embedder)
+            done = _chunk_checked(doc, plan, diagnostics, embedder, rewriter)
         except RagchunkError as exc:
             failed.append(str(exc))
             continue
@@ -320,6 +296,7 @@ def _process_members(
         failed_parts=tuple(failed),
         embedded=0 if embedder is None else embedder.embedded,
         cached=0 if embedder is None else embedder.cached,
+        llm=() if rewriter is None else tuple(rewriter.snapshot().items()),
     )
 
 
@@ -367,19 +344,22 @@ def check_chunks(
     dropped: Sequence[Dropped] = (),
     *,
     embedder: CachedEmbedder | None = None,
+    rewriter: Rewriter | None = None,
 ) -> tuple[str, ...]:
     """Return the violations of SPEC §3 in ``chunks``, a second run of the recipe included.
 
     ``dropped`` are the spans the strategy reported leaving out: exactly those may be missing;
     the second run asks ``embedder`` (its cache answers what the first run computed).
     This is ``--check``: the checker the test suite uses, run on the user's own documents.
+    The second run of a rewriting strategy goes through ``rewriter`` (its cache answers).
     """
     from ragchunk.check import find_differences, find_violations
 
     recipe = recipe.for_document(doc)
     found = find_violations(doc, chunks, limits_for(recipe), dropped)
     again: list[Dropped] = []
-    found += find_differences(chunks, chunk_document(doc, recipe, dropped=again, embedder=embedder))
+    rerun = chunk_document(doc, recipe, [], again, embedder=embedder, rewriter=rewriter)
+    found += find_differences(chunks, rerun)
     if again != list(dropped):
         found.append("a second run dropped other spans than the first")
     return tuple(found)

@@ -137,6 +137,8 @@ class Span:
         embedding: the chunk's unit vector when the strategy made one (late chunking).
         pages: the page range the chunk reports, when not the one its offsets touch (the
             pieces of a refined chunk keep their parent's).
+        text: the chunk's text when it is not ``Document.text[start:end]``: a model's rewrite
+            of the span (a proposition, a résumé field), whose ``metadata.kind`` says so.
     """
 
     start: int
@@ -147,6 +149,7 @@ class Span:
     strategy: str | None = None
     embedding: Sequence[float] | None = None
     pages: tuple[int, int] | None = None
+    text: str | None = None
 
 
 # Not frozen, unlike the other model types: a frozen dataclass sets each of these 19 fields

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, get_type_hints
 
 from ragchunk import parsers, strategies
 from ragchunk.backends import EmbedderSpec, check_embedder
+from ragchunk.backends.chat import ChatSpec
 from ragchunk.code.languages import check_language
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TOKENIZER
 from ragchunk.errors import OptionError
@@ -62,6 +63,7 @@ class Recipe(Generic[OptionsT]):
         refine: split chunks larger than the size semantically (``--refine``); a strategy
             unbounded by design then runs unbounded and this pass bounds it.
         embed: give every record an ``embedding`` of its ``context`` (else its text).
+        chat: the chat endpoint a rewriting strategy (proposition, resume) asks.
         fingerprint: a digest of what changes spans, part of every chunk id.
     """
 
@@ -80,6 +82,7 @@ class Recipe(Generic[OptionsT]):
     embedder: EmbedderSpec = field(default_factory=EmbedderSpec)
     refine: bool = False
     embed: bool = False
+    chat: ChatSpec = field(default_factory=ChatSpec)
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -96,6 +99,8 @@ class Recipe(Generic[OptionsT]):
             key += "\0refine"
         if self.refine or self.strategy.embeds:  # the model decides where chunks end
             key += f"\0embedder={self.embedder.label}"
+        if self.strategy.rewrites:  # the model writes the chunks
+            key += f"\0chat={self.chat.label}"
         digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "fingerprint", digest)
 
@@ -146,6 +151,8 @@ class Policy:
             error.
         cache: the directory vectors are cached in (``--cache-dir``), or None for no disk
             cache (``--no-cache``).
+        dry_run: a rewriting strategy asks its model nothing and counts the calls and prompt
+            tokens it would make (``--dry-run``).
     """
 
     password: str | None = None
@@ -155,6 +162,7 @@ class Policy:
     check: bool = False
     allow_empty: bool = False
     cache: str | None = None
+    dry_run: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +199,8 @@ def make_plan(
     embed: bool = False,
     cache_dir: str | None = None,
     no_cache: bool = False,
+    chat: ChatSpec | None = None,
+    dry_run: bool = False,
 ) -> Plan:
     """Validate every option and return the plan; loads the tokenizer when one is needed.
 
@@ -214,6 +224,7 @@ def make_plan(
         check=check,
         allow_empty=allow_empty,
         cache=_cache_dir(cache_dir, no_cache=no_cache),
+        dry_run=dry_run,
     )
     check_limits(timeout=timeout, max_bytes=max_bytes)
     chosen: Strategy[Any] = strategies.get(strategy)
@@ -246,6 +257,7 @@ def make_plan(
         "embedder": embedder or EmbedderSpec(),
         "refine": refine,
         "embed": embed,
+        "chat": chat or ChatSpec(),
     }
     choices = {
         name: _choice(name, budget if size is not None else None, overlap, unit, common)
@@ -254,6 +266,10 @@ def make_plan(
     for choice in choices.values():
         _check_min_size(min_size, choice.limit)
     recipe = Recipe(strategy=chosen, options=built, limit=limit, choices=choices, **common)
+    if chosen.rewrites and not recipe.chat.ready:
+        raise OptionError(
+            "--api-base", f"and --model are needed with --strategy {chosen.name} (a chat endpoint)"
+        )
     if recipe.needs_tokens:
         load_tokenizer(tokenizer)
     if recipe.needs_embedder:

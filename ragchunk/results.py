@@ -36,7 +36,9 @@ class FileResult:
     the document they belong to. A container input (an mbox) gives the chunks of every
     document in it; ``failed_parts`` names those of its documents that could not be chunked,
     one sentence each, while the others were. ``embedded`` counts the texts sent to the
-    embedder, ``cached`` those its cache answered.
+    embedder, ``cached`` those its cache answered. ``llm`` holds what a rewriting strategy's
+    chat model cost and made (``ragchunk.rewrite.COUNT_NAMES``; a dry run's planned calls and
+    tokens).
     """
 
     source: str
@@ -54,6 +56,7 @@ class FileResult:
     failed_parts: tuple[str, ...] = ()
     embedded: int = 0
     cached: int = 0
+    llm: tuple[tuple[str, int], ...] = ()
 
 
 def first_line(text: str) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ragchunk import strategies
 from ragchunk.backends import EmbedderSpec
+from ragchunk.backends.chat import ChatSpec
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
 from ragchunk.errors import UsageError
 from ragchunk.plan import Plan, Policy, make_plan
@@ -54,6 +55,7 @@ def make_plans(
     debug: bool = False,
     check: bool = False,
     allow_empty: bool = False,
+    dry_run: bool = False,
 ) -> Plans:
     """Return the plans of every scope of ``config`` with ``flags`` on top (flags win).
 
@@ -68,7 +70,9 @@ def make_plans(
             plan_from_settings(scope)
         except UsageError as exc:
             raise UsageError(f"{where}: {exc}") from None
-    policy = Policy(password=password, debug=debug, check=check, allow_empty=allow_empty)
+    policy = Policy(
+        password=password, debug=debug, check=check, allow_empty=allow_empty, dry_run=dry_run
+    )
     default = plan_from_settings(flags.over(config.defaults), policy)
     rules = []
     for rule in config.rules:
@@ -86,7 +90,7 @@ def plan_from_settings(settings: Settings, policy: Policy = Policy()) -> Plan:
 
     These are the command line's defaults: an unset timeout is ``DEFAULT_TIMEOUT``. Of
     ``policy`` only what the command line gives besides the settings is read (the password,
-    ``--debug``, ``--check``, ``--allow-empty``).
+    ``--debug``, ``--check``, ``--allow-empty``, ``--dry-run``).
 
     Raises:
         UsageError: an unknown strategy, format or tokenizer, or a bad option value.
@@ -116,7 +120,26 @@ def plan_from_settings(settings: Settings, policy: Policy = Policy()) -> Plan:
         embed=bool(settings.embed),
         cache_dir=settings.cache_dir,
         no_cache=bool(settings.no_cache),
+        chat=chat_from_settings(settings),
+        dry_run=policy.dry_run,
     )
+
+
+def chat_from_settings(settings: Settings) -> ChatSpec:
+    """Return the chat endpoint the settings describe (unset fields take their defaults).
+
+    Raises:
+        OptionError: a bad URL or number.
+    """
+    given = {
+        "url": settings.api_base,
+        "model": settings.model,
+        "key_env": settings.api_key_env,
+        "timeout": settings.api_timeout,
+        "concurrency": settings.api_concurrency,
+        "retries": settings.api_retries,
+    }
+    return ChatSpec(**{name: value for name, value in given.items() if value is not None})  # type: ignore[arg-type]
 
 
 def embedder_from_settings(settings: Settings) -> EmbedderSpec:

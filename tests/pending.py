@@ -21,8 +21,6 @@ PENDING: Final = (
     # Not pending, but read only with --ocr (no text layer): one OCR run checks it with every
     # strategy in tests/unit/parsers/test_pdf_ocr.py, rather than one per walk.
     "/pdf/inspection-letter-scan.pdf",
-    "/templates/cv-maren-holloway.docx",  # issue 15
-    "/templates/cv-maren-holloway.pdf",  # issue 15
 )
 PENDING_GLOBS: Final = make_globs(PENDING)
 EXCLUDE_PENDING: Final = tuple(arg for glob in PENDING for arg in ("--exclude", glob))

@@ -45,7 +45,14 @@ _QUOTE_LENGTH: Final = 80
 
 
 class EndpointError(BackendError):
-    """An endpoint failed: unreachable, too slow, refusing, or answering garbage."""
+    """An endpoint failed: unreachable, too slow, refusing, or answering garbage.
+
+    ``status`` is the HTTP status of the last answer when the endpoint refused with one.
+    """
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -62,6 +69,8 @@ class Endpoint:
         retries: attempts after the first for a failure that may pass.
         backoff: seconds before the first retry; doubled for each one after.
         max_wait: the longest wait between attempts, whatever ``Retry-After`` asks.
+        final: statuses answered as failures at once, never retried (a chat client asking
+            whether an endpoint takes a request format: llama.cpp refuses with 500).
     """
 
     url: str
@@ -73,15 +82,17 @@ class Endpoint:
     retries: int = 4
     backoff: float = 0.5
     max_wait: float = 60.0
+    final: frozenset[int] = frozenset()
 
 
 class _Retry(Exception):  # noqa: N818 - a signal between two functions, never raised to users
     """A failure that may pass: try again after ``wait`` seconds (None: the backoff)."""
 
-    def __init__(self, problem: str, wait: float | None = None) -> None:
+    def __init__(self, problem: str, wait: float | None = None, status: int | None = None) -> None:
         super().__init__(problem)
         self.problem = problem
         self.wait = wait
+        self.status = status
 
 
 class JsonClient:
@@ -118,7 +129,7 @@ class JsonClient:
             except _Retry as retry:
                 if attempt == endpoint.retries:
                     tries = f" (after {attempt + 1} attempts)" if attempt else ""
-                    raise self._error(f"{retry.problem}{tries}") from None
+                    raise self._error(f"{retry.problem}{tries}", retry.status) from None
                 time.sleep(self._wait(attempt, retry.wait))
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
@@ -187,11 +198,11 @@ class JsonClient:
             raise _Retry(f"cannot be reached ({type(exc).__name__}: {exc})") from None
         finally:
             self._local.connected = False
-        if status in RETRY_STATUSES:
+        if status in RETRY_STATUSES and status not in endpoint.final:
             wait = _retry_after(retry_after) if status in {429, 503} else None
-            raise _Retry(f"answered HTTP {status}{self._quote(body)}", wait)
+            raise _Retry(f"answered HTTP {status}{self._quote(body)}", wait, status)
         if not 200 <= status < 300:
-            raise self._error(f"answered HTTP {status}{self._quote(body)}")
+            raise self._error(f"answered HTTP {status}{self._quote(body)}", status)
         try:
             answer: JSONValue = json.loads(body)
         except (UnicodeDecodeError, json.JSONDecodeError):
@@ -251,8 +262,8 @@ class JsonClient:
             text = text[:_QUOTE_LENGTH] + "…"
         return f": {text!r}"
 
-    def _error(self, problem: str) -> EndpointError:
-        return EndpointError(f"{self.endpoint.name} {self.endpoint.url} {problem}")
+    def _error(self, problem: str, status: int | None = None) -> EndpointError:
+        return EndpointError(f"{self.endpoint.name} {self.endpoint.url} {problem}", status)
 
 
 class _Shared:

@@ -15,7 +15,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
@@ -27,6 +28,7 @@ from ragchunk.cli._app import (
     stderr_console,
     stdout_console,
 )
+from ragchunk.cli._progress import progress_bar, shows_progress
 from ragchunk.errors import EngineError
 from ragchunk.inputs import describe_skipped
 from ragchunk.passes import LARGE_CHUNK
@@ -57,11 +59,13 @@ class Display:
         stats: a size summary on stderr (stdout keeps the JSONL, or the table).
         quiet: no progress, warnings or notes on stderr (failures still show).
         verbose: one line per input and a closing summary on stderr.
+        dry_run: write no chunks; report what the chat model would be asked (``--dry-run``).
     """
 
     table: bool = False
     stats: bool = False
     quiet: bool = False
+    dry_run: bool = False
     verbose: bool = False
 
 
@@ -77,6 +81,7 @@ class _Run:
     said: set[str] = field(default_factory=set)  # warnings said once per run, by code
     embedded: int = 0
     cached: int = 0
+    llm: Counter[str] = field(default_factory=Counter)
 
     @property
     def console(self) -> Console:
@@ -102,6 +107,7 @@ class _Run:
         write_output(result, target, self.stream, self.tally.batch.output_format)
         self.embedded += result.embedded
         self.cached += result.cached
+        self.llm.update(dict(result.llm))
         self.render(result)
         self.tally.add(job, target, result)
         for violation in result.violations:  # even with --quiet: --check asked for them
@@ -205,10 +211,20 @@ def _consume(run: _Run) -> None:
     with (
         run.tally.recording(),
         _terminate_as_interrupt(),
-        output_stream(batch, None if run.display.table else sys.stdout) as run.stream,
-        _progress(run, len(batch.jobs), embeds=_embeds(batch), shown=not ray_bars) as advance,
+        output_stream(
+            batch, None if run.display.table or run.display.dry_run else sys.stdout
+        ) as run.stream,
+        progress_bar(
+            run.console,
+            len(batch.jobs),
+            quiet=run.display.quiet,
+            embeds=_embeds(batch),
+            shown=not ray_bars,
+        ) as advance,
         results(
-            batch, jsonl=jsonl, progress=ray_bars and _shows_progress(run, len(batch.jobs))
+            batch,
+            jsonl=jsonl,
+            progress=ray_bars and shows_progress(quiet=run.display.quiet, total=len(batch.jobs)),
         ) as outcomes,
     ):
         for job, target, result in outcomes:
@@ -219,6 +235,10 @@ def _consume(run: _Run) -> None:
 
 def _summarise(run: _Run, seconds: float) -> None:
     tally, batch = run.tally, run.tally.batch
+    if run.display.dry_run:
+        _say_planned(run)
+    elif run.llm and not run.display.quiet:
+        _say_model(run)
     if batch.fail_fast and tally.failures and tally.done < len(batch.jobs):
         left = len(batch.jobs) - tally.done
         run.say(f"stopped at the first failure (--fail-fast); {_count(left, 'input')} left")
@@ -242,6 +262,39 @@ def _summarise(run: _Run, seconds: float) -> None:
         )
         if _embeds(batch):
             run.say(f"embeddings: {run.embedded} computed, {run.cached} from the cache")
+
+
+def _say_planned(run: _Run) -> None:
+    """``--dry-run``: the calls and prompt tokens the run would make (shown even with -q)."""
+    llm = run.llm
+    run.say(
+        f"dry run: {_count(llm['planned_calls'], 'call')} to the chat model, about "
+        f"{llm['planned_tokens']} prompt tokens; {llm['planned_cached']} answered by the "
+        f"cache; {_count(llm['passages'], 'passage')}; nothing was written"
+    )
+
+
+def _say_model(run: _Run) -> None:
+    """The end-of-run summary of a rewriting strategy: what the chat model cost and made."""
+    llm = run.llm
+    run.say(
+        f"chat model: {_count(llm['calls'], 'call')} ({llm['failures']} failed), "
+        f"{llm['cached']} answered by the cache, {llm['tokens_in']} tokens in, "
+        f"{llm['tokens_out']} out"
+    )
+    if llm["passages"]:
+        run.say(
+            f"chat model: {_count(llm['propositions'], 'proposition')} from "
+            f"{_count(llm['passages'], 'passage')}; dropped {llm['over_max']} over "
+            f"max_propositions, {llm['ungrounded']} ungrounded and "
+            f"{_count(llm['fragments'], 'fragment')}; "
+            f"{_count(llm['fallbacks'], 'fallback')} to verbatim text"
+        )
+    else:
+        run.say(
+            f"chat model: {_count(llm['fields'], 'résumé field')}; "
+            f"{_count(llm['fallbacks'], 'document')} chunked by recursive instead"
+        )
 
 
 def _is_empty(batch: Batch) -> bool:
@@ -285,89 +338,6 @@ def _print_stats(console: Console, stats: ChunkStats) -> None:
 def _embeds(batch: Batch) -> bool:
     """Return whether any input of the batch is embedded (semantic, late, --refine, --embed)."""
     return any(job.plan.recipe.needs_embedder for job in batch.jobs)
-
-
-def _shows_progress(run: _Run, total: int, *, embeds: bool = False) -> bool:
-    """Return whether progress is shown: on a terminal, unless ``--quiet``, for many inputs.
-
-    A run that embeds shows it for one input too (the model's work takes a while).
-
-    On Ray, Ray Data's own bars show it (inputs done, per operator) when stdout is a terminal
-    too, else ragchunk's bar does, as in local runs.
-    """
-    return not run.display.quiet and (total > 1 or embeds) and sys.stderr.isatty()
-
-
-@contextlib.contextmanager
-def _progress(
-    run: _Run, total: int, *, embeds: bool, shown: bool = True
-) -> Iterator[Callable[[FileResult], None]]:
-    """Yield ``advance(result)``, which counts one finished input.
-
-    A bar is shown on stderr for multi-file runs and runs that embed, only when stderr is a
-    terminal; with embeddings it counts the texts embedded per second and the cache's hits.
-    """
-    if not shown or not _shows_progress(run, total, embeds=embeds):
-        yield _ignore
-        return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    files = "files · {task.fields[chunks]} chunks · {task.fields[rate]} files/s ·"
-    if embeds:
-        files += " {task.fields[embedded]} embedded, {task.fields[speed]}/s · "
-        files += "{task.fields[cached]} from cache ·"
-    progress = Progress(
-        TextColumn("chunking"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn(files),
-        TimeElapsedColumn(),
-        TextColumn("· eta"),
-        TimeRemainingColumn(),
-        console=run.console,
-        transient=True,
-        # No refresh thread (worker processes may be forked while it would run), and hands off
-        # sys.stdout: it carries the JSONL.
-        auto_refresh=False,
-        redirect_stdout=False,
-        redirect_stderr=False,
-    )
-    started, counts = time.monotonic(), [0, 0, 0, 0]
-
-    def advance(result: FileResult) -> None:
-        counts[0] += 1
-        counts[1] += result.chunk_count
-        counts[2] += result.embedded
-        counts[3] += result.cached
-        seconds = max(time.monotonic() - started, 1e-6)
-        progress.update(
-            task,
-            advance=1,
-            chunks=counts[1],
-            rate=f"{counts[0] / seconds:.1f}",
-            embedded=counts[2],
-            speed=f"{counts[2] / seconds:.0f}",
-            cached=counts[3],
-            refresh=True,
-        )
-
-    with progress:
-        task = progress.add_task(
-            "chunking", total=total, chunks=0, rate="–", embedded=0, speed="–", cached=0
-        )
-        progress.refresh()
-        yield advance
-
-
-def _ignore(result: FileResult) -> None:
-    """Count nothing (no progress bar)."""
 
 
 @contextlib.contextmanager

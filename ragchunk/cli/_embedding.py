@@ -141,7 +141,7 @@ NoCacheFlag = Annotated[
     bool,
     typer.Option(
         "--no-cache",
-        help="Neither read nor write cached vectors on disk.",
+        help="Neither read nor write cached vectors (or chat answers) on disk.",
         rich_help_panel=EMBEDDING,
     ),
 ]

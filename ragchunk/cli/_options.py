@@ -228,7 +228,8 @@ def settings_from_flags(params: Mapping[str, object], given: Iterable[str]) -> S
         keep_boilerplate=bool(params.get("keep_boilerplate")) or None,
         notes=bool(params.get("notes")) or None,
         hidden_slides=bool(params.get("hidden_slides")) or None,
-        options=parse_assignments(_texts(params.get("option"))),
+        options=parse_assignments(_texts(params.get("option")))
+        | ({"emit_passages": "true"} if params.get("emit_passages") else {}),
         # Embedding (cli/_embedding.py), split only.
         refine=bool(params.get("refine")) or None,
         embed=bool(params.get("embed")) or None,
@@ -243,6 +244,13 @@ def settings_from_flags(params: Mapping[str, object], given: Iterable[str]) -> S
         device=_text(params.get("device")),
         cache_dir=_text(params.get("cache_dir")),
         no_cache=bool(params.get("no_cache")) or None,
+        # The chat model (cli/_chat.py), split only.
+        api_base=_text(params.get("api_base")),
+        model=_text(params.get("model")),
+        api_key_env=_text(explicit("api_key_env")),
+        api_timeout=_number(explicit("api_timeout"), float),
+        api_concurrency=_number(explicit("api_concurrency"), int),
+        api_retries=_number(explicit("api_retries"), int),
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import TYPE_CHECKING, Annotated, Optional, cast
 
@@ -9,6 +10,16 @@ import typer
 
 from ragchunk import strategies
 from ragchunk.cli._app import EXIT_OK, PlainUsage, app, usage_errors
+from ragchunk.cli._chat import (
+    ApiBaseFlag,
+    ApiConcurrencyFlag,
+    ApiKeyEnvFlag,
+    ApiRetriesFlag,
+    ApiTimeoutFlag,
+    DryRunFlag,
+    EmitPassagesFlag,
+    ModelFlag,
+)
 from ragchunk.cli._embedding import (
     CacheDirFlag,
     DeviceFlag,
@@ -93,6 +104,8 @@ Examples:
     --embed-model nomic-embed-text  (the key, if any, from $OPENAI_API_KEY)
   ragchunk split docs/ -o chunks.parquet   Parquet for data pipelines (ragchunk[parquet])
   ragchunk split docs/ --engine ray -o chunks.parquet    on Ray (ragchunk[ray])
+  ragchunk split notes.txt -s proposition --api-base http://127.0.0.1:8080/v1 --model m
+  ragchunk split docs/ -s proposition --api-base URL --model m --dry-run   (cost first)
 """
 
 
@@ -250,6 +263,14 @@ def split_command(
             show_default=False,
         ),
     ] = None,
+    api_base: ApiBaseFlag = None,
+    model: ModelFlag = None,
+    api_key_env: ApiKeyEnvFlag = "OPENAI_API_KEY",
+    api_timeout: ApiTimeoutFlag = 120.0,
+    api_concurrency: ApiConcurrencyFlag = 2,
+    api_retries: ApiRetriesFlag = 2,
+    emit_passages: EmitPassagesFlag = False,
+    dry_run: DryRunFlag = False,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare
@@ -278,19 +299,29 @@ def split_command(
             debug=debug,
             check=check,
             allow_empty=allow_empty,
+            dry_run=dry_run,
         )
         try:
+            settings = run.over(configuration.run)
+            if dry_run:  # nothing is written, so nothing may be recorded as done
+                settings = dataclasses.replace(settings, manifest=None)
             batch = prepare(
                 paths,
                 plans,
-                run.over(configuration.run),
-                output=output,
+                settings,
+                output=None if dry_run else output,
                 output_format=output_format,
             )
         except KeyboardInterrupt:  # Ctrl-C while walking a large tree: nothing written yet
             sys.stderr.write("interrupted while finding the inputs; nothing was written\n")
             raise typer.Exit(_batch.EXIT_INTERRUPTED) from None
-    display = _batch.Display(table=table, stats=stats, quiet=quiet, verbose=verbose)
+    display = _batch.Display(
+        table=table and not dry_run,
+        stats=stats and not dry_run,
+        quiet=quiet,
+        verbose=verbose,
+        dry_run=dry_run,
+    )
     with usage_errors():  # a Ray cluster that cannot be started or joined
         code = _batch.execute(batch, display)
     if code != EXIT_OK:

@@ -29,6 +29,8 @@ STRATEGIES: Final = {
     "email": "ragchunk.strategies.email",
     "semantic": "ragchunk.strategies.semantic",
     "late": "ragchunk.strategies.late",
+    "proposition": "ragchunk.strategies.proposition",
+    "resume": "ragchunk.strategies.resume",
 }
 
 DEFAULT_STRATEGY: Final = "recursive"

@@ -148,6 +148,8 @@ class Strategy(Generic[OptionsT]):
             else the input fails asking for ``--language``); None reads it as text.
         embeds: whether it needs ``ctx.embedder()`` (checked when the plan is made).
         token_vectors: whether it needs token vectors (only a local model has them).
+        rewrites: what a chat model makes of its spans (``proposition``, ``resume``): the
+            engine's rewrite pass (``ragchunk.rewrite``) asks the model; None for none.
     """
 
     name: str
@@ -162,6 +164,7 @@ class Strategy(Generic[OptionsT]):
     stdin_format: str | None = None
     embeds: bool = False
     token_vectors: bool = False
+    rewrites: str | None = None
 
     @property
     def bounded(self) -> bool:

@@ -10,11 +10,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ragchunk import strategies
 from ragchunk.model import Document
 from ragchunk.plan import make_plan
 from tests.invariants import assert_invariants
-from tests.meaning import EMBEDDING, SHAPES
+from tests.meaning import EMBEDDING, LOCAL, SHAPES
 
 PIECES = [
     "word",
@@ -121,7 +120,7 @@ def test_invariants_hold_on_generated_text(
 @pytest.mark.parametrize("unit", ["chars", "tokens"])
 @pytest.mark.parametrize(
     ("name", "refine"),
-    [*((name, False) for name in EMBEDDING), *((name, True) for name in strategies.names())],
+    [*((name, False) for name in EMBEDDING), *((name, True) for name in LOCAL)],
 )
 @settings(max_examples=15)
 @given(case=st.data())

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ragchunk import strategies
 from ragchunk.cli import app
 from ragchunk.engine import chunk_document
 from ragchunk.errors import InputError, OptionError
@@ -21,9 +20,10 @@ from ragchunk.plan import make_plan
 from ragchunk.text.breadcrumb import format_breadcrumb
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
+from tests.meaning import LOCAL
 
 GUIDE = FIXTURES / "markdown" / "station-guide.md"
-NAMES = [name for name in strategies.names() if name != "token"] + ["token"]
+NAMES = [name for name in LOCAL if name != "token"] + ["token"]
 
 
 def guide() -> Document:

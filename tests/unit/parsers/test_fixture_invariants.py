@@ -11,14 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk import strategies
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.plan import make_plan
 from ragchunk.reading import parse_documents
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
-from tests.meaning import every_strategy
+from tests.meaning import LOCAL, every_strategy
 from tests.pending import settled
 
 KINDS = {"text", "markdown", "docx", "pdf", "code", "html", "pptx", "email", "tables", "epub"}
@@ -78,7 +77,7 @@ def test_invariants_hold_with_contextualize(
 @pytest.mark.slow
 @pytest.mark.parametrize("budget", [(300, 30, "chars"), (64, 8, "tokens")], ids=str)
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
-@pytest.mark.parametrize("name", strategies.names())
+@pytest.mark.parametrize("name", LOCAL)
 def test_invariants_hold_with_refine(
     name: str, document: Path, budget: tuple[int, int, str]
 ) -> None:
