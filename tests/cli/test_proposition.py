@@ -25,11 +25,9 @@ from ragchunk.backends.chat import forget_modes
 from ragchunk.text.sentences import split_sentences
 from tests.conftest import FIXTURES
 from tests.pending import settled
-from tests.servers import LOCALHOST, llama_server, scripted_server
+from tests.servers import LOCALHOST
 from tests.support.llama import LlamaServer
 from tests.support.scripted import CHAT, RecordedRequest, Reply, ScriptedServer, chat_body
-
-__all__ = ["llama_server", "scripted_server"]
 
 pytestmark = [*LOCALHOST, pytest.mark.timeout(120)]
 runner = CliRunner()

@@ -13,10 +13,7 @@ from ragchunk.backends.chat import ChatSpec, each, forget_modes
 from ragchunk.errors import OptionError
 from ragchunk.measure import measure_for
 from ragchunk.rewrite import _content_words, _field_spans, _parse_json, grounding
-from tests.servers import scripted_server
 from tests.support.scripted import CHAT, Reply, ScriptedServer, chat_body
-
-__all__ = ["scripted_server"]
 
 PASSAGE = "The pump at Wend station failed in March. Engineers replaced its bearings in April."
 

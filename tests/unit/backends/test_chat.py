@@ -11,10 +11,8 @@ import pytest
 
 from ragchunk.backends.chat import ChatClient, ChatRequest, ChatSpec, chat_url, forget_modes
 from ragchunk.errors import OptionError
-from tests.servers import LOCALHOST, scripted_server
+from tests.servers import LOCALHOST
 from tests.support.scripted import CHAT, Reply, ScriptedServer, chat_answer, chat_body
-
-__all__ = ["scripted_server"]
 
 pytestmark = [*LOCALHOST, pytest.mark.timeout(60)]
 KEY = "sk-ragchunk-chat-secret-77aa"
