@@ -49,15 +49,16 @@ class Job:
         doc_id: the document's id in the output.
         plan: the validated plan for this input.
         known_hash: skip the input (``FileResult.unchanged``) when its content hash is this.
-        render: turns the chunks into output text where they are made (in the worker
-            process), so that only text crosses between processes; a module-level function.
+        render: turns the chunks into output bytes where they are made (in the worker
+            process), so that only encoded records cross between processes, never pickled
+            chunks; a module-level function.
     """
 
     source: str
     doc_id: str
     plan: Plan
     known_hash: str | None = None
-    render: Callable[[Sequence[Chunk]], str] | None = None
+    render: Callable[[Sequence[Chunk]], bytes] | None = None
 
 
 def expand(paths: Sequence[str]) -> list[tuple[str, str]]:

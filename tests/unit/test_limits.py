@@ -27,7 +27,7 @@ from ragchunk.reading import read_input
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.recursive import RecursiveOptions, split
 from ragchunk.workers import KILL_GRACE, Job, run_jobs
-from ragchunk.writers.jsonl import lines
+from ragchunk.writers.jsonl import encode
 
 pytestmark = pytest.mark.timeout(10)
 runner = CliRunner()
@@ -213,11 +213,11 @@ def test_a_worker_that_grew_is_replaced_after_its_job(
 def test_rendered_output_comes_in_pieces(tmp_path: Path) -> None:
     (path,) = inputs(tmp_path, "word " * 30_000)
     plan = make_plan(size=20, overlap=0)
-    (result,) = run_jobs([Job(str(path), path.name, plan, render=lines)])
+    (result,) = run_jobs([Job(str(path), path.name, plan, render=encode)])
     assert result.chunks == ()
     assert result.rendered is not None
     assert len(result.rendered) == -(-result.chunk_count // workers.RENDER_BLOCK)
-    assert "".join(result.rendered) == lines(process(str(path), path.name, plan).chunks)
+    assert b"".join(result.rendered) == encode(process(str(path), path.name, plan).chunks)
 
 
 def test_an_alarm_pending_from_an_outer_timer_is_not_a_timeout() -> None:
