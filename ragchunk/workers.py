@@ -13,7 +13,6 @@ import dataclasses
 import os
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.deadline import timeout_message
@@ -125,8 +124,12 @@ def _work(job: Job) -> FileResult:
 
 def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, None]:
     """Feed jobs to worker processes, one at a time each, and yield results in job order."""
+    import gc
     from multiprocessing.connection import wait
 
+    # What exists now is shared with the workers, copy-on-write: frozen, the collector never
+    # touches it, in here or in them, so its pages are not copied into every worker.
+    gc.freeze()
     pool = [_Worker() for _ in range(workers)]
     window = workers * _IN_FLIGHT_PER_WORKER
     ready: dict[int, FileResult] = {}
@@ -155,6 +158,7 @@ def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, 
     finally:
         for worker in pool:
             worker.stop(gracefully=finished)
+        gc.unfreeze()
 
 
 class _Worker:
@@ -168,6 +172,7 @@ class _Worker:
         self.index: int | None = None
         self.job: Job | None = None
         self.deadline: float | None = None
+        self.plans: dict[int, Plan] = {}
         self._start()
 
     def _start(self) -> None:
@@ -179,6 +184,7 @@ class _Worker:
             self.process.start()
         theirs.close()
         self.connection = ours
+        self.plans = {}  # the plans this process was sent, by id: a fresh process has none
 
     def give(self, index: int, job: Job) -> None:
         """Send a job; a worker found dead on the way is replaced first.
@@ -192,16 +198,28 @@ class _Worker:
         timeout = job.plan.policy.timeout
         self.deadline = None if timeout is None else time.monotonic() + timeout + KILL_GRACE
         try:
-            self.connection.send(job)
+            self.connection.send(self._message(job))
         except OSError:
             self._restart()
-            self.connection.send(job)
+            self.connection.send(self._message(job))
+
+    def _message(self, job: Job) -> _JobMessage:
+        """Return what is sent for ``job``: its plan only the first time this worker sees it.
+
+        Every input of a run usually shares one plan; pickling it once per worker instead of
+        once per input is most of the cost of sending a small file's job.
+        """
+        key = id(job.plan)
+        plan = None if key in self.plans else job.plan
+        self.plans[key] = job.plan  # held, so that the id stays this plan's
+        return job.source, job.doc_id, key, plan, job.known_hash, job.render
 
     def take(self) -> tuple[int, FileResult]:
         """Return the index and result of the job given; a dead worker fails it and restarts."""
         index, job = self._release()
         try:
-            result, retiring = self.connection.recv()
+            fields, retiring = self.connection.recv()
+            result = FileResult(*fields)
         except (EOFError, OSError):
             message = f"{job.source}: the worker process chunking it died ({self._death()})"
             result = FileResult(job.source, job.doc_id, error=message)
@@ -277,25 +295,63 @@ def _serve(connection: Connection) -> None:
     after a large input is seldom given back to the system and would sit beside the next.
     """
     _init_worker()
-    baseline = _resident_mib()
-    with contextlib.suppress(EOFError):  # the parent went away
-        while (job := connection.recv()) is not None:
-            result = _work(job)
-            now = _resident_mib()
+    resident = _Resident()
+    baseline = resident.mib()
+    plans: dict[int, Plan] = {}
+    with contextlib.suppress(EOFError), resident:  # EOFError: the parent went away
+        while (message := connection.recv()) is not None:
+            source, doc_id, key, plan, known_hash, render = message
+            if plan is not None:
+                plans[key] = plan
+            result = _work(Job(source, doc_id, plans[key], known_hash, render))
+            now = resident.mib()
             grown = now - baseline if now is not None and baseline is not None else 0.0
             retiring = grown > RECYCLE_MIB
-            connection.send((result, retiring))
+            # A flat tuple of the fields: cheaper to pickle than the dataclass's state.
+            fields = tuple(getattr(result, name) for name in _RESULT_FIELDS)
+            connection.send((fields, retiring))
             if retiring:
                 return
 
 
-def _resident_mib() -> float | None:
-    """Return this process's resident memory in MiB (Linux), else None."""
-    try:
-        fields = Path("/proc/self/statm").read_text(encoding="ascii").split()
-    except OSError:
-        return None
-    return int(fields[1]) * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+_RESULT_FIELDS: Final = tuple(f.name for f in dataclasses.fields(FileResult))
+"""``FileResult``'s fields in order: a result crosses from a worker as a tuple of them."""
+_JobMessage = tuple[
+    str, str, int, "Plan | None", "str | None", "Callable[[Sequence[Chunk]], bytes] | None"
+]
+"""A job as sent to a worker: source, doc_id, plan key, the plan (first time only), hash, render."""
+
+
+class _Resident:
+    """This process's resident memory (Linux), read after every job: kept cheap.
+
+    ``/proc/self/statm`` stays open and is read again from its start (``pread``), a tenth of
+    the cost of opening it each time, which on small files was a tenth of a worker's time.
+    """
+
+    def __init__(self) -> None:
+        try:
+            self._fd: int | None = os.open("/proc/self/statm", os.O_RDONLY)
+        except OSError:  # not Linux
+            self._fd = None
+        self._page_mib = os.sysconf("SC_PAGE_SIZE") / (1024 * 1024) if self._fd is not None else 0
+
+    def mib(self) -> float | None:
+        """Return the resident memory in MiB, or None where it cannot be read."""
+        if self._fd is None:
+            return None
+        try:
+            return int(os.pread(self._fd, 128, 0).split()[1]) * self._page_mib
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def __enter__(self) -> _Resident:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 _STOP_SIGNALS: Final = ("SIGINT", "SIGTERM")
