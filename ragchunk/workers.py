@@ -1,9 +1,11 @@
 """Running many inputs: in this process, or in a pool of worker processes (``--jobs``).
 
 ``run_jobs`` yields one ``FileResult`` per job, in job order, as soon as each is ready. The only
-concurrency in ragchunk lives here (STYLE §2.9). Each worker has a pipe of its own; at most a
-few results per worker wait in memory, a worker stuck past its deadline is killed and replaced,
-and a worker that grew large on one input retires after it.
+concurrency in ragchunk lives here (STYLE §2.9). Each worker has a pipe of its own; small
+inputs go to a worker a batch at a time and each result comes back as a tuple holding the
+encoded records (so a thousand small files are not a thousand round trips of pickled chunks);
+at most a few batches per worker wait in memory, a worker stuck past its deadline is killed and
+replaced, and a worker that grew large on one input retires after it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -30,7 +33,11 @@ if TYPE_CHECKING:
     from ragchunk.plan import Plan, Plans
 
 _IN_FLIGHT_PER_WORKER: Final = 4
-"""Results a worker may have ready ahead of the reader: bounds memory, keeps workers busy."""
+"""Batches a worker may have ready ahead of the reader: bounds memory, keeps workers busy."""
+BATCH_MOST: Final = 16
+"""Most jobs given to a worker at once: small files cost one round trip per batch, not each."""
+BATCH_BYTES: Final = 256 * 1024
+"""A batch takes no more input bytes than this (a larger input goes alone)."""
 KILL_GRACE: Final = 2.0
 """Seconds past its deadline before a worker that has not answered is killed."""
 RENDER_BLOCK: Final = 1000
@@ -123,7 +130,8 @@ def _work(job: Job) -> FileResult:
 
 
 def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, None]:
-    """Feed jobs to worker processes, one at a time each, and yield results in job order."""
+    """Feed jobs to worker processes, a few small ones at a time, and yield results in order."""
+    import collections
     import gc
     from multiprocessing.connection import wait
 
@@ -131,29 +139,32 @@ def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, 
     # touches it, in here or in them, so its pages are not copied into every worker.
     gc.freeze()
     pool = [_Worker() for _ in range(workers)]
-    window = workers * _IN_FLIGHT_PER_WORKER
+    window = workers * _IN_FLIGHT_PER_WORKER * BATCH_MOST
+    todo = collections.deque(range(len(jobs)))
     ready: dict[int, FileResult] = {}
-    submitted = yielded = 0
+    yielded = 0
     finished = False
     try:
         while yielded < len(jobs):
             for worker in pool:
-                if worker.index is None and submitted < len(jobs) and submitted < yielded + window:
-                    worker.give(submitted, jobs[submitted])
-                    submitted += 1
+                if worker.idle and todo and todo[0] < yielded + window:
+                    worker.give(_batch(jobs, todo, workers, yielded + window))
             if yielded in ready:
                 yield ready.pop(yielded)
                 yielded += 1
                 continue
-            busy = [worker for worker in pool if worker.index is not None]
+            busy = [worker for worker in pool if not worker.idle]
             answered = wait([worker.connection for worker in busy], _time_to_deadline(busy))
             for worker in busy:
                 if worker.connection in answered:
-                    index, result = worker.take()
-                    ready[index] = result
+                    index, result, undone = worker.take()
                 elif worker.is_overdue():
-                    index, result = worker.kill_overdue()
-                    ready[index] = result
+                    index, result, undone = worker.kill_overdue()
+                else:
+                    continue
+                ready[index] = result
+                if undone:  # a worker that died or retired leaves the rest of its batch
+                    todo = collections.deque(sorted([*undone, *todo]))
         finished = True
     finally:
         for worker in pool:
@@ -161,19 +172,49 @@ def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, 
         gc.unfreeze()
 
 
+def _batch(
+    jobs: Sequence[Job], todo: deque[int], workers: int, limit: int
+) -> list[tuple[int, Job]]:
+    """Take the next jobs for one worker from ``todo``: several small inputs, or one large.
+
+    Batches shrink as the work left does, so that the workers finish together; no job past
+    ``limit`` (the in-order window) is taken.
+    """
+    most = max(1, min(BATCH_MOST, len(todo) // (workers * _IN_FLIGHT_PER_WORKER)))
+    batch: list[tuple[int, Job]] = []
+    total = 0
+    while todo and len(batch) < most and todo[0] < limit:
+        job = jobs[todo[0]]
+        try:
+            size = os.stat(job.source).st_size  # noqa: PTH116 - a Path per input costs more
+        except (OSError, ValueError):  # standard input, or gone: alone, the worker will say
+            size = BATCH_BYTES
+        if batch and total + size > BATCH_BYTES:
+            break
+        batch.append((todo.popleft(), job))
+        total += size
+    return batch
+
+
 class _Worker:
-    """One worker process and the pipe to it; it chunks one job at a time.
+    """One worker process and the pipe to it; it chunks the jobs given, one after another.
 
     Each worker has a pipe of its own, read only by this process, so a worker that is killed
-    (by us on Ctrl-C, or by the system) can never leave a shared queue half-written.
+    (by us on Ctrl-C, or by the system) can never leave a shared queue half-written. A worker
+    is given a batch of jobs at once and answers each as it is done; the deadline is that of
+    the job it is on, which is the first one not answered.
     """
 
     def __init__(self) -> None:
-        self.index: int | None = None
-        self.job: Job | None = None
+        self.given: deque[tuple[int, Job]] = deque()
         self.deadline: float | None = None
         self.plans: dict[int, Plan] = {}
         self._start()
+
+    @property
+    def idle(self) -> bool:
+        """Whether every job given has been answered."""
+        return not self.given
 
     def _start(self) -> None:
         import multiprocessing
@@ -186,22 +227,26 @@ class _Worker:
         self.connection = ours
         self.plans = {}  # the plans this process was sent, by id: a fresh process has none
 
-    def give(self, index: int, job: Job) -> None:
-        """Send a job; a worker found dead on the way is replaced first.
+    def give(self, batch: list[tuple[int, Job]]) -> None:
+        """Send a batch of jobs; a worker found dead on the way is replaced first.
 
-        With a timeout, the worker stops the job itself at the deadline (``time_limit``);
+        With a timeout, the worker stops a job itself at the deadline (``time_limit``);
         ``KILL_GRACE`` later the parent kills it, in case it is stuck where no signal reaches.
         """
-        import time
-
-        self.index, self.job = index, job
-        timeout = job.plan.policy.timeout
-        self.deadline = None if timeout is None else time.monotonic() + timeout + KILL_GRACE
+        self.given.extend(batch)
+        self._arm()
         try:
-            self.connection.send(self._message(job))
+            self.connection.send([self._message(job) for _, job in batch])
         except OSError:
             self._restart()
-            self.connection.send(self._message(job))
+            self.connection.send([self._message(job) for _, job in batch])
+
+    def _arm(self) -> None:
+        """Set the deadline of the job the worker is on: the first one given not answered."""
+        import time
+
+        timeout = self.given[0][1].plan.policy.timeout if self.given else None
+        self.deadline = None if timeout is None else time.monotonic() + timeout + KILL_GRACE
 
     def _message(self, job: Job) -> _JobMessage:
         """Return what is sent for ``job``: its plan only the first time this worker sees it.
@@ -214,44 +259,55 @@ class _Worker:
         self.plans[key] = job.plan  # held, so that the id stays this plan's
         return job.source, job.doc_id, key, plan, job.known_hash, job.render
 
-    def take(self) -> tuple[int, FileResult]:
-        """Return the index and result of the job given; a dead worker fails it and restarts."""
-        index, job = self._release()
+    def take(self) -> tuple[int, FileResult, list[int]]:
+        """Return the index and result of the job the worker was on, and the jobs it left.
+
+        A dead worker fails that job and is restarted; it and a retiring worker leave the
+        rest of their batch, to be given again.
+        """
+        index, job = self.given.popleft()
         try:
             fields, retiring = self.connection.recv()
             result = FileResult(*fields)
         except (EOFError, OSError):
             message = f"{job.source}: the worker process chunking it died ({self._death()})"
             result = FileResult(job.source, job.doc_id, error=message)
+            undone = self._drop_given()
             self._restart()
-            return index, result
+            return index, result, undone
         if retiring:  # it grew large on this input: a fresh process for the next one
             self.process.join(timeout=5)
+            undone = self._drop_given()
             self._restart()
-        return index, result
+            return index, result, undone
+        self._arm()
+        return index, result, []
 
     def is_overdue(self) -> bool:
-        """Return whether the job given has run past its deadline and kill grace."""
+        """Return whether the job the worker is on has run past its deadline and kill grace."""
         import time
 
         return self.deadline is not None and time.monotonic() >= self.deadline
 
-    def kill_overdue(self) -> tuple[int, FileResult]:
-        """Kill the worker, fail its job as timed out, and start a fresh worker."""
-        index, job = self._release()
+    def kill_overdue(self) -> tuple[int, FileResult, list[int]]:
+        """Kill the worker, fail its job as timed out, and start a fresh worker.
+
+        Returns the index and result of that job, and the jobs of its batch left undone.
+        """
+        index, job = self.given.popleft()
+        undone = self._drop_given()
         self.process.kill()  # SIGKILL: whatever the worker is stuck in, it cannot hold this off
         self.process.join()
         self.connection.close()
         self._start()
         error = timeout_message(job.source, job.plan.policy.timeout)
-        return index, FileResult(job.source, job.doc_id, error=error)
+        return index, FileResult(job.source, job.doc_id, error=error), undone
 
-    def _release(self) -> tuple[int, Job]:
-        index, job = self.index, self.job
-        self.index = self.job = self.deadline = None
-        if index is None or job is None:
-            raise RuntimeError("no job was given")  # a bug in _run_pool, not bad input
-        return index, job
+    def _drop_given(self) -> list[int]:
+        undone = [index for index, _ in self.given]
+        self.given.clear()
+        self.deadline = None
+        return undone
 
     def stop(self, *, gracefully: bool) -> None:
         """End the worker: asked to, once all is done; terminated, when cut short."""
@@ -299,19 +355,19 @@ def _serve(connection: Connection) -> None:
     baseline = resident.mib()
     plans: dict[int, Plan] = {}
     with contextlib.suppress(EOFError), resident:  # EOFError: the parent went away
-        while (message := connection.recv()) is not None:
-            source, doc_id, key, plan, known_hash, render = message
-            if plan is not None:
-                plans[key] = plan
-            result = _work(Job(source, doc_id, plans[key], known_hash, render))
-            now = resident.mib()
-            grown = now - baseline if now is not None and baseline is not None else 0.0
-            retiring = grown > RECYCLE_MIB
-            # A flat tuple of the fields: cheaper to pickle than the dataclass's state.
-            fields = tuple(getattr(result, name) for name in _RESULT_FIELDS)
-            connection.send((fields, retiring))
-            if retiring:
-                return
+        while (batch := connection.recv()) is not None:
+            for source, doc_id, key, plan, known_hash, render in batch:
+                if plan is not None:
+                    plans[key] = plan
+                result = _work(Job(source, doc_id, plans[key], known_hash, render))
+                now = resident.mib()
+                grown = now - baseline if now is not None and baseline is not None else 0.0
+                retiring = grown > RECYCLE_MIB
+                # A flat tuple of the fields: cheaper to pickle than the dataclass's state.
+                fields = tuple(getattr(result, name) for name in _RESULT_FIELDS)
+                connection.send((fields, retiring))
+                if retiring:  # the parent gives the rest of the batch to a fresh worker
+                    return
 
 
 _RESULT_FIELDS: Final = tuple(f.name for f in dataclasses.fields(FileResult))
