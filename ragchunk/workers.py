@@ -11,26 +11,44 @@ replaced, and a worker that grew large on one input retires after it.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
+import math
 import os
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Final
 
 from ragchunk.deadline import timeout_message
-from ragchunk.engine import FileResult, process
+from ragchunk.engine import FileResult
 from ragchunk.errors import UsageError
 from ragchunk.inputs import find_inputs
-from ragchunk.measure import use_one_encoding_thread
+from ragchunk.worker import (
+    RECYCLE_MIB,
+    RENDER_BLOCK,
+    Job,
+    JobMessage,
+    serve,
+    stop_signals_blocked,
+    work,
+)
 
 if TYPE_CHECKING:
-    from multiprocessing.connection import Connection
-    from types import MappingProxyType
-
     from ragchunk.inputs import Input
-    from ragchunk.model import Chunk
     from ragchunk.plan import Plan, Plans
+
+__all__ = [
+    "BATCH_BYTES",
+    "BATCH_MOST",
+    "KILL_GRACE",
+    "RECYCLE_MIB",
+    "RENDER_BLOCK",
+    "Job",
+    "check_workers",
+    "default_jobs",
+    "expand",
+    "make_jobs",
+    "run",
+    "run_jobs",
+]
 
 _IN_FLIGHT_PER_WORKER: Final = 4
 """Batches a worker may have ready ahead of the reader: bounds memory, keeps workers busy."""
@@ -40,31 +58,6 @@ BATCH_BYTES: Final = 256 * 1024
 """A batch takes no more input bytes than this (a larger input goes alone)."""
 KILL_GRACE: Final = 2.0
 """Seconds past its deadline before a worker that has not answered is killed."""
-RENDER_BLOCK: Final = 1000
-"""Chunks rendered into one piece of ``FileResult.rendered``."""
-RECYCLE_MIB: Final = 150
-"""A worker that grew by this much since it started is replaced after its job (Linux)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Job:
-    """One input and the plan it is chunked with.
-
-    Attributes:
-        source: the path to read (``-`` for standard input).
-        doc_id: the document's id in the output.
-        plan: the validated plan for this input.
-        known_hash: skip the input (``FileResult.unchanged``) when its content hash is this.
-        render: turns the chunks into output bytes where they are made (in the worker
-            process), so that only encoded records cross between processes, never pickled
-            chunks; a module-level function.
-    """
-
-    source: str
-    doc_id: str
-    plan: Plan
-    known_hash: str | None = None
-    render: Callable[[Sequence[Chunk]], bytes] | None = None
 
 
 def expand(paths: Sequence[str]) -> list[tuple[str, str]]:
@@ -116,29 +109,20 @@ def run_jobs(jobs: Sequence[Job], *, workers: int = 1) -> Generator[FileResult, 
     check_workers(workers)
     count = min(workers, len(jobs))
     if count <= 1 or any(job.plan.policy.debug for job in jobs):
-        return (_work(job) for job in jobs)
+        return (work(job) for job in jobs)
     return _run_pool(jobs, count)
-
-
-def _work(job: Job) -> FileResult:
-    result = process(job.source, job.doc_id, job.plan, known_hash=job.known_hash)
-    if job.render is None or not result.chunks:
-        return result
-    chunks, render = result.chunks, job.render
-    pieces = (render(chunks[k : k + RENDER_BLOCK]) for k in range(0, len(chunks), RENDER_BLOCK))
-    return dataclasses.replace(result, chunks=(), rendered=tuple(pieces))
 
 
 def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, None]:
     """Feed jobs to worker processes, a few small ones at a time, and yield results in order."""
     import collections
     import gc
-    from multiprocessing.connection import wait
 
     # What exists now is shared with the workers, copy-on-write: frozen, the collector never
     # touches it, in here or in them, so its pages are not copied into every worker.
     gc.freeze()
     pool = [_Worker() for _ in range(workers)]
+    waiter = _Waiter()
     window = workers * _IN_FLIGHT_PER_WORKER * BATCH_MOST
     todo = collections.deque(range(len(jobs)))
     ready: dict[int, FileResult] = {}
@@ -154,9 +138,9 @@ def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, 
                 yielded += 1
                 continue
             busy = [worker for worker in pool if not worker.idle]
-            answered = wait([worker.connection for worker in busy], _time_to_deadline(busy))
+            answered = waiter.wait(busy, _time_to_deadline(busy))
             for worker in busy:
-                if worker.connection in answered:
+                if worker in answered:
                     index, result, undone = worker.take()
                 elif worker.is_overdue():
                     index, result, undone = worker.kill_overdue()
@@ -220,8 +204,8 @@ class _Worker:
         import multiprocessing
 
         ours, theirs = multiprocessing.Pipe()
-        self.process = multiprocessing.Process(target=_serve, args=(theirs,), daemon=True)
-        with _stop_signals_blocked():  # until the worker has set its own handlers
+        self.process = multiprocessing.Process(target=serve, args=(theirs,), daemon=True)
+        with stop_signals_blocked():  # until the worker has set its own handlers
             self.process.start()
         theirs.close()
         self.connection = ours
@@ -248,7 +232,7 @@ class _Worker:
         timeout = self.given[0][1].plan.policy.timeout if self.given else None
         self.deadline = None if timeout is None else time.monotonic() + timeout + KILL_GRACE
 
-    def _message(self, job: Job) -> _JobMessage:
+    def _message(self, job: Job) -> JobMessage:
         """Return what is sent for ``job``: its plan only the first time this worker sees it.
 
         Every input of a run usually shares one plan; pickling it once per worker instead of
@@ -335,126 +319,42 @@ class _Worker:
         return f"exit code {code}"
 
 
+class _Waiter:
+    """Waits for answers from busy workers: one ``poll`` object kept across the whole run.
+
+    ``multiprocessing.connection.wait`` builds a selector on every call, which over a thousand
+    small files was a tenth of the parent's time; where ``select.poll`` is missing (Windows)
+    it is used all the same.
+    """
+
+    def __init__(self) -> None:
+        import select
+
+        self._poll = select.poll() if hasattr(select, "poll") else None
+        self._registered: dict[int, _Worker] = {}
+
+    def wait(self, busy: Sequence[_Worker], timeout: float | None) -> list[_Worker]:
+        """Return the busy workers with an answer (or a closed pipe) to read, within timeout."""
+        if self._poll is None:
+            from multiprocessing.connection import wait
+
+            ready = wait([worker.connection for worker in busy], timeout)
+            return [worker for worker in busy if worker.connection in ready]
+        import select
+
+        wanted = {worker.connection.fileno(): worker for worker in busy}
+        for fd in self._registered.keys() - wanted.keys():
+            self._poll.unregister(fd)
+        for fd in wanted.keys() - self._registered.keys():
+            self._poll.register(fd, select.POLLIN)
+        self._registered = wanted
+        milliseconds = None if timeout is None else max(0, math.ceil(timeout * 1000))
+        return [wanted[fd] for fd, _ in self._poll.poll(milliseconds) if fd in wanted]
+
+
 def _time_to_deadline(busy: Sequence[_Worker]) -> float | None:
     """Return the seconds until the first busy worker is overdue, or None without deadlines."""
     import time
 
     deadlines = [worker.deadline for worker in busy if worker.deadline is not None]
     return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
-
-
-def _serve(connection: Connection) -> None:
-    """Run in a worker process: chunk each job received until told to stop (``None``).
-
-    Each answer is ``(result, retiring)``: a worker that grew by ``RECYCLE_MIB`` since it
-    started retires after its answer and the parent starts a fresh one, since memory freed
-    after a large input is seldom given back to the system and would sit beside the next.
-    """
-    _init_worker()
-    resident = _Resident()
-    baseline = resident.mib()
-    plans: dict[int, Plan] = {}
-    with contextlib.suppress(EOFError), resident:  # EOFError: the parent went away
-        while (batch := connection.recv()) is not None:
-            for source, doc_id, key, plan, known_hash, render in batch:
-                if plan is not None:
-                    plans[key] = plan
-                result = _work(Job(source, doc_id, plans[key], known_hash, render))
-                now = resident.mib()
-                grown = now - baseline if now is not None and baseline is not None else 0.0
-                retiring = grown > RECYCLE_MIB
-                # A flat tuple of the fields: cheaper to pickle than the dataclass's state.
-                fields = tuple(getattr(result, name) for name in _RESULT_FIELDS)
-                connection.send((fields, retiring))
-                if retiring:  # the parent gives the rest of the batch to a fresh worker
-                    return
-
-
-_RESULT_FIELDS: Final = tuple(f.name for f in dataclasses.fields(FileResult))
-"""``FileResult``'s fields in order: a result crosses from a worker as a tuple of them."""
-_JobMessage = tuple[
-    str, str, int, "Plan | None", "str | None", "Callable[[Sequence[Chunk]], bytes] | None"
-]
-"""A job as sent to a worker: source, doc_id, plan key, the plan (first time only), hash, render."""
-
-
-class _Resident:
-    """This process's resident memory (Linux), read after every job: kept cheap.
-
-    ``/proc/self/statm`` stays open and is read again from its start (``pread``), a tenth of
-    the cost of opening it each time, which on small files was a tenth of a worker's time.
-    """
-
-    def __init__(self) -> None:
-        try:
-            self._fd: int | None = os.open("/proc/self/statm", os.O_RDONLY)
-        except OSError:  # not Linux
-            self._fd = None
-        self._page_mib = os.sysconf("SC_PAGE_SIZE") / (1024 * 1024) if self._fd is not None else 0
-
-    def mib(self) -> float | None:
-        """Return the resident memory in MiB, or None where it cannot be read."""
-        if self._fd is None:
-            return None
-        try:
-            return int(os.pread(self._fd, 128, 0).split()[1]) * self._page_mib
-        except (OSError, IndexError, ValueError):
-            return None
-
-    def __enter__(self) -> _Resident:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-
-
-_STOP_SIGNALS: Final = ("SIGINT", "SIGTERM")
-
-
-@contextlib.contextmanager
-def _stop_signals_blocked() -> Iterator[None]:
-    """Hold back SIGINT and SIGTERM: a worker must not get them before it set its handlers."""
-    import signal
-
-    if not hasattr(signal, "pthread_sigmask"):  # not POSIX: nothing to hold back
-        yield
-        return
-    stops = {getattr(signal, name) for name in _STOP_SIGNALS}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def _init_worker() -> None:
-    """Prepare a worker process: Ctrl-C is the parent's to handle, results must pickle."""
-    import copyreg
-    import signal
-    import types
-
-    # The terminal sends SIGINT to the whole process group; the parent stops the workers, with
-    # SIGTERM, whose default action is wanted even if the parent handled it otherwise. Both
-    # were blocked across the fork (see _Worker._start); pending ones arrive on unblocking.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if hasattr(signal, "pthread_sigmask"):
-        stops = {getattr(signal, name) for name in _STOP_SIGNALS}
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
-    copyreg.pickle(types.MappingProxyType, _reduce_mapping)
-    use_one_encoding_thread()  # the workers already use every core
-
-
-def _reduce_mapping(mapping: MappingProxyType[str, Any]) -> tuple[Any, tuple[Any, ...]]:
-    # Chunk metadata is a read-only mapping proxy, which pickle cannot handle by itself.
-    return _restore_mapping, (dict(mapping),)
-
-
-def _restore_mapping(values: dict[str, Any]) -> Mapping[str, Any]:
-    from types import MappingProxyType
-
-    from ragchunk.model import EMPTY_METADATA
-
-    return MappingProxyType(values) if values else EMPTY_METADATA
