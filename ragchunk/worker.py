@@ -2,9 +2,9 @@
 
 ``Job`` is one input and its plan; ``work`` chunks one job (in this process or a worker);
 ``serve`` is a worker's loop: it receives batches of jobs (``JobMessage``: a plan crosses
-once per worker), answers each job as a flat tuple of ``FileResult``'s fields holding the
-encoded records, and retires once it grew by ``RECYCLE_MIB``. The pool itself, the parent's
-side, is ``ragchunk.workers``.
+once per worker), answers each batch at once, each job as a flat tuple of ``FileResult``'s
+fields holding the encoded records, and retires once it grew by ``RECYCLE_MIB``. The pool
+itself, the parent's side, is ``ragchunk.workers``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -63,31 +63,41 @@ def work(job: Job) -> FileResult:
     return dataclasses.replace(result, chunks=(), rendered=tuple(pieces))
 
 
-def serve(connection: Connection) -> None:
-    """Run in a worker process: chunk each job received until told to stop (``None``).
+def serve(connection: Connection, progress: MutableSequence[float]) -> None:
+    """Run in a worker process: chunk each batch of jobs received until told ``None``.
 
-    Each answer is ``(result, retiring)``: a worker that grew by ``RECYCLE_MIB`` since it
-    started retires after its answer and the parent starts a fresh one, since memory freed
-    after a large input is seldom given back to the system and would sit beside the next.
+    Each batch is answered once, ``(results, retiring)``, the results a flat tuple of
+    ``FileResult``'s fields per job done. ``progress`` is memory shared with the parent: the
+    number of jobs of the batch begun and when the last one began (``time.monotonic``), so
+    that the parent knows which job a worker is on (its deadline, and which input to fail if
+    the worker dies or hangs). A worker that grew by ``RECYCLE_MIB`` since it started answers
+    at once and retires, since memory freed after a large input is seldom given back to the
+    system and would sit beside the next; the parent gives the rest of the batch again.
     """
+    import time
+
     _init_worker()
     resident = _Resident()
     baseline = resident.mib()
     plans: dict[int, Plan] = {}
     with contextlib.suppress(EOFError), resident:  # EOFError: the parent went away
         while (batch := connection.recv()) is not None:
-            for source, doc_id, key, plan, known_hash, render in batch:
+            results = []
+            retiring = False
+            for begun, (source, doc_id, key, plan, known_hash, render) in enumerate(batch, 1):
+                progress[1] = time.monotonic()
+                progress[0] = begun
                 if plan is not None:
                     plans[key] = plan
                 result = work(Job(source, doc_id, plans[key], known_hash, render))
+                results.append(tuple(getattr(result, name) for name in RESULT_FIELDS))
                 now = resident.mib()
                 grown = now - baseline if now is not None and baseline is not None else 0.0
-                retiring = grown > RECYCLE_MIB
-                # A flat tuple of the fields: cheaper to pickle than the dataclass's state.
-                fields = tuple(getattr(result, name) for name in RESULT_FIELDS)
-                connection.send((fields, retiring))
-                if retiring:  # the parent gives the rest of the batch to a fresh worker
-                    return
+                if retiring := grown > RECYCLE_MIB:
+                    break
+            connection.send((results, retiring))
+            if retiring:
+                return
 
 
 RESULT_FIELDS: Final = tuple(f.name for f in dataclasses.fields(FileResult))

@@ -141,12 +141,12 @@ def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, 
             answered = waiter.wait(busy, _time_to_deadline(busy))
             for worker in busy:
                 if worker in answered:
-                    index, result, undone = worker.take()
+                    done, undone = worker.take()
                 elif worker.is_overdue():
-                    index, result, undone = worker.kill_overdue()
+                    done, undone = worker.kill_overdue()
                 else:
                     continue
-                ready[index] = result
+                ready.update(done)
                 if undone:  # a worker that died or retired leaves the rest of its batch
                     todo = collections.deque(sorted([*undone, *todo]))
         finished = True
@@ -185,26 +185,30 @@ class _Worker:
 
     Each worker has a pipe of its own, read only by this process, so a worker that is killed
     (by us on Ctrl-C, or by the system) can never leave a shared queue half-written. A worker
-    is given a batch of jobs at once and answers each as it is done; the deadline is that of
-    the job it is on, which is the first one not answered.
+    is given a batch of jobs and answers it once; which job it is on, and since when, it
+    writes to memory shared with this process (``progress``): the deadline is that job's, and
+    that job alone fails if the worker dies or is killed (the others of the batch are given
+    again).
     """
 
     def __init__(self) -> None:
-        self.given: deque[tuple[int, Job]] = deque()
-        self.deadline: float | None = None
+        self.given: list[tuple[int, Job]] = []
         self.plans: dict[int, Plan] = {}
         self._start()
 
     @property
     def idle(self) -> bool:
-        """Whether every job given has been answered."""
+        """Whether the worker has no batch to answer."""
         return not self.given
 
     def _start(self) -> None:
         import multiprocessing
 
         ours, theirs = multiprocessing.Pipe()
-        self.process = multiprocessing.Process(target=serve, args=(theirs,), daemon=True)
+        self.progress = multiprocessing.RawArray("d", 2)  # jobs begun, when the last began
+        self.process = multiprocessing.Process(
+            target=serve, args=(theirs, self.progress), daemon=True
+        )
         with stop_signals_blocked():  # until the worker has set its own handlers
             self.process.start()
         theirs.close()
@@ -217,20 +221,18 @@ class _Worker:
         With a timeout, the worker stops a job itself at the deadline (``time_limit``);
         ``KILL_GRACE`` later the parent kills it, in case it is stuck where no signal reaches.
         """
-        self.given.extend(batch)
-        self._arm()
-        try:
-            self.connection.send([self._message(job) for _, job in batch])
-        except OSError:
-            self._restart()
-            self.connection.send([self._message(job) for _, job in batch])
-
-    def _arm(self) -> None:
-        """Set the deadline of the job the worker is on: the first one given not answered."""
         import time
 
-        timeout = self.given[0][1].plan.policy.timeout if self.given else None
-        self.deadline = None if timeout is None else time.monotonic() + timeout + KILL_GRACE
+        self.given = batch
+        try:
+            self._send(batch, time.monotonic())
+        except OSError:
+            self._restart()
+            self._send(batch, time.monotonic())
+
+    def _send(self, batch: list[tuple[int, Job]], now: float) -> None:
+        self.progress[0], self.progress[1] = 0, now  # not begun: the deadline runs from now
+        self.connection.send([self._message(job) for _, job in batch])
 
     def _message(self, job: Job) -> JobMessage:
         """Return what is sent for ``job``: its plan only the first time this worker sees it.
@@ -243,55 +245,59 @@ class _Worker:
         self.plans[key] = job.plan  # held, so that the id stays this plan's
         return job.source, job.doc_id, key, plan, job.known_hash, job.render
 
-    def take(self) -> tuple[int, FileResult, list[int]]:
-        """Return the index and result of the job the worker was on, and the jobs it left.
+    @property
+    def deadline(self) -> float | None:
+        """When the job the worker is on is overdue (its timeout and ``KILL_GRACE``), or None."""
+        if not self.given:
+            return None
+        _, job = self.given[max(0, int(self.progress[0]) - 1)]
+        timeout = job.plan.policy.timeout
+        return None if timeout is None else self.progress[1] + timeout + KILL_GRACE
 
-        A dead worker fails that job and is restarted; it and a retiring worker leave the
-        rest of their batch, to be given again.
+    def take(self) -> tuple[list[tuple[int, FileResult]], list[int]]:
+        """Return the results of the batch given, by index, and the jobs left to give again.
+
+        A dead worker fails the job it was on and is restarted; the jobs before it (their
+        results died with it) and after it are left, as are those after a retiring worker's.
         """
-        index, job = self.given.popleft()
+        batch, self.given = self.given, []
         try:
-            fields, retiring = self.connection.recv()
-            result = FileResult(*fields)
+            answers, retiring = self.connection.recv()
         except (EOFError, OSError):
+            on = max(0, int(self.progress[0]) - 1)
+            index, job = batch[on]
             message = f"{job.source}: the worker process chunking it died ({self._death()})"
-            result = FileResult(job.source, job.doc_id, error=message)
-            undone = self._drop_given()
             self._restart()
-            return index, result, undone
-        if retiring:  # it grew large on this input: a fresh process for the next one
+            undone = [i for k, (i, _) in enumerate(batch) if k != on]
+            return [(index, FileResult(job.source, job.doc_id, error=message))], undone
+        done = [(i, FileResult(*fields)) for (i, _), fields in zip(batch, answers, strict=False)]
+        if retiring:  # it grew large: a fresh process for the rest
             self.process.join(timeout=5)
-            undone = self._drop_given()
             self._restart()
-            return index, result, undone
-        self._arm()
-        return index, result, []
+        return done, [i for i, _ in batch[len(done) :]]
 
     def is_overdue(self) -> bool:
         """Return whether the job the worker is on has run past its deadline and kill grace."""
         import time
 
-        return self.deadline is not None and time.monotonic() >= self.deadline
+        deadline = self.deadline
+        return deadline is not None and time.monotonic() >= deadline
 
-    def kill_overdue(self) -> tuple[int, FileResult, list[int]]:
-        """Kill the worker, fail its job as timed out, and start a fresh worker.
+    def kill_overdue(self) -> tuple[list[tuple[int, FileResult]], list[int]]:
+        """Kill the worker, fail the job it was on as timed out, and start a fresh worker.
 
-        Returns the index and result of that job, and the jobs of its batch left undone.
+        Returns that job's index and result, and the jobs of the batch to give again.
         """
-        index, job = self.given.popleft()
-        undone = self._drop_given()
+        batch, self.given = self.given, []
+        on = max(0, int(self.progress[0]) - 1)
+        index, job = batch[on]
         self.process.kill()  # SIGKILL: whatever the worker is stuck in, it cannot hold this off
         self.process.join()
         self.connection.close()
         self._start()
         error = timeout_message(job.source, job.plan.policy.timeout)
-        return index, FileResult(job.source, job.doc_id, error=error), undone
-
-    def _drop_given(self) -> list[int]:
-        undone = [index for index, _ in self.given]
-        self.given.clear()
-        self.deadline = None
-        return undone
+        undone = [i for k, (i, _) in enumerate(batch) if k != on]
+        return [(index, FileResult(job.source, job.doc_id, error=error))], undone
 
     def stop(self, *, gracefully: bool) -> None:
         """End the worker: asked to, once all is done; terminated, when cut short."""
@@ -356,5 +362,5 @@ def _time_to_deadline(busy: Sequence[_Worker]) -> float | None:
     """Return the seconds until the first busy worker is overdue, or None without deadlines."""
     import time
 
-    deadlines = [worker.deadline for worker in busy if worker.deadline is not None]
+    deadlines = [deadline for worker in busy if (deadline := worker.deadline) is not None]
     return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
