@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import subprocess
 import sys
 import time
@@ -26,11 +25,12 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 FIXTURES = sorted(p for p in (REPO / "fixtures" / "pdf").glob("*.pdf") if "scan" not in p.name)
 CORPUS = HERE / "corpus" / "pdf"
-WORDS = (
+PROSE = (
     "the survey measured dissolved oxygen at every site along the estuary while nitrate "
     "concentrations continued their slow decline and phosphate below the treatment works "
     "did not improve during the summer months of the monitoring programme"
-).split()
+)
+WORDS = PROSE.split(" ")
 
 
 def many_pages_pdf(pages: int) -> bytes:
@@ -53,7 +53,8 @@ def many_pages_pdf(pages: int) -> bytes:
         stream.append("ET")
         data = zlib.compress("\n".join(stream).encode("latin-1"))
         content = _add(
-            objects, b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(data), data)
+            objects,
+            b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(data), data),
         )
         kids.append(
             _add(
@@ -74,7 +75,9 @@ def many_pages_pdf(pages: int) -> bytes:
     xref = out.tell()
     out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
     out.writelines(b"%010d 00000 n \n" % offset for offset in offsets)
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref))
+    out.write(
+        b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    )
     return out.getvalue()
 
 
@@ -176,12 +179,15 @@ def peak_memory(pages: int) -> float:
     """Return the peak RSS (MB) of a fresh process that chunks the generated PDF."""
     code = (
         "import resource, sys; from ragchunk import chunk_file; "
-        f"n = len(chunk_file(sys.argv[1])); "
+        "n = len(chunk_file(sys.argv[1])); "
         "print(n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code, str(generated(pages))],
-        capture_output=True, text=True, check=True, cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
     ).stdout.split()
     return int(out[1]) / 1024
 
@@ -209,7 +215,7 @@ def table(results: dict[str, Any], memory: dict[int, float]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--pages", type=int, default=1000, help="pages of the generated PDF")
@@ -221,9 +227,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     results = measure(sets, args.repeat)
     memory = {pages: peak_memory(pages) for pages in (200, args.pages)}
     sys.stdout.write(table(results, memory))
-    return {"sets": results, "peak_rss_mb": memory}
+    return 0
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(REPO))
-    print(json.dumps(main(), indent=1)[:0], end="")
+    sys.exit(main())
