@@ -8,7 +8,7 @@ moves with the other sessions' load, CPU time much less):
   ``--jobs 2`` (CPU ratio, target ≤ 1.15×; wall time too), and the same 10 MB as one file, so
   that the per-file overhead of a directory run is ``(CPU of 1,000 files - CPU of one) / 1,000``;
   the outputs of both ``--jobs`` are compared byte for byte;
-- ``cli``: ``ragchunk split corpus_{1mb,10mb}.txt > out.jsonl`` against ``floor_cli.py``
+- ``cli``: ``ragchunk split corpus_{1,10,100}mb.txt > out.jsonl`` against ``floor_cli.py``
   (target ≥ 1.0×: the floor's CPU time over ragchunk's);
 - ``pdf``: ``benchmarks/pdf_pages.py`` (pages per second per engine, with and without
   cleaning; target ≥ 10× pypdf);
@@ -110,7 +110,7 @@ def jobs(repeat: int) -> dict[str, Any]:
 def cli(repeat: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="ragchunk-bench-") as name:
-        for size in ("1mb", "10mb"):
+        for size in ("1mb", "10mb", "100mb"):
             path = corpus.CORPUS_DIR / f"corpus_{size}.txt"
             commands = {
                 "ragchunk split (recursive)": [*ragchunk_command(), "split", str(path)],
