@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Final
 from ragchunk.deadline import timeout_message
 from ragchunk.engine import FileResult
 from ragchunk.errors import UsageError
-from ragchunk.inputs import find_inputs
+from ragchunk.inputs import STDIN, find_inputs
 from ragchunk.worker import (
     RECYCLE_MIB,
     RENDER_BLOCK,
@@ -130,6 +130,9 @@ def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, 
     finished = False
     try:
         while yielded < len(jobs):
+            if todo and jobs[todo[0]].source == STDIN:  # a worker's standard input is not ours
+                index = todo.popleft()
+                ready[index] = work(jobs[index])
             for worker in pool:
                 if worker.idle and todo and todo[0] < yielded + window:
                     worker.give(_batch(jobs, todo, workers, yielded + window))
@@ -138,6 +141,8 @@ def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, 
                 yielded += 1
                 continue
             busy = [worker for worker in pool if not worker.idle]
+            if not busy:
+                raise RuntimeError("no result to wait for")  # a bug in _run_pool, not bad input
             answered = waiter.wait(busy, _time_to_deadline(busy))
             for worker in busy:
                 if worker in answered:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import subprocess
+import sys
 from collections import deque
 from pathlib import Path
 
@@ -135,3 +138,22 @@ def test_a_worker_that_dies_inside_a_batch_fails_only_that_input(tmp_path: Path)
 def test_batched_pool_output_equals_in_process(tmp_path: Path) -> None:
     jobs = jobs_for(write_inputs(tmp_path, 60), make_plan(size=60))
     assert list(run_jobs(jobs, workers=2)) == list(run_jobs(jobs, workers=1))
+
+
+def test_standard_input_is_chunked_with_jobs_too(tmp_path: Path) -> None:
+    # A worker process's standard input is /dev/null: the parent chunks "-" itself.
+    (path,) = write_inputs(tmp_path, 1)
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-m", "ragchunk", "split", "-", str(path), "--jobs", jobs],
+            input="Read from standard input.\n",
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout
+        for jobs in ("1", "2")
+    ]
+    assert outputs[0] == outputs[1]
+    first = json.loads(outputs[1].splitlines()[0])
+    assert (first["doc_id"], first["text"]) == ("-", "Read from standard input.\n")
