@@ -96,12 +96,13 @@ def check_workers(workers: int) -> None:
 def run_jobs(jobs: Sequence[Job], *, workers: int = 1) -> Generator[FileResult, None, None]:
     """Yield one result per job, in job order, as soon as each is ready.
 
-    With ``workers`` > 1 and more than one job, jobs run in worker processes; at most a few
-    results per worker wait in memory, so memory does not grow with the number of files, and
-    the output is the same as with one worker. A worker that dies (killed, out of memory) fails
-    only the input it was working on. Closing the iterator early (``--fail-fast``, a closed
-    pipe, Ctrl-C) stops the workers at once. With ``debug`` plans everything runs in this
-    process, so that an unexpected exception arrives with its traceback.
+    With ``workers`` > 1 and more than one job, jobs run in worker processes (standard input
+    in this one: a worker's is /dev/null); at most a few batches per worker wait in memory, so
+    memory does not grow with the number of files, and the output is the same as with one
+    worker. A worker that dies (killed, out of memory) fails only the input it was working on.
+    Closing the iterator early (``--fail-fast``, a closed pipe, Ctrl-C) stops the workers at
+    once. With ``debug`` plans everything runs in this process, so that an unexpected
+    exception arrives with its traceback.
 
     Raises:
         UsageError: ``workers`` is below 1.
@@ -135,7 +136,9 @@ def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, 
                 ready[index] = work(jobs[index])
             for worker in pool:
                 if worker.idle and todo and todo[0] < yielded + window:
-                    worker.give(_batch(jobs, todo, workers, yielded + window))
+                    batch = _batch(jobs, todo, workers, yielded + window)
+                    if batch:
+                        worker.give(batch)
             if yielded in ready:
                 yield ready.pop(yielded)
                 yielded += 1
@@ -174,9 +177,11 @@ def _batch(
     total = 0
     while todo and len(batch) < most and todo[0] < limit:
         job = jobs[todo[0]]
+        if job.source == STDIN:  # chunked by the parent, when its turn comes
+            break
         try:
             size = os.stat(job.source).st_size  # noqa: PTH116 - a Path per input costs more
-        except (OSError, ValueError):  # standard input, or gone: alone, the worker will say
+        except (OSError, ValueError):  # gone, or no file: alone, the worker will say
             size = BATCH_BYTES
         if batch and total + size > BATCH_BYTES:
             break

@@ -142,10 +142,10 @@ def test_batched_pool_output_equals_in_process(tmp_path: Path) -> None:
 
 def test_standard_input_is_chunked_with_jobs_too(tmp_path: Path) -> None:
     # A worker process's standard input is /dev/null: the parent chunks "-" itself.
-    (path,) = write_inputs(tmp_path, 1)
+    first, second = map(str, write_inputs(tmp_path, 2))
     outputs = [
         subprocess.run(
-            [sys.executable, "-m", "ragchunk", "split", "-", str(path), "--jobs", jobs],
+            [sys.executable, "-m", "ragchunk", "split", first, "-", second, "--jobs", jobs],
             input="Read from standard input.\n",
             capture_output=True,
             text=True,
@@ -155,5 +155,6 @@ def test_standard_input_is_chunked_with_jobs_too(tmp_path: Path) -> None:
         for jobs in ("1", "2")
     ]
     assert outputs[0] == outputs[1]
-    first = json.loads(outputs[1].splitlines()[0])
-    assert (first["doc_id"], first["text"]) == ("-", "Read from standard input.\n")
+    records = [json.loads(line) for line in outputs[1].splitlines()]
+    assert [r["doc_id"] for r in records] == [first, "-", second]
+    assert records[1]["text"] == "Read from standard input.\n"
