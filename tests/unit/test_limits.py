@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import mmap
 import os
 import signal
 import sys
@@ -182,13 +183,17 @@ def test_cli_flags_and_config_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     )
 
 
-LEAKED: list[bytes] = []
+LEAKED: list[mmap.mmap] = []
 
 
 def leak_on_marker(doc, options, ctx):  # type: ignore[no-untyped-def]
     """Split like recursive; record the worker's pid; on LEAK, keep 40 MB for good."""
     if "LEAK" in doc.text:
-        LEAKED.append(b"\x01" * (40 * 1024 * 1024))  # written: resident, unlike bytes(n)
+        # Fresh pages, each written: resident whatever free memory the process's heap holds
+        # (a long test session leaves plenty, which a plain allocation could reuse unseen).
+        block = mmap.mmap(-1, 40 * 1024 * 1024)
+        block[:: mmap.PAGESIZE] = b"\x01" * (len(block) // mmap.PAGESIZE)
+        LEAKED.append(block)
     spans = split(doc, options, ctx)
     return [Span(s.start, s.end, metadata={"pid": os.getpid()}) for s in spans]
 
