@@ -32,7 +32,7 @@ _ragchunk() {
 
 _ragchunk_inspect() {
     case "$prev" in
-        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx text xlsx"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
         --password) return ;;
         --pdf-engine) _ragchunk_words "pdfium pypdf"; return ;;
         --ocr) _ragchunk_words "off auto all"; return ;;
@@ -52,7 +52,7 @@ _ragchunk_split() {
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
         -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= front_matter= headers= language= max_depth= min_level= overlap_sentences= question_column= references= sentences= separators="; return ;;
         -o|--output) _ragchunk_files; return ;;
-        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx text xlsx"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
         --password) return ;;
         --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
         --include) return ;;
@@ -99,7 +99,7 @@ _ragchunk_view() {
         --compare) return ;;
         -o|--output) _ragchunk_files; return ;;
         --min-size) return ;;
-        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx text xlsx"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
         --password) return ;;
         --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
         --timeout) return ;;

@@ -14,18 +14,24 @@ import dataclasses
 import functools
 import hashlib
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from ragchunk import parsers, strategies
 from ragchunk.chunks import assemble, gc_paused
 from ragchunk.deadline import TimedOut, time_limit, timeout_message
-from ragchunk.errors import InputError, RagchunkError
+from ragchunk.errors import RagchunkError
+from ragchunk.inputs import STDIN
 from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.model import Dropped
 from ragchunk.options import build_options
 from ragchunk.parsers._spec import ParseRequest
-from ragchunk.passes import contextualized, fit_context_spans, merge_small_spans
-from ragchunk.reading import choose_format, parse_member, read_input
+from ragchunk.passes import (
+    contextualized,
+    fit_context_spans,
+    merge_small_spans,
+    warn_if_large,
+)
+from ragchunk.reading import check_not_empty, choose_format, parse_member, read_input
 from ragchunk.strategies._spec import Context
 
 if TYPE_CHECKING:
@@ -125,7 +131,7 @@ def chunk_document(
         spans = fit_context_spans(doc, spans, ctx, sizer, recipe)
     counted = recipe.count_tokens or recipe.budget.unit == "tokens"
     if recipe.limit is None:
-        _warn_if_large(doc, spans, tokens, recipe.strategy.name, warn)
+        warn_if_large(doc, spans, tokens, recipe.strategy.name, warn)
     return assemble(
         doc,
         spans,
@@ -134,39 +140,6 @@ def chunk_document(
         tokens=tokens() if counted else None,
         contextualize=recipe.contextualize,
     )
-
-
-EMBEDDING_WINDOW: Final = 8192
-"""Tokens a typical embedding model takes at most: an unbounded chunk past it gets a warning."""
-LARGE_CHUNK: Final = "large-chunk"
-"""The code of that warning; the command line says it once per run."""
-
-
-def _warn_if_large(
-    doc: Document,
-    spans: Sequence[Span],
-    tokens: Callable[[], Sizer],
-    strategy: str,
-    warn: Callable[[str, str], None],
-) -> None:
-    """Warn when an unbounded strategy made chunks larger than ``EMBEDDING_WINDOW`` tokens.
-
-    A code point is at most four tokens (one per UTF-8 byte), so only spans longer than a
-    quarter of the window are measured, and the text is encoded only if there is one.
-    """
-    long = [s for s in spans if 4 * (s.end - s.start) > EMBEDDING_WINDOW]
-    if not long:
-        return
-    sizer = tokens()
-    sizes = [n for n in (sizer.size(s.start, s.end) for s in long) if n > EMBEDDING_WINDOW]
-    if sizes:
-        noun = "chunk" if len(sizes) == 1 else "chunks"
-        warn(
-            LARGE_CHUNK,
-            f"{doc.source}: {len(sizes)} {noun} over {EMBEDDING_WINDOW} tokens (the largest "
-            f"{max(sizes)}), more than a typical embedding model takes: {strategy} is "
-            "unbounded without --size; give --size, and longer parts are refined to it",
-        )
 
 
 def _token_sizer(text: str, recipe: Recipe[Any], sizer: Sizer) -> Callable[[], Sizer]:
@@ -240,7 +213,7 @@ def _process(
         if content_hash == known_hash:
             return FileResult(source, doc_id, content_hash=content_hash, unchanged=True)
         request = _request(source, doc_id, plan, diagnostics)
-        fmt = parsers.get(choose_format(data, request, format=recipe.format))
+        fmt = parsers.get(choose_format(data, request, format=_format(source, recipe)))
         if fmt.members is not None:
             members = fmt.members(data, request)
             return _process_members(members, request, plan, diagnostics, content_hash)
@@ -348,6 +321,17 @@ def _hashed(chunks: list[Chunk], recipe: Recipe[Any], content_hash: str) -> tupl
     return tuple(chunks)
 
 
+def _format(source: str, recipe: Recipe[Any]) -> str | None:
+    """Return the format to parse ``source`` as, or None to detect it.
+
+    That is ``--format``, else for standard input the format its strategy reads it as (the
+    code strategy: code), unless ``--language`` already implies code.
+    """
+    if recipe.format is not None or source != STDIN or recipe.language is not None:
+        return recipe.format
+    return recipe.strategy.stdin_format
+
+
 def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]) -> ParseRequest:
     def warn(code: str, message: str) -> None:
         diagnostics.append(Diagnostic(source, code, message))
@@ -361,23 +345,6 @@ def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]
         options=plan.recipe.parse,
         warn=warn,
     )
-
-
-def check_not_empty(doc: Document) -> None:
-    """Fail an input whose parser found no text in it (SPEC §6: never a silent empty success).
-
-    Only extracted text counts (PDF, DOCX...): a text, Markdown or code file is its own text,
-    so an empty one is empty on purpose (an ``__init__.py``) and gives no chunk, no error.
-
-    Raises:
-        InputError: the document has no text; ``--allow-empty`` accepts it.
-    """
-    if doc.has_lines or doc.text.strip():
-        return
-    hint = ""
-    if doc.format == "pdf" and not doc.extraction.get("ocr_pages"):
-        hint = "; its pages have no text layer (a scan? --ocr auto recognises it)"
-    raise InputError(f"{doc.source}: no text found{hint}; --allow-empty accepts it")
 
 
 def limits_for(recipe: Recipe[Any]) -> Limits:

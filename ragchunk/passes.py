@@ -3,14 +3,15 @@
 ``contextualized`` gives a strategy a sizer that counts each chunk's heading breadcrumb;
 ``fit_context_spans`` splits a span whose context the strategy undercounted (SPEC §3.3);
 ``merge_small_spans`` merges chunks smaller than ``--min-size`` into a neighbour under the same
-heading, never across a span a template dropped.
+heading, never across a span a template dropped; ``warn_if_large`` warns of chunks past what
+an embedding model takes when a strategy is unbounded.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.text.breadcrumb import (
     PrefixedSizer,
@@ -23,7 +24,7 @@ from ragchunk.text.sections import heading_lookup, heading_scopes
 from ragchunk.text.separators import split_range
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from ragchunk.measure import Sizer
     from ragchunk.model import Document, Dropped, Span
@@ -111,3 +112,36 @@ def merge_small_spans(
         size_as_chunk=size_as_chunk,
         scope=scope if ends else heading_scope,
     )
+
+
+EMBEDDING_WINDOW: Final = 8192
+"""Tokens a typical embedding model takes at most: an unbounded chunk past it gets a warning."""
+LARGE_CHUNK: Final = "large-chunk"
+"""The code of that warning; the command line says it once per run."""
+
+
+def warn_if_large(
+    doc: Document,
+    spans: Sequence[Span],
+    tokens: Callable[[], Sizer],
+    strategy: str,
+    warn: Callable[[str, str], None],
+) -> None:
+    """Warn when an unbounded strategy made chunks larger than ``EMBEDDING_WINDOW`` tokens.
+
+    A code point is at most four tokens (one per UTF-8 byte), so only spans longer than a
+    quarter of the window are measured, and the text is encoded only if there is one.
+    """
+    long = [s for s in spans if 4 * (s.end - s.start) > EMBEDDING_WINDOW]
+    if not long:
+        return
+    sizer = tokens()
+    sizes = [n for n in (sizer.size(s.start, s.end) for s in long) if n > EMBEDDING_WINDOW]
+    if sizes:
+        noun = "chunk" if len(sizes) == 1 else "chunks"
+        warn(
+            LARGE_CHUNK,
+            f"{doc.source}: {len(sizes)} {noun} over {EMBEDDING_WINDOW} tokens (the largest "
+            f"{max(sizes)}), more than a typical embedding model takes: {strategy} is "
+            "unbounded without --size; give --size, and longer parts are refined to it",
+        )

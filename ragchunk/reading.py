@@ -131,3 +131,20 @@ def parse_member(member: Member, request: ParseRequest) -> Document:
     )
     doc = parsers.get(member.format).parse(member.data, named)
     return replace(doc, source=request.source, metadata={**member.metadata, **doc.metadata})
+
+
+def check_not_empty(doc: Document) -> None:
+    """Fail an input whose parser found no text in it (SPEC §6: never a silent empty success).
+
+    Only extracted text counts (PDF, DOCX...): a text, Markdown or code file is its own text,
+    so an empty one is empty on purpose (an ``__init__.py``) and gives no chunk, no error.
+
+    Raises:
+        InputError: the document has no text; ``--allow-empty`` accepts it.
+    """
+    if doc.has_lines or doc.text.strip():
+        return
+    hint = ""
+    if doc.format == "pdf" and not doc.extraction.get("ocr_pages"):
+        hint = "; its pages have no text layer (a scan? --ocr auto recognises it)"
+    raise InputError(f"{doc.source}: no text found{hint}; --allow-empty accepts it")

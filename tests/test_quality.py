@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Final
 
 import pytest
 
@@ -52,3 +53,16 @@ def test_the_import_contract_holds() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
+
+
+MAX_LINES: Final = 400
+"""STYLE §2.1 and issue 11: a module past this is doing two jobs."""
+
+
+def test_no_module_is_over_400_lines() -> None:
+    lengths = {
+        path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in sorted((ROOT / "ragchunk").rglob("*.py"))
+    }
+    too_long = {path: n for path, n in lengths.items() if n > MAX_LINES}
+    assert not too_long, too_long

@@ -27,8 +27,8 @@ from ragchunk.cli._app import (
     stderr_console,
     stdout_console,
 )
-from ragchunk.engine import LARGE_CHUNK
 from ragchunk.inputs import describe_skipped
+from ragchunk.passes import LARGE_CHUNK
 
 if TYPE_CHECKING:
     from pathlib import Path

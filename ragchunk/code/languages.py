@@ -7,6 +7,7 @@ free. Each grammar is a wheel (``tree-sitter-python``...) loaded with
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -287,6 +288,50 @@ def language_for(source: str) -> str | None:
         if suffix in language.extensions:
             return language.name
     return None
+
+
+# Interpreters a ``#!`` line may name, version digits and dots dropped (python3.12 → python).
+_INTERPRETERS: Final = {
+    "python": "python",
+    "pypy": "python",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "deno": "typescript",
+    "ts-node": "typescript",
+    "ruby": "ruby",
+    "jruby": "ruby",
+    "php": "php",
+    "swift": "swift",
+    "kotlin": "kotlin",
+    "kscript": "kotlin",
+    "rust-script": "rust",
+}
+_SHEBANG: Final = re.compile(r"#![ \t]*(\S+)[ \t]*([^\r\n]*)")
+
+
+def language_in(text: str) -> str | None:
+    """Return the language a text declares on its first line, or None.
+
+    A ``#!`` line naming an interpreter (``#!/usr/bin/env python3``, ``#!/usr/bin/env -S deno
+    run``) or an opening ``<?php`` tag. Only such declarations count: tree-sitter recovers
+    from errors in any grammar, and one language's grammar reads many others (TypeScript
+    reads JavaScript, C++ reads C), so a language guessed from trial parses could be silently
+    wrong.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if text.startswith("<?php"):
+        return "php"
+    found = _SHEBANG.match(text)
+    if found is None:
+        return None
+    words = [found.group(1), *found.group(2).split()]
+    if PurePath(words[0]).name == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    if not words:
+        return None
+    name = PurePath(words[0]).name.rstrip("0123456789.")
+    return _INTERPRETERS.get(name)
 
 
 def extensions() -> tuple[str, ...]:

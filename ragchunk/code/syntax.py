@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -304,6 +304,37 @@ def describe_span(
     if inside is not None:
         return headings, inside.symbol, inside.kind
     return headings, TOP_LEVEL_SYMBOL, "top-level"
+
+
+def not_held(syntax: Syntax, start: int, end: int) -> list[Definition]:
+    """Return the definitions ``[start, end)`` overlaps but does not hold whole.
+
+    Those it lies in and those it holds a part of (attached comments count as a part), in no
+    particular order.
+    """
+    definitions, node_starts = syntax.definitions, syntax.node_starts
+    around: list[Definition] = []
+    k = bisect_right(node_starts, start) - 1  # the definitions around start are k's ancestors
+    while k >= 0:
+        if definitions[k].end > start:
+            around.append(definitions[k])
+        k = definitions[k].parent
+    inside = definitions[bisect_right(node_starts, start) : bisect_left(node_starts, end)]
+    k = bisect_left(node_starts, end)
+    after = []  # definitions whose attached comments begin in the span
+    while k < len(definitions) and definitions[k].start < end:
+        after.append(definitions[k])
+        k += 1
+    return [
+        d
+        for d in (*around, *inside, *after)
+        if d.start < end and d.end > start and not (start <= d.node_start and d.end <= end)
+    ]
+
+
+def held_whole(syntax: Syntax, start: int, end: int) -> bool:
+    """Return whether ``[start, end)`` holds a whole definition."""
+    return bool(_held(syntax, start, end))
 
 
 def _held(syntax: Syntax, start: int, end: int) -> list[Definition]:

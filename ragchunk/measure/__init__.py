@@ -108,7 +108,7 @@ def load_tokenizer(name: str) -> TiktokenMeasure | HuggingFaceMeasure:
         from ragchunk.measure.huggingface import load_tokenizer_file
 
         return load_tokenizer_file(name)
-    from ragchunk.measure.tiktoken import load_encoding
+    from ragchunk.measure.encoding_files import load_encoding
 
     return load_encoding(name)
 

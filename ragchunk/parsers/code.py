@@ -1,7 +1,8 @@
 """code: the decoded file is the document, verbatim; top-level definitions are its sections.
 
-The language comes from ``--language`` or the extension (``.h`` is C unless it holds C++
-constructs). The file is parsed with tree-sitter; sections tile the text: one per
+The language comes from ``--language``, the extension (``.h`` is C unless it holds C++
+constructs) or the first line (a ``#!`` line naming an interpreter, or ``<?php``); with none of
+them the input fails. The file is parsed with tree-sitter; sections tile the text: one per
 definition outside any class or function (namespaces and modules are looked through), kind
 ``function``, ``class``... with ``symbol`` in metadata, and ``code`` sections for what lies
 between. The document's metadata holds ``language``, so every chunk carries it.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragchunk.code.languages import NAMESPACE_KINDS, language_for, names
+from ragchunk.code.languages import NAMESPACE_KINDS, language_for, language_in, names
 from ragchunk.errors import InputError
 from ragchunk.model import Document, Section
 from ragchunk.parsers._decode import decode
@@ -48,14 +49,21 @@ def parse(data: bytes, request: ParseRequest) -> Document:
 
 
 def _language(text: str, request: ParseRequest) -> str:
-    """Return the forced language, else the one the extension names."""
+    """Return the forced language, else the one the extension names, else the first line's.
+
+    Raises:
+        InputError: none of them names a language.
+    """
     if request.language is not None:
         return request.language
     language = language_for(request.source)
     if language is None:
+        language = language_in(text)
+    if language is None:
+        what = "standard input" if request.source == "-" else "the file"
         raise InputError(
-            f"{request.source}: cannot tell the programming language; "
-            f"pass --language (one of {', '.join(names())})"
+            f"{request.source}: cannot tell the programming language of {what} (no known "
+            f"extension, no #! line); pass --language (one of {', '.join(names())})"
         )
     if request.source.lower().endswith(".h"):
         return _header_language(text)

@@ -129,6 +129,9 @@ class Strategy(Generic[OptionsT]):
             runs that recipe (its size limit, unit and ids), never ``split``.
         drops: whether it may leave text out on purpose through ``Context.drop`` (the
             templates that drop a table of contents, an index, references).
+        stdin_format: the format standard input is parsed as when neither ``--format`` nor
+            ``--language`` names one (``code``: its language then comes from a ``#!`` line,
+            else the input fails asking for ``--language``); None reads it as text.
     """
 
     name: str
@@ -140,6 +143,7 @@ class Strategy(Generic[OptionsT]):
     choices: tuple[str, ...] = ()
     choose: Callable[[Document], str] | None = None
     drops: bool = False
+    stdin_format: str | None = None
 
     @property
     def bounded(self) -> bool:

@@ -1,13 +1,14 @@
 """auto: pick a strategy per document from its format and structure (SPEC §4).
 
-Markdown → ``markdown``; source code → ``code``; PDF or DOCX with headings → ``hierarchical``,
-bounded; anything else → ``recursive``. The choice runs as if the user had named it: with its
-own defaults (code: 512 tokens, no overlap; hierarchical bounded by its own size) unless the
-user gave ``--size``, which then applies to every choice in ``--unit`` (chars by default), with
-``--overlap`` or this strategy's overlap capped at a tenth of the size. The engine runs the
-choice's own recipe (``Strategy.choose``), so its size limit, unit, ``--check`` and chunk ids
-are those of the chosen strategy; each chunk's ``strategy`` field names it (``--stats``
-counts the choices). ``split`` serves callers that run this strategy directly with a context.
+Markdown and reStructuredText → ``markdown``; source code → ``code``; PDF or DOCX with
+headings → ``hierarchical``, bounded; anything else → ``recursive``. The choice runs as if the
+user had named it: with its own defaults (code: 512 tokens, no overlap; hierarchical bounded by
+its own size) unless the user gave ``--size``, which then applies to every choice in ``--unit``
+(chars by default), with ``--overlap`` or this strategy's overlap capped at a tenth of the size.
+The engine runs the choice's own recipe (``Strategy.choose``), so its size limit, unit,
+``--check`` and chunk ids are those of the chosen strategy; each chunk's ``strategy`` field
+names it (``--stats`` counts the choices). ``split`` serves callers that run this strategy
+directly with a context.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class AutoOptions:
 
 def choose(doc: Document) -> str:
     """Return the name of the strategy ``auto`` runs for ``doc``."""
-    if doc.format == "markdown":
+    if doc.format in ("markdown", "rst"):
         return "markdown"
     if doc.format == "code":
         return "code"
@@ -55,9 +56,9 @@ CHOICES: Final = ("markdown", "code", "hierarchical", "recursive")
 
 STRATEGY = Strategy(
     name="auto",
-    summary="Per document: markdown for Markdown, code for source code, hierarchical (bounded) "
-    "for PDF/DOCX with headings, recursive otherwise; each with its own defaults unless "
-    "--size is given.",
+    summary="Per document: markdown for Markdown and reStructuredText, code for source code, "
+    "hierarchical (bounded) for PDF/DOCX with headings, recursive otherwise; each with its own "
+    "defaults unless --size is given.",
     options=AutoOptions,
     split=split,
     choices=CHOICES,

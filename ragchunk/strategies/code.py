@@ -3,22 +3,25 @@
 Top-level definitions and statements are packed greedily; one larger than the size splits at its
 members (a class at its methods), a function at its statements, a leaf token at lines. Comments,
 decorators and attributes directly above a definition stay with it, and a chunk never mixes the
-parts of a split definition with what lies outside it. Every cut falls between syntax nodes, at a
-line start when they sit on different lines. A chunk cutting through a function or statement gets
-``oversize_split``; the one nearest a syntax error gets ``syntax_error``. Text that is not code is
-packed by lines; minified code falls back to the recursive strategy.
+parts of a split definition with what lies outside it, but for one chunk too small to stand alone
+(an eighth of the size at most: ``export class Ky {``, a ``}`` tail) merged into a neighbour that
+it fits beside. Every cut falls between syntax nodes, at a line start when they sit on different
+lines. A chunk cutting through a function or statement gets ``oversize_split``; the one nearest
+a syntax error gets ``syntax_error``. Standard input is read as code (its language from
+``--language`` or a ``#!`` line, else it fails). Text that is not code is packed by lines;
+minified code falls back to the recursive strategy.
 """
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 from itertools import pairwise
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
-from ragchunk.code.languages import CONTAINER_KINDS, LANGUAGES
-from ragchunk.code.syntax import attached_start, describe_span, parse
+from ragchunk.code.languages import LANGUAGES
+from ragchunk.code.pieces import LINE_LEVELS, Piece, Walk, cover
+from ragchunk.code.syntax import describe_span, held_whole, not_held, parse
 from ragchunk.model import Span
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
@@ -27,22 +30,15 @@ from ragchunk.text.separators import DEFAULT_LEVELS, split_range
 from ragchunk.text.spans import spans_from_windows
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
-
-    import tree_sitter
+    from collections.abc import Callable
 
     from ragchunk.code.syntax import Syntax
-    from ragchunk.measure import Sizer
     from ragchunk.model import Document, JSONValue
-
-LINE_LEVELS: Final = (("\n\n", "\r\n\r\n"), ("\n",), (" ", "\t"))
-"""Where text without a syntax tree is cut: blank lines, then lines, then spaces."""
-
 
 _MINIFIED_LENGTH: Final = 1000
 _MINIFIED_LINE: Final = 200
-_MAX_DEPTH: Final = 100
-_NON_SPACE: Final = re.compile(r"\S")
+_TINY: Final = 8
+"""A chunk of at most ``1 / _TINY`` of the size merges into a neighbour where it fits."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,38 +51,6 @@ class CodeOptions:
     """
 
     budget: Budget = Budget(size=512, overlap=0, unit="tokens")
-
-
-@dataclass(frozen=True, slots=True)
-class _Piece:
-    """A span that fits the size on its own, with what packing needs to know of it.
-
-    Attributes:
-        chain: indexes of the split definitions it lies in; pieces join only on equal chains.
-        fragment: it lies in a function or statement that was split (``oversize_split``).
-        trivia: only punctuation or keywords (a closing brace, ``end``): it may join the chunk
-            before it whatever its chain. Comments are not trivia: they go with what follows.
-        oversize: one code point larger than the size (see ``spans_from_windows``).
-    """
-
-    start: int
-    end: int
-    chain: tuple[int, ...]
-    fragment: bool
-    trivia: bool = False
-    oversize: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class _Walk:
-    """What the recursive descent shares: the tree, the sizer and the budget."""
-
-    syntax: Syntax
-    sizer: Sizer
-    budget: Budget
-
-    def fits(self, start: int, end: int) -> bool:
-        return self.sizer.size(start, end) <= self.budget.size
 
 
 def split(doc: Document, options: CodeOptions, ctx: Context) -> list[Span]:
@@ -113,9 +77,9 @@ def _split_text(
 
 def _split_tree(syntax: Syntax, budget: Budget, ctx: Context) -> list[Span]:
     """Split parsed code: pieces that fit, packed; overlap; then headings and metadata."""
-    walk = _Walk(syntax, ctx.sizer, budget)
-    pieces = _fill_gaps(walk, list(_cover(walk, syntax.root.children, (), shell=False)))
-    chunks = _pack(pieces, walk)
+    walk = Walk(syntax, ctx.sizer, budget)
+    pieces = cover(walk)
+    chunks = _absorb_tiny(_pack(pieces, walk), walk)
     starts = _overlap_starts(syntax.text, chunks, walk) if budget.overlap else None
     errors = _error_chunks(chunks, syntax.error_offsets())
     return [
@@ -129,189 +93,16 @@ def is_minified(text: str) -> bool:
     return len(text) >= _MINIFIED_LENGTH and len(text) > _MINIFIED_LINE * (text.count("\n") + 1)
 
 
-# --- descent: nodes → pieces that fit ------------------------------------------------------------
-
-
-def _cover(
-    walk: _Walk,
-    nodes: Sequence[tree_sitter.Node],
-    chain: tuple[int, ...],
-    *,
-    shell: bool,
-    fragment: bool = False,
-    depth: int = 0,
-    merge: bool = True,
-) -> Iterator[_Piece]:
-    """Yield pieces covering sibling ``nodes``: whole groups that fit, refined ones that don't."""
-    for group in _groups(walk, nodes, merge=merge):
-        if walk.fits(group.start, group.end):
-            trivia = not any(node.is_named for node in group.nodes)
-            yield _Piece(group.start, group.end, chain, fragment, trivia)
-        else:
-            yield from _refine(
-                walk, group.nodes, chain, shell=shell, fragment=fragment, depth=depth
-            )
-
-
-def _refine(
-    walk: _Walk,
-    group: list[tree_sitter.Node],
-    chain: tuple[int, ...],
-    *,
-    shell: bool,
-    fragment: bool,
-    depth: int,
-) -> Iterator[_Piece]:
-    """Yield pieces for a group of nodes larger than the size, one syntax level down."""
-    syntax = walk.syntax
-    if len(group) > 1:
-        yield from _refine_group(walk, group, chain, shell=shell, fragment=fragment, depth=depth)
-        return
-    node = group[0]
-    index = syntax.node_definitions.get(node.id)
-    if index is not None:
-        chain = chain if index in chain else (*chain, index)
-        inner_shell = syntax.definitions[index].kind in CONTAINER_KINDS
-    else:
-        inner_shell = shell and _is_body(node)
-    # SPEC §3.3: a function or statement cut in parts is flagged; a class parted at its
-    # members is not (that is where a class is meant to be cut).
-    fragment = fragment or not inner_shell
-    if node.child_count and depth < _MAX_DEPTH:
-        yield from _cover(
-            walk, node.children, chain, shell=inner_shell, fragment=fragment, depth=depth + 1
-        )
-    else:
-        yield from _windows(walk, syntax.start(node), syntax.end(node), chain)
-
-
-def _refine_group(
-    walk: _Walk,
-    group: list[tree_sitter.Node],
-    chain: tuple[int, ...],
-    *,
-    shell: bool,
-    fragment: bool,
-    depth: int,
-) -> Iterator[_Piece]:
-    """Yield pieces for several sibling nodes that together are larger than the size.
-
-    A definition is parted from the comments above it. Nodes that share a line (``while
-    (...) {``, ``} else {``) are replaced by their children, which group by lines again: cuts
-    then still fall at line starts.
-    """
-    owners = [i for n in group if (i := walk.syntax.node_definitions.get(n.id)) is not None]
-    if not owners and any(n.child_count for n in group) and depth < _MAX_DEPTH:
-        inner_shell = shell and any(_is_body(n) for n in group)
-        yield from _cover(
-            walk,
-            [child for n in group for child in (n.children if n.child_count else [n])],
-            chain,
-            shell=inner_shell,
-            fragment=fragment or not inner_shell,
-            depth=depth + 1,
-        )
-        return
-    if len(owners) == 1 and owners[0] not in chain:
-        chain = (*chain, owners[0])
-    yield from _cover(
-        walk, group, chain, shell=shell, fragment=fragment, depth=depth + 1, merge=False
-    )
-
-
-def _is_body(node: tree_sitter.Node) -> bool:
-    """Return whether ``node``, inside a class being split, leads to the class's members.
-
-    That is the largest child at each level down from the class: its body (``class_body``,
-    ``block``), or what holds the body (the class in ``export class``, a Go struct type).
-    Descending there parts the class at its members, which is not an oversize split.
-    """
-    parent = node.parent
-    if parent is None or not node.child_count:
-        return False
-    largest = max(parent.children, key=lambda n: n.end_byte - n.start_byte)
-    return largest.id == node.id
-
-
-def _windows(walk: _Walk, start: int, end: int, chain: tuple[int, ...]) -> Iterator[_Piece]:
-    """Yield line-packed windows of a leaf larger than the size (a long string, a comment)."""
-    budget = Budget(size=walk.budget.size, overlap=0, unit=walk.budget.unit)
-    text = walk.syntax.text
-    for window in split_range(
-        text, start, end, sizer=walk.sizer, budget=budget, levels=LINE_LEVELS
-    ):
-        if not is_blank(text, window.start, window.end):
-            yield _Piece(window.start, window.end, chain, fragment=True, oversize=window.oversize)
-
-
-class _Group(NamedTuple):
-    """Sibling nodes that stay together unless they are larger than the size."""
-
-    start: int
-    end: int
-    nodes: list[tree_sitter.Node]
-
-
-def _groups(walk: _Walk, nodes: Sequence[tree_sitter.Node], *, merge: bool) -> list[_Group]:
-    """Group sibling nodes so that groups may be cut apart at line starts only.
-
-    With ``merge``, nodes sharing a line form one group, and a node's group takes the comments
-    and decorators directly above it. Nodes without text are left out; a node that starts
-    before the previous group ends (a heredoc body) joins that group.
-    """
-    syntax, text = walk.syntax, walk.syntax.text
-    groups: list[_Group] = []
-    for node in nodes:
-        start, end = syntax.start(node), syntax.end(node)
-        if is_blank(text, start, end):
-            continue
-        reach = attached_start(text, node, syntax.char) if merge else start
-        group = _Group(start, end, [node])
-        while groups and (
-            groups[-1].start >= reach
-            or reach < groups[-1].end
-            or (merge and not _starts_line_after(text, groups[-1].end, reach))
-        ):
-            last = groups.pop()
-            group = _Group(
-                min(last.start, group.start), max(last.end, group.end), last.nodes + group.nodes
-            )
-        groups.append(group)
-    return groups
-
-
-def _starts_line_after(text: str, previous_end: int, start: int) -> bool:
-    """Return whether a line break lies between ``previous_end`` and ``start``.
-
-    A node may end with its line break (a Rust line comment), which counts.
-    """
-    return text.rfind("\n", 0, start) >= previous_end - 1
-
-
-def _fill_gaps(walk: _Walk, pieces: list[_Piece]) -> list[_Piece]:
-    """Cover any text the tree left out of every node (SPEC §3.2: nothing is lost)."""
-    text = walk.syntax.text
-    filled: list[_Piece] = []
-    previous_end = 0
-    for piece in [*pieces, _Piece(len(text), len(text), (), fragment=False)]:
-        if piece.start > previous_end and _NON_SPACE.search(text, previous_end, piece.start):
-            filled.extend(_windows(walk, previous_end, piece.start, piece.chain))
-        if piece.end > piece.start:
-            filled.append(piece)
-        previous_end = max(previous_end, piece.end)
-    return filled
-
-
 # --- packing, overlap, metadata ------------------------------------------------------------------
 
 
-def _pack(pieces: list[_Piece], walk: _Walk) -> list[_Piece]:
+def _pack(pieces: list[Piece], walk: Walk) -> list[Piece]:
     """Join consecutive pieces greedily while they fit and belong to the same split level.
 
     Joined pieces leave room for the overlap, which the size includes (SPEC §3.3).
     """
     room = walk.budget.size - walk.budget.overlap
-    chunks: list[_Piece] = []
+    chunks: list[Piece] = []
     for piece in pieces:
         last = chunks[-1] if chunks else None
         if (
@@ -326,7 +117,7 @@ def _pack(pieces: list[_Piece], walk: _Walk) -> list[_Piece]:
     return chunks
 
 
-def _can_join(chain: tuple[int, ...], piece: _Piece) -> bool:
+def _can_join(chain: tuple[int, ...], piece: Piece) -> bool:
     """Return whether ``piece`` may join a chunk of split definitions ``chain``.
 
     Pieces of one split level join; a closing brace may also join the last part of a nested
@@ -337,7 +128,82 @@ def _can_join(chain: tuple[int, ...], piece: _Piece) -> bool:
     return piece.trivia and chain[: len(piece.chain)] == piece.chain
 
 
-def _overlap_starts(text: str, chunks: list[_Piece], walk: _Walk) -> list[int]:
+def _absorb_tiny(chunks: list[Piece], walk: Walk) -> list[Piece]:
+    """Merge each chunk of at most an eighth of the size into a neighbour when both fit.
+
+    Such a chunk cannot stand alone (``export class Ky {``, a ``}`` tail, a source-map
+    comment). It joins the next chunk when it opens a definition that chunk lies in, else the
+    previous one, else the next: first only a neighbour lying in every definition the tiny
+    chunk lies in or holds part of, and never while the tiny chunk holds a whole definition
+    (that one keeps its chunk and symbol); then, for what is left, a neighbour as small as
+    itself. So a split definition takes at most one tiny chunk from outside it on either side.
+    A merged chunk that is still tiny is looked at again.
+    """
+    sizer, size = walk.sizer, walk.budget.size
+    room = size - walk.budget.overlap
+
+    def is_tiny(chunk: Piece) -> bool:
+        return not chunk.oversize and sizer.size(chunk.start, chunk.end) * _TINY <= size
+
+    def fits(first: Piece, second: Piece) -> bool:
+        return sizer.size(min(first.start, second.start), max(first.end, second.end)) <= room
+
+    def within(tiny: Piece, other: Piece) -> bool:
+        return not other.oversize and _stays_within(walk.syntax, tiny, other) and fits(tiny, other)
+
+    def beside(tiny: Piece, other: Piece) -> bool:
+        return is_tiny(other) and fits(tiny, other)
+
+    return _merge_tiny(_merge_tiny(chunks, walk, is_tiny, within), walk, is_tiny, beside)
+
+
+def _merge_tiny(
+    chunks: list[Piece],
+    walk: Walk,
+    is_tiny: Callable[[Piece], bool],
+    may_merge: Callable[[Piece, Piece], bool],
+) -> list[Piece]:
+    """Merge each tiny chunk into the first neighbour ``may_merge`` allows (see above)."""
+    k = 0
+    while k < len(chunks):
+        chunk = chunks[k]
+        before = chunks[k - 1] if k else None
+        after = chunks[k + 1] if k + 1 < len(chunks) else None
+        partner = None
+        if is_tiny(chunk):
+            opens = after is not None and _opens(walk.syntax, chunk, after)
+            order = (after, before) if opens else (before, after)
+            partner = next((n for n in order if n is not None and may_merge(chunk, n)), None)
+        if partner is None:
+            k += 1
+            continue
+        k = k if partner is after else k - 1
+        first, last = chunks[k], chunks[k + 1]
+        chain = max(first.chain, last.chain, key=len)
+        chunks[k : k + 2] = [Piece(first.start, last.end, chain, first.fragment or last.fragment)]
+    return chunks
+
+
+def _opens(syntax: Syntax, chunk: Piece, after: Piece) -> bool:
+    """Return whether ``chunk`` holds the start of a split definition ``after`` lies in."""
+    return any(chunk.start <= syntax.definitions[d].start < chunk.end for d in after.chain)
+
+
+def _stays_within(syntax: Syntax, tiny: Piece, other: Piece) -> bool:
+    """Return whether a tiny chunk merged with ``other`` stays within its definitions' bounds.
+
+    That is: it holds no whole definition, and ``other`` lies in every definition the tiny
+    chunk lies in or holds part of.
+    """
+    if held_whole(syntax, tiny.start, tiny.end):
+        return False
+    return all(
+        definition.start <= other.start and other.end <= definition.end
+        for definition in not_held(syntax, tiny.start, tiny.end)
+    )
+
+
+def _overlap_starts(text: str, chunks: list[Piece], walk: Walk) -> list[int]:
     """Return each chunk's start moved back over whole lines of the previous chunk.
 
     The repeated lines stay within the overlap and the chunk within the size (SPEC §3.3, §3.5);
@@ -362,7 +228,7 @@ def _overlap_starts(text: str, chunks: list[_Piece], walk: _Walk) -> list[int]:
     return starts
 
 
-def _error_chunks(chunks: list[_Piece], offsets: list[int]) -> set[int]:
+def _error_chunks(chunks: list[Piece], offsets: list[int]) -> set[int]:
     """Return the indexes of the chunks holding (or nearest to) each syntax error."""
     starts = [chunk.start for chunk in chunks]
     flagged: set[int] = set()
@@ -375,7 +241,7 @@ def _error_chunks(chunks: list[_Piece], offsets: list[int]) -> set[int]:
     return flagged
 
 
-def _span(syntax: Syntax, start: int, chunk: _Piece, *, has_error: bool) -> Span:
+def _span(syntax: Syntax, start: int, chunk: Piece, *, has_error: bool) -> Span:
     """Return the span of one chunk with its headings, symbol, kind and flags."""
     headings, symbol, kind = describe_span(syntax, chunk.start, chunk.end, chunk.chain)
     metadata: dict[str, JSONValue] = {"symbol": symbol, "kind": kind}
@@ -395,4 +261,5 @@ STRATEGY = Strategy(
     "(code tokenizes unevenly and embedding models count tokens); overlap 0.",
     options=CodeOptions,
     split=split,
+    stdin_format="code",  # never line packing for want of an extension: a #! line or --language
 )

@@ -14,7 +14,6 @@ the chunk's ``context`` may exceed the size and says so with ``metadata.context_
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final
 
@@ -23,14 +22,11 @@ from ragchunk.model import Span
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
 from ragchunk.strategies._structure import structure
+from ragchunk.text.blocks import split_block
 from ragchunk.text.breadcrumb import with_prefix
-from ragchunk.text.pack import Window
-from ragchunk.text.refine import refine_by_words
+from ragchunk.text.markup import find_label, glue
 from ragchunk.text.sections import scopes
-from ragchunk.text.sentences import split_sentences
-from ragchunk.text.separators import DEFAULT_LEVELS, Levels, split_range
 from ragchunk.text.spans import spans_from_windows
-from ragchunk.text.units import pack_units
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -38,23 +34,7 @@ if TYPE_CHECKING:
     from ragchunk.measure import Sizer
     from ragchunk.model import Document, JSONValue, Metadata, Section
 
-# The first line of a paragraph that is nothing but bold text (an optional colon after it).
-_LABEL: Final = re.compile(r"[ \t]*(\*\*|__)(?=\S)(?P<label>[^\n]*?\S)\1[ \t]*:?[ \t]*(?:\r?\n|\Z)")
-# A line from its first character (indentation kept) to its last non-space character.
-_LINE: Final = re.compile(r"[^\S\n]*\S(?:[^\n]*\S)?")
-_CELL_LEVELS: Final = (("\n",), ("|",), (" ", "\t"))
 _ENDS_LABEL: Final = frozenset(("table", "code", "heading"))
-# Blocks that open a container whose content follows (an HTML element on a line of its own, a
-# ``/// name`` block, an admonition or content tab whose body is indented), and blocks that only
-# close one (``</div>``, a ``///`` line): a chunk never ends after an opener or starts with a
-# closer when the two fit together (MkDocs, pymdown-extensions, md_in_html).
-_HTML_OPENER: Final = re.compile(r"<([A-Za-z][\w-]*)\b[^>]*(?<!/)>[ \t]*")
-_HTML_CLOSER: Final = re.compile(r"(?:[ \t]*</[A-Za-z][\w-]*[ \t]*>[ \t]*(?:\r?\n|$))+")
-_VOID_TAGS: Final = frozenset(("br", "hr", "img", "input", "meta", "link", "wbr", "source"))
-_BLOCK_OPENER: Final = re.compile(r"///[ \t]*[\w-]")
-_BLOCK_CLOSER: Final = re.compile(r"///[ \t]*")
-_TABLE_SYNTAX: Final = re.compile(r"[\s|:-]*")
-_INDENTED_OPENER: Final = re.compile(r"(?:!!!|\?\?\?\+?|===)[ \t]")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,8 +108,8 @@ def _blocks(text: str, sections: Sequence[Section]) -> list[_Block]:
     line = ""
     indented = False  # inside an admonition or tab whose body is indented
     for section in sections:
-        leads, trails, indented = _glue(text, section, indented=indented)
-        found = _label(text, section)
+        leads, trails, indented = glue(text, section, indented=indented)
+        found = find_label(text, section)
         if found is not None:
             label, line = found
             block = _Block(section, _after(section.start, line), label, opens_label=True)
@@ -144,46 +124,6 @@ def _blocks(text: str, sections: Sequence[Section]) -> list[_Block]:
                 block = _Block(section, _no_prefix)
         blocks.append(replace(block, leads=leads or section.kind == "heading", trails=trails))
     return blocks
-
-
-def _glue(text: str, section: Section, *, indented: bool) -> tuple[bool, bool, bool]:
-    """Return whether a block opens a container, closes one, and opens an indented body.
-
-    ``indented`` says whether the blocks before it are an admonition or tab and its indented
-    body, which an indented block continues (it closes nothing, but belongs to them).
-    """
-    start, end = section.start, section.end
-    first_line = text[start : text.find("\n", start, end) if "\n" in text[start:end] else end]
-    if section.kind == "html":
-        if _HTML_CLOSER.fullmatch(text, start, end):
-            return False, True, False
-        opener = _HTML_OPENER.fullmatch(text, start, end)
-        if opener is not None and opener.group(1).lower() not in _VOID_TAGS:
-            return True, False, False
-        return False, False, False
-    if text[start] in " \t" and indented:
-        return True, True, True  # more of an admonition's body may follow
-    if section.kind != "prose":
-        return False, False, False
-    if _BLOCK_CLOSER.fullmatch(text, start, end):
-        return False, True, False
-    last_line = text[text.rfind("\n", start, end) + 1 : end].strip()
-    if _BLOCK_OPENER.match(first_line) and last_line != "///":
-        return True, False, False
-    if _INDENTED_OPENER.match(first_line):
-        return True, False, True
-    return False, False, False
-
-
-def _label(text: str, section: Section) -> tuple[str, str] | None:
-    """Return the label opening a paragraph and its line (ending in a newline), if any."""
-    if section.kind != "prose":
-        return None
-    found = _LABEL.match(text, section.start, section.end + 2)
-    if found is None or found.group(1) in found.group("label"):
-        return None  # not a paragraph opening with a bold line, or **two** **bolds**
-    line = found.group(0).lstrip(" \t")
-    return found.group("label"), line if line.endswith("\n") else line + "\n"
 
 
 def _after(start: int, prefix: str) -> Callable[[int], str | None]:
@@ -299,14 +239,15 @@ class _Packer:
         if cut == len(run) or block.section.kind not in ("prose", "list", "table"):
             return None
         start = run[cut].section.start
-        windows, _ = self._split_windows(
-            block.section, self._sizer(block), start, block.section.end
+        section = block.section
+        windows, _ = split_block(
+            self.text, section, start, section.end, sizer=self._sizer(block), budget=self.budget
         )
         if len(windows) < 2 or any(w.split or w.oversize for w in windows):
             return None
         if windows[0].end <= run[-1].section.end:
             return None  # the headings would still be alone
-        pieces = spans_from_windows(self.text, windows, metadata=_metadata(block.section))
+        pieces = spans_from_windows(self.text, windows, metadata=_metadata(section))
         return run[:cut], [self._span(block, p.start, p.end, p.metadata) for p in pieces]
 
     def _regroup(
@@ -394,122 +335,13 @@ class _Packer:
         row, line or sentence; ``</div>`` to its last), so they never stand alone.
         """
         section = block.section
-        windows, whole_units = self._split_windows(section, self._sizer(block), start, end)
+        windows, whole_units = split_block(
+            self.text, section, start, end, sizer=self._sizer(block), budget=self.budget
+        )
         pieces = spans_from_windows(
             self.text, windows, metadata=_metadata(section), split=not whole_units
         )
         return [self._span(block, p.start, p.end, p.metadata) for p in pieces]
-
-    def _split_windows(
-        self, section: Section, sizer: Sizer, start: int, end: int
-    ) -> tuple[list[Window], bool]:
-        """Return the pieces of an oversize block, and whether they hold whole units.
-
-        Table rows, list items and sentences are packed whole (one too large alone is split,
-        and flagged so: SPEC §3.3); a fence is split between lines and anything else at the
-        separators, and those pieces are all parts of one block that had to stay whole.
-        """
-        if section.kind == "table" and section.parts:
-            return self._table(section, sizer, start, end), True
-        if section.kind == "list" and section.parts:
-            units = _widened(section.parts, start, end)
-            return self._pack(units, sizer, DEFAULT_LEVELS, self.budget.overlap), True
-        if section.kind == "code":
-            lines = [m.span() for m in _LINE.finditer(self.text, section.start, section.end)]
-            return self._lines(_widened(lines, start, end), sizer), False
-        if section.kind == "prose":
-            sentences = split_sentences(self.text, section.start, section.end)
-            by_words = refine_by_words(sizer, self.budget, self.text)
-            windows = pack_units(
-                _widened(sentences, start, end),
-                sizer=sizer,
-                size=self.budget.size,
-                overlap=self.budget.overlap,
-                refine=by_words,
-            )
-            return windows, True
-        return split_range(self.text, start, end, sizer=sizer, budget=self.budget), False
-
-    def _pack(
-        self, units: Sequence[tuple[int, int]], sizer: Sizer, levels: Levels, overlap: int
-    ) -> list[Window]:
-        """Pack whole rows or items; one too large alone is split at cells or separators."""
-        budget = Budget(size=self.budget.size, overlap=0, unit=self.budget.unit)
-
-        def refine(start: int, end: int) -> Sequence[Window]:
-            return split_range(self.text, start, end, sizer=sizer, budget=budget, levels=levels)
-
-        return pack_units(units, sizer=sizer, size=self.budget.size, overlap=overlap, refine=refine)
-
-    def _table(self, section: Section, sizer: Sizer, start: int, end: int) -> list[Window]:
-        """Pack whole rows; a first row that must be split shares its first piece with the header.
-
-        The header rows are a unit of their own unless the first row is too large alone: then
-        header and first row are one unit, split at cells across both, so the header never
-        makes a chunk of its own before the pieces of a split row. A piece that is nothing but
-        table syntax (a lone ``|``, a ``---`` run) joins a neighbour where it fits.
-        """
-        rows = [*section.parts]
-        if section.header is not None:
-            if sizer.size(*rows[0]) > self.budget.size:
-                rows[0] = (section.header[0], rows[0][1])
-            else:
-                rows.insert(0, section.header)
-        units = _widened(rows, start, end)
-        budget = Budget(size=self.budget.size, overlap=0, unit=self.budget.unit)
-        first = units[0]
-
-        def refine(lo: int, hi: int) -> Sequence[Window]:
-            levels = _CELL_LEVELS[1:] if (lo, hi) == first else _CELL_LEVELS
-            return split_range(self.text, lo, hi, sizer=sizer, budget=budget, levels=levels)
-
-        windows = pack_units(units, sizer=sizer, size=self.budget.size, refine=refine)
-        return _absorb_syntax(self.text, windows, sizer, self.budget.size)
-
-    def _lines(self, lines: Sequence[tuple[int, int]], sizer: Sizer) -> list[Window]:
-        """Split a code block by whole lines; a line too long alone is split at spaces."""
-        return pack_units(
-            lines,
-            sizer=sizer,
-            size=self.budget.size,
-            overlap=self.budget.overlap,
-            refine=lambda s, e: split_range(self.text, s, e, sizer=sizer, budget=self.budget),
-        )
-
-
-def _absorb_syntax(text: str, windows: list[Window], sizer: Sizer, size: int) -> list[Window]:
-    """Join each window of table syntax alone (pipes, dashes, colons) to a neighbour that fits."""
-    result: list[Window] = []
-    pending: Window | None = None  # a syntax window that did not fit the one before it
-    for window in windows:
-        if pending is not None:
-            if sizer.size(pending.start, window.end) <= size:
-                split = pending.split or window.split
-                window = Window(pending.start, window.end, oversize=False, split=split)
-            else:
-                result.append(pending)
-            pending = None
-        if _TABLE_SYNTAX.fullmatch(text, window.start, window.end):
-            previous = result[-1] if result else None
-            if previous is not None and sizer.size(previous.start, window.end) <= size:
-                split = previous.split or window.split
-                result[-1] = Window(previous.start, window.end, oversize=False, split=split)
-            else:
-                pending = window
-            continue
-        result.append(window)
-    if pending is not None:
-        result.append(pending)
-    return result
-
-
-def _widened(units: Sequence[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:
-    """Return ``units`` with the first starting at ``start`` and the last ending at ``end``."""
-    widened = list(units)
-    if widened:
-        widened[0] = (min(start, widened[0][0]), widened[0][1])
-        widened[-1] = (widened[-1][0], max(end, widened[-1][1]))
-    return widened
 
 
 def _metadata(section: Section) -> dict[str, JSONValue]:

@@ -47,13 +47,13 @@ def test_language_makes_standard_input_code() -> None:
     assert result.stderr == ""
     chunks = records(result.stdout)
     assert [(c["metadata"], c["headings"]) for c in chunks] == [
-        ({"language": "python", "symbol": "<top-level>", "kind": "top-level"}, []),
         ({"language": "python", "symbol": "Circle.__init__", "kind": "method"}, ["Circle"]),
         ({"language": "python", "symbol": "Circle.area", "kind": "method"}, ["Circle"]),
     ]
     assert all(c["tokens"] <= 20 for c in chunks)  # type: ignore[operator]
-    assert [(c["line_start"], c["line_end"]) for c in chunks] == [(1, 1), (4, 6), (8, 9)]
-    assert str(chunks[1]["text"]).startswith("class Circle:\n    def __init__")
+    assert [(c["line_start"], c["line_end"]) for c in chunks] == [(1, 6), (8, 9)]
+    # "import math" (2 tokens) is too small to stand alone: it leads the class's first chunk.
+    assert str(chunks[0]["text"]).startswith("import math\n\n\nclass Circle:\n    def __init__")
 
 
 def test_language_overrides_the_extension(tmp_path: Path) -> None:
@@ -65,14 +65,43 @@ def test_language_overrides_the_extension(tmp_path: Path) -> None:
     assert chunk["metadata"] == {"language": "rust", "symbol": "main", "kind": "function"}
 
 
+NO_LANGUAGE = (
+    "error: -: cannot tell the programming language of standard input (no known extension, "
+    f"no #! line); pass --language (one of {LANGUAGE_LIST})\n"
+)
+
+
 def test_code_format_without_a_language_fails_for_that_input_only() -> None:
     result = runner.invoke(app, ["split", "-", "--format", "code"], input=SOURCE)
     assert result.exit_code == 1
     assert result.stdout == ""
-    assert result.stderr == (
-        f"error: -: cannot tell the programming language; pass --language (one of "
-        f"{LANGUAGE_LIST})\n"
-    )
+    assert result.stderr == NO_LANGUAGE
+
+
+def test_the_code_strategy_on_standard_input_asks_for_the_language() -> None:
+    # Before: standard input was text, packed by lines without a word (metadata {}).
+    result = runner.invoke(app, ["split", "-", "-s", "code"], input=SOURCE)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr == NO_LANGUAGE
+
+
+def test_the_code_strategy_reads_standard_input_in_the_language_of_its_shebang() -> None:
+    script = "#!/usr/bin/env python3\n" + SOURCE
+    result = runner.invoke(app, ["split", "-", "-s", "code", "--size", "20"], input=script)
+    assert result.exit_code == 0, result.stderr
+    chunks = records(result.stdout)
+    assert {c["metadata"]["language"] for c in chunks} == {"python"}  # type: ignore[index]
+    assert [c["metadata"]["symbol"] for c in chunks] == [  # type: ignore[index]
+        "<top-level>",
+        "Circle.__init__",
+        "Circle.area",
+    ]
+    # --format text still asks for line packing, and other strategies still read text.
+    plain = runner.invoke(app, ["split", "-", "-s", "code", "--format", "text"], input=SOURCE)
+    assert plain.exit_code == 0
+    assert all(c["metadata"] == {} for c in records(plain.stdout))
+    assert runner.invoke(app, ["split", "-", "-s", "recursive"], input=SOURCE).exit_code == 0
 
 
 def test_code_strategy_on_a_text_file_packs_lines() -> None:

@@ -243,6 +243,7 @@ TARGETS: dict[str, Target] = {
     "markdown": Target(
         _parser("markdown", "fuzz.md"), ("fixtures/markdown/*", "tests/fuzz/seeds/markdown/*")
     ),
+    "rst": Target(_parser("rst", "fuzz.rst"), ("fixtures/docs-site/docs/*.rst",)),
     "pdf": Target(pdf_both_engines, ("fixtures/pdf/*", "tests/fuzz/seeds/pdf/*")),
     "docx": Target(_parser("docx", "fuzz.docx"), ("fixtures/docx/*", "tests/fuzz/seeds/docx/*")),
     "code": Target(code, ("fixtures/code/*", "tests/fuzz/seeds/code/*")),

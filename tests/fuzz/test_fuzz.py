@@ -20,6 +20,7 @@ pytestmark = pytest.mark.timeout(10)
 BUDGET = {
     "text": 60,
     "markdown": 60,
+    "rst": 60,
     "code": 40,
     "markdown-strategy": 40,
     "pdf": 15,

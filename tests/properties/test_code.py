@@ -63,10 +63,19 @@ def test_no_chunk_cuts_a_function_that_fits(path: Path, budget: tuple[int, str])
 
 @pytest.mark.parametrize("budget", BUDGETS, ids=lambda b: f"{b[0]}{b[1]}")
 @pytest.mark.parametrize("path", FIXTURE_PATHS, ids=lambda p: p.name)
-def test_a_split_definition_is_never_mixed_with_its_surroundings(
+def test_a_split_definition_takes_at_most_a_tiny_chunk_of_its_surroundings(
     path: Path, budget: tuple[int, str]
 ) -> None:
-    doc, chunks = chunk_fixture(path, *budget)
+    """Outside a split definition, a chunk holding part of it holds only closing syntax (and a
+    comment) after it, or a chunk too small to stand alone (an eighth of the size at most) that
+    was merged into it: ``export class Ky {`` before its first member, a tail after its end."""
+    size, unit = budget
+    doc, chunks = chunk_fixture(path, size, unit)
+    measure = measure_for(unit, "cl100k_base")  # type: ignore[arg-type]
+
+    def is_tiny(text: str) -> bool:
+        return measure.count(text.strip()) * 8 <= size
+
     for definition in definitions_of(doc):
         held = any(c.start <= definition.node_start and definition.end <= c.end for c in chunks)
         if held:
@@ -74,9 +83,14 @@ def test_a_split_definition_is_never_mixed_with_its_surroundings(
         for chunk in chunks:
             if chunk.end <= definition.node_start or chunk.start >= definition.end:
                 continue
-            assert chunk.start >= definition.start, f"{definition.symbol}: {chunk.text!r}"
+            lead = (
+                doc.text[chunk.start : definition.start] if chunk.start < definition.start else ""
+            )
+            assert is_tiny(lead), f"{definition.symbol}: {chunk.text!r}"
             tail = doc.text[definition.end : chunk.end] if chunk.end > definition.end else ""
-            assert TRIVIA.fullmatch(tail), f"{definition.symbol}: {chunk.text!r}"
+            trivia = TRIVIA.match(tail)
+            assert trivia is not None
+            assert is_tiny(tail[trivia.end() :]), f"{definition.symbol}: {chunk.text!r}"
 
 
 @pytest.mark.parametrize("budget", BUDGETS, ids=lambda b: f"{b[0]}{b[1]}")

@@ -19,9 +19,13 @@ from ragchunk.text.sections import heading_scopes
 from tests.conftest import FIXTURES
 
 SITE = FIXTURES / "docs-site"
-PAGES = sorted(SITE.rglob("*.md"))
-_HEADING_LINE = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t].*)?|[^\n]+\n[ ]{0,3}(?:=+|-+)[ \t]*")
-_TABLE_SYNTAX = re.compile(r"[\s|:-]*")
+PAGES = sorted([*SITE.rglob("*.md"), *SITE.rglob("*.rst")])
+_HEADING_LINE = re.compile(
+    r"[ ]{0,3}#{1,6}(?:[ \t].*)?|[^\n]+\n[ ]{0,3}(?:=+|-+)[ \t]*"
+    # a reStructuredText title: its text under an adornment line, with an optional overline
+    r"|(?:([-=~^\"'*+#:.])\1{3,}\n)?[^\n]+\n([-=~^\"'*+#:.])\2{3,}[ \t]*"
+)
+_TABLE_SYNTAX = re.compile(r"[\s|:+=-]*")
 
 
 def chunks_of(path: Path, **plan: object) -> tuple[Document, list[Chunk]]:
@@ -101,3 +105,23 @@ def test_min_size_merges_across_kinds() -> None:
         "value = 1\n```\n\nAfter the fence.",
     ]
     assert merged[-1].metadata == {"oversize_split": True}  # it holds a piece of a split fence
+
+
+def test_a_wide_table_keeps_whole_rows_beside_its_own_header_chunk() -> None:
+    # At 300 characters the first row (217) fits alone but not beside the header rows (247):
+    # rows stay whole (SPEC §4: tables split between rows), each repeating the header in its
+    # context; the header rows make a chunk of their own, which holds the column names.
+    doc, chunks = chunks_of(
+        SITE / "docs" / "reference" / "responses.md", strategy="markdown", size=300
+    )
+    table = next(s for s in doc.sections if s.kind == "table")
+    assert table.header is not None
+    header = doc.text[table.header[0] : table.header[1]]
+    rows = {doc.text[a:b] for a, b in table.parts}
+    pieces = [c for c in chunks if table.start <= c.start < table.end]
+    assert pieces[0].text == header
+    assert "Media type" in pieces[0].text
+    for piece in pieces[1:]:
+        assert set(piece.text.split("\n")) <= rows
+        assert piece.context is not None
+        assert piece.context.startswith(header)

@@ -120,7 +120,7 @@ def test_o200k_base_loads_offline_from_the_packaged_vocabulary(tmp_path, monkeyp
 def test_a_packaged_vocabulary_that_is_not_o200k_base_is_refused() -> None:
     import importlib.util
 
-    from ragchunk.measure.tiktoken import _ranks_if_genuine
+    from ragchunk.measure.encoding_files import _ranks_if_genuine
 
     spec = importlib.util.find_spec("quicktok")
     assert spec is not None

@@ -226,10 +226,36 @@ def test_unknown_language_is_an_input_error_naming_the_file() -> None:
     with pytest.raises(InputError) as caught:
         parse_text("x", "Makefile")
     assert str(caught.value) == (
-        "Makefile: cannot tell the programming language; pass --language (one of "
-        "c, cpp, csharp, go, java, javascript, kotlin, php, python, ruby, rust, swift, tsx, "
-        "typescript)"
+        "Makefile: cannot tell the programming language of the file (no known extension, no #! "
+        "line); pass --language (one of c, cpp, csharp, go, java, javascript, kotlin, php, "
+        "python, ruby, rust, swift, tsx, typescript)"
     )
+
+
+@pytest.mark.parametrize(
+    ("first_line", "language"),
+    [
+        ("#!/usr/bin/env python3", "python"),
+        ("#!/usr/bin/python3.12 -u", "python"),
+        ("#! /usr/local/bin/pypy3", "python"),
+        ("#!/usr/bin/env node", "javascript"),
+        ("#!/usr/bin/env -S deno run --allow-net", "typescript"),
+        ("#!/usr/bin/env LANG=C ruby -w", "ruby"),
+        ("<?php", "php"),
+        ("#!/usr/bin/env kotlin", "kotlin"),
+        ("#!/bin/sh", None),  # no grammar for shell
+        ("#![allow(dead_code)]", None),  # a Rust attribute, not an interpreter
+        ("import os", None),  # no declaration: never guessed from trial parses
+    ],
+)
+def test_the_first_line_may_declare_the_language(first_line: str, language: str | None) -> None:
+    assert languages.language_in(first_line + "\nrest\n") == language
+
+
+def test_a_file_without_extension_is_read_in_the_language_its_first_line_names() -> None:
+    doc = parse_text("#!/usr/bin/env ruby\ndef hello\n  1\nend\n", "bin/hello")
+    assert doc.metadata == {"language": "ruby"}
+    assert [s.metadata.get("symbol") for s in doc.sections if s.kind == "function"] == ["hello"]
 
 
 def test_a_header_is_c_unless_only_cpp_reads_it() -> None:

@@ -21,6 +21,7 @@ from tests.invariants import assert_invariants
     ("path", "expected"),
     [
         (FIXTURES / "markdown" / "station-guide.md", "markdown"),
+        (FIXTURES / "docs-site" / "docs" / "contributing.rst", "markdown"),
         (FIXTURES / "docx" / "report.docx", "hierarchical"),
         (FIXTURES / "pdf" / "report-outline.pdf", "hierarchical"),
         (FIXTURES / "pdf" / "report-plain.pdf", "hierarchical"),

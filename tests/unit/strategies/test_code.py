@@ -14,7 +14,10 @@ from ragchunk.parsers.code import parse
 from ragchunk.plan import make_plan
 from ragchunk.strategies.code import LINE_LEVELS, CodeOptions, is_minified
 from ragchunk.text.separators import DEFAULT_LEVELS, split_range
+from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
+
+FIXTURES_CODE = FIXTURES / "code"
 
 
 def chunks_of(
@@ -282,3 +285,102 @@ def test_a_tiny_size_still_keeps_every_invariant() -> None:
         assert "".join(c.text for c in chunks).replace(" ", "").replace("\n", "") == (
             CLASS.replace(" ", "").replace("\n", "")
         )
+
+
+# --- chunks too small to stand alone (at most an eighth of the size) ------------------------------
+
+KY = (
+    "import { retry } from './retry.js';\n"
+    "export class Ky {\n"
+    "    static create(input, options) {\n"
+    "        const ky = new Ky(input, options);\n"
+    "        const run = async () => {\n"
+    "            const response = await ky.fetch(input, options.timeout, options.headers);\n"
+    "            if (!response.ok && options.throwHttpErrors !== false) {\n"
+    "                throw new Error(`Request failed with status ${response.status}`);\n"
+    "            }\n"
+    "            return response;\n"
+    "        };\n"
+    "        return retry(run, options.retries);\n"
+    "    }\n"
+    "}\n"
+    "//# sourceMappingURL=Ky.js.map\n"
+)
+
+
+def test_a_class_opening_too_small_to_stand_alone_leads_its_first_member() -> None:
+    # Before: "export class Ky {" (4 tokens) and "//# sourceMappingURL=Ky.js.map" (6) alone.
+    chunks = chunks_of(KY, "Ky.js", 48, unit="tokens")
+    assert [c.text for c in chunks] == [
+        "import { retry } from './retry.js';",
+        "export class Ky {\n    static create(input, options) {\n"
+        "        const ky = new Ky(input, options);",
+        KY[KY.index("const run") : KY.index("            if")].rstrip("\n"),
+        KY[KY.index("if (!response") : KY.index("        return retry")].rstrip("\n"),
+        "return retry(run, options.retries);\n    }\n}\n//# sourceMappingURL=Ky.js.map",
+    ]
+    assert chunks[1].metadata["symbol"] == "Ky.create"
+    assert chunks[1].headings == ("Ky", "create")
+    assert chunks[1].metadata["oversize_split"] is True
+
+
+def test_tiny_chunks_merge_on_while_the_merged_chunk_is_still_tiny_and_fits() -> None:
+    body = "            const response = await ky.fetch(input, options.timeout);\n" * 12
+    text = KY.replace(
+        "            const response = await ky.fetch(input, options.timeout, options.headers);\n",
+        body,
+    )
+    chunks = chunks_of(text, "Ky.js", 200, unit="tokens")
+    # The import (9 tokens), the class opening (4) and the method's first statement (17) each
+    # stay under 25 tokens together: one chunk. The nested function's part fills the size,
+    # so neither that chunk nor the source map comment (6 tokens) fits beside it.
+    assert chunks[0].text == (
+        "import { retry } from './retry.js';\nexport class Ky {\n"
+        "    static create(input, options) {\n        const ky = new Ky(input, options);"
+    )
+    assert [c.tokens for c in chunks] == [31, 198, 6]
+    assert chunks[2].text == "//# sourceMappingURL=Ky.js.map"
+
+
+def test_a_tiny_chunk_never_crosses_into_a_definition_it_is_not_part_of() -> None:
+    # The comment above to_text was parted from it (together they exceed 128 tokens); it
+    # would fit the chunk before, but that chunk holds other methods: it stays alone.
+    path = FIXTURES_CODE / "invoice.rb"
+    doc = parse(path.read_bytes(), ParseRequest(source=str(path)))
+    chunks = assert_invariants(doc, make_plan("code", size=128, unit="tokens"))
+    [comment] = [c for c in chunks if c.text.startswith("# Renders the invoice")]
+    after = chunks[comment.index + 1]
+    assert after.text.startswith("def to_text")
+    assert comment.tokens is not None
+    assert chunks[comment.index - 1].tokens is not None
+    assert comment.tokens + chunks[comment.index - 1].tokens <= 128
+
+
+def test_a_tiny_whole_definition_keeps_its_symbol() -> None:
+    text = (
+        "def tiny():\n    pass\n\n\n"
+        "class Big:\n"
+        "    def a(self, values):\n"
+        "        total = sum(value * value for value in values if value > 0)\n"
+        "        return total / len(values) if values else 0.0\n\n"
+        "    def b(self):\n"
+        "        return self.a([1, 2, 3])\n"
+    )
+    # "def tiny" (5 tokens) fits beside "class Big:" and the first method, but would give that
+    # chunk its symbol: it stays alone.
+    chunks = chunks_of(text, "b.py", 48, unit="tokens")
+    assert [c.metadata["symbol"] for c in chunks] == ["tiny", "Big.a", "Big.b"]
+    assert chunks[1].text.startswith("class Big:")
+
+
+def test_an_opening_joins_its_own_definition_before_a_tiny_neighbour() -> None:
+    # At 64 tokens the tail of silentSensors (7 tokens) fits beside neither larger neighbour.
+    # Before: the tiny tail and the tiny "extension TemperatureLog {" made one chunk across two
+    # definitions; the opening now leads its own first member, the tail stays alone.
+    path = FIXTURES_CODE / "TemperatureLog.swift"
+    doc = parse(path.read_bytes(), ParseRequest(source=str(path)))
+    chunks = assert_invariants(doc, make_plan("code", size=64, unit="tokens"))
+    [opening] = [c for c in chunks if "extension TemperatureLog {" in c.text]
+    assert opening.text.startswith("extension TemperatureLog {\n    /// Loads readings")
+    assert opening.metadata["symbol"] == "TemperatureLog.load"
+    assert chunks[opening.index - 1].text == "return silent.sorted()\n    }\n}"
