@@ -25,7 +25,7 @@ from ragchunk.inputs import STDIN, WalkOptions, absolute, find_inputs
 from ragchunk.results import FileResult
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from ragchunk.config import Config, RunSettings
     from ragchunk.inputs import Input, Note, Skipped
@@ -257,18 +257,18 @@ def results(
 ) -> Iterator[Iterator[tuple[Job, Path | None, FileResult]]]:
     """Yield ``(job, output, result)`` per input, in input order, as the results come in.
 
-    With ``jsonl``, the chunks are rendered as JSONL where they are made (``result.rendered``):
-    only text crosses between processes. The workers are shut down when the block ends.
+    With ``jsonl``, the chunks are encoded as JSONL where they are made (``result.rendered``):
+    only bytes cross between processes. The workers are shut down when the block ends.
     ``progress`` shows Ray's own progress bars (the local engine's is the caller's to show).
 
     Raises:
         UsageError: the Ray cluster cannot be started or reached.
     """
-    from ragchunk.writers.jsonl import lines
+    from ragchunk.writers.jsonl import encode
 
     jobs = batch.jobs
     if jsonl:
-        jobs = tuple(dataclasses.replace(job, render=lines) for job in jobs)
+        jobs = tuple(dataclasses.replace(job, render=encode) for job in jobs)
     if batch.engine == "ray":
         from ragchunk.integrations import ray
 
@@ -331,11 +331,21 @@ def write_output(
     else:
         from ragchunk.writers import jsonl
 
-        pieces = (jsonl.lines(result.chunks),) if result.rendered is None else result.rendered
+        pieces = (jsonl.encode(result.chunks),) if result.rendered is None else result.rendered
         if target is not None:
             from ragchunk.writers.atomic import atomic_writer
 
             with atomic_writer(target) as handle:
-                handle.writelines(pieces)
+                _write_bytes(handle, pieces)
         elif stream is not None:
-            stream.writelines(pieces)
+            _write_bytes(stream, pieces)
+
+
+def _write_bytes(stream: IO[str], pieces: Iterable[bytes]) -> None:
+    """Write UTF-8 ``pieces`` to a text stream: to its byte buffer when it has one."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a text-only stream (io.StringIO)
+        stream.writelines(piece.decode("utf-8") for piece in pieces)
+        return
+    stream.flush()  # what the text layer holds goes first
+    buffer.writelines(pieces)

@@ -28,7 +28,7 @@ class FileResult:
 
     ``content_hash`` is the SHA-256 of the input's bytes once they were read; ``unchanged``
     says the input was skipped because that hash equals the one a manifest recorded. When the
-    job had a renderer, ``rendered`` holds its output, in pieces of at most
+    job had a renderer, ``rendered`` holds its output (UTF-8 JSONL bytes), in pieces of at most
     ``workers.RENDER_BLOCK`` chunks (never one large string beside its parts), and ``chunks``
     is empty; ``chunk_count`` counts the chunks either way. With ``--check``, ``violations``
     lists what the invariant checker found (SPEC §3), one sentence each; the chunks are kept
@@ -49,7 +49,7 @@ class FileResult:
     document: Document | None = None
     content_hash: str | None = None
     unchanged: bool = False
-    rendered: tuple[str, ...] | None = None
+    rendered: tuple[bytes, ...] | None = None
     chunk_count: int = 0
     violations: tuple[str, ...] = ()
     dropped: tuple[tuple[str, Dropped], ...] = ()

@@ -1,66 +1,64 @@
 """Running many inputs: in this process, or in a pool of worker processes (``--jobs``).
 
 ``run_jobs`` yields one ``FileResult`` per job, in job order, as soon as each is ready. The only
-concurrency in ragchunk lives here (STYLE §2.9). Each worker has a pipe of its own; at most a
-few results per worker wait in memory, a worker stuck past its deadline is killed and replaced,
-and a worker that grew large on one input retires after it.
+concurrency in ragchunk lives here (STYLE §2.9). Each worker has a pipe of its own; small
+inputs go to a worker a batch at a time and each result comes back as a tuple holding the
+encoded records (so a thousand small files are not a thousand round trips of pickled chunks);
+at most a few batches per worker wait in memory, a worker stuck past its deadline is killed and
+replaced, and a worker that grew large on one input retires after it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
+import math
 import os
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from collections import deque
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Final
 
-from ragchunk import backends
 from ragchunk.deadline import timeout_message
-from ragchunk.engine import process
 from ragchunk.errors import UsageError
-from ragchunk.inputs import find_inputs
-from ragchunk.measure import use_one_encoding_thread
+from ragchunk.inputs import STDIN, find_inputs
 from ragchunk.results import FileResult
+from ragchunk.worker import (
+    RECYCLE_MIB,
+    RENDER_BLOCK,
+    Job,
+    JobMessage,
+    serve,
+    stop_signals_blocked,
+    work,
+)
 
 if TYPE_CHECKING:
-    from multiprocessing.connection import Connection
-    from types import MappingProxyType
-
     from ragchunk.inputs import Input
-    from ragchunk.model import Chunk
     from ragchunk.plan import Plan
     from ragchunk.scopes import Plans
 
+__all__ = [
+    "BATCH_BYTES",
+    "BATCH_MOST",
+    "KILL_GRACE",
+    "RECYCLE_MIB",
+    "RENDER_BLOCK",
+    "Job",
+    "check_workers",
+    "default_jobs",
+    "expand",
+    "make_jobs",
+    "run",
+    "run_jobs",
+]
+
 _IN_FLIGHT_PER_WORKER: Final = 4
-"""Results a worker may have ready ahead of the reader: bounds memory, keeps workers busy."""
+"""Batches a worker may have ready ahead of the reader: bounds memory, keeps workers busy."""
+BATCH_MOST: Final = 16
+"""Most jobs given to a worker at once: small files cost one round trip per batch, not each."""
+BATCH_BYTES: Final = 256 * 1024
+"""A batch takes no more input bytes than this (a larger input goes alone)."""
 KILL_GRACE: Final = 2.0
 """Seconds past its deadline before a worker that has not answered is killed."""
-RENDER_BLOCK: Final = 1000
-"""Chunks rendered into one piece of ``FileResult.rendered``."""
-RECYCLE_MIB: Final = 150
-"""A worker that grew by this much since it started is replaced after its job (Linux)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Job:
-    """One input and the plan it is chunked with.
-
-    Attributes:
-        source: the path to read (``-`` for standard input).
-        doc_id: the document's id in the output.
-        plan: the validated plan for this input.
-        known_hash: skip the input (``FileResult.unchanged``) when its content hash is this.
-        render: turns the chunks into output text where they are made (in the worker
-            process), so that only text crosses between processes; a module-level function.
-    """
-
-    source: str
-    doc_id: str
-    plan: Plan
-    known_hash: str | None = None
-    render: Callable[[Sequence[Chunk]], str] | None = None
 
 
 def expand(paths: Sequence[str]) -> list[tuple[str, str]]:
@@ -99,12 +97,13 @@ def check_workers(workers: int) -> None:
 def run_jobs(jobs: Sequence[Job], *, workers: int = 1) -> Generator[FileResult, None, None]:
     """Yield one result per job, in job order, as soon as each is ready.
 
-    With ``workers`` > 1 and more than one job, jobs run in worker processes; at most a few
-    results per worker wait in memory, so memory does not grow with the number of files, and
-    the output is the same as with one worker. A worker that dies (killed, out of memory) fails
-    only the input it was working on. Closing the iterator early (``--fail-fast``, a closed
-    pipe, Ctrl-C) stops the workers at once. With ``debug`` plans everything runs in this
-    process, so that an unexpected exception arrives with its traceback.
+    With ``workers`` > 1 and more than one job, jobs run in worker processes (standard input
+    in this one: a worker's is /dev/null); at most a few batches per worker wait in memory, so
+    memory does not grow with the number of files, and the output is the same as with one
+    worker. A worker that dies (killed, out of memory) fails only the input it was working on.
+    Closing the iterator early (``--fail-fast``, a closed pipe, Ctrl-C) stops the workers at
+    once. With ``debug`` plans everything runs in this process, so that an unexpected
+    exception arrives with its traceback.
 
     Raises:
         UsageError: ``workers`` is below 1.
@@ -116,132 +115,200 @@ def run_jobs(jobs: Sequence[Job], *, workers: int = 1) -> Generator[FileResult, 
     return _run_pool(jobs, count)
 
 
-def work(job: Job, *, path: str | None = None, data: bytes | None = None) -> FileResult:
-    """Chunk one job in this process and render its chunks if the job says how.
-
-    ``path`` and ``data`` are ``process``'s: where to read the input, or its bytes.
-    """
-    result = process(
-        job.source, job.doc_id, job.plan, known_hash=job.known_hash, path=path, data=data
-    )
-    if job.render is None or not result.chunks:
-        return result
-    chunks, render = result.chunks, job.render
-    pieces = (render(chunks[k : k + RENDER_BLOCK]) for k in range(0, len(chunks), RENDER_BLOCK))
-    return dataclasses.replace(result, chunks=(), rendered=tuple(pieces))
-
-
 def _run_pool(jobs: Sequence[Job], workers: int) -> Generator[FileResult, None, None]:
-    """Feed jobs to worker processes, one at a time each, and yield results in job order."""
-    from multiprocessing.connection import wait
+    """Feed jobs to worker processes, a few small ones at a time, and yield results in order."""
+    import collections
+    import gc
 
+    # What exists now is shared with the workers, copy-on-write: frozen, the collector never
+    # touches it, in here or in them, so its pages are not copied into every worker.
+    gc.freeze()
     pool = [_Worker() for _ in range(workers)]
-    window = workers * _IN_FLIGHT_PER_WORKER
+    waiter = _Waiter()
+    window = workers * _IN_FLIGHT_PER_WORKER * BATCH_MOST
+    todo = collections.deque(range(len(jobs)))
     ready: dict[int, FileResult] = {}
-    submitted = yielded = 0
+    yielded = 0
     finished = False
     try:
         while yielded < len(jobs):
+            if todo and jobs[todo[0]].source == STDIN:  # a worker's standard input is not ours
+                index = todo.popleft()
+                ready[index] = work(jobs[index])
             for worker in pool:
-                if worker.index is None and submitted < len(jobs) and submitted < yielded + window:
-                    worker.give(submitted, jobs[submitted])
-                    submitted += 1
+                if worker.idle and todo and todo[0] < yielded + window:
+                    batch = _batch(jobs, todo, workers, yielded + window)
+                    if batch:
+                        worker.give(batch)
             if yielded in ready:
                 yield ready.pop(yielded)
                 yielded += 1
                 continue
-            busy = [worker for worker in pool if worker.index is not None]
-            answered = wait([worker.connection for worker in busy], _time_to_deadline(busy))
+            busy = [worker for worker in pool if not worker.idle]
+            if not busy:
+                raise RuntimeError("no result to wait for")  # a bug in _run_pool, not bad input
+            answered = waiter.wait(busy, _time_to_deadline(busy))
             for worker in busy:
-                if worker.connection in answered:
-                    index, result = worker.take()
-                    ready[index] = result
+                if worker in answered:
+                    done, undone = worker.take()
                 elif worker.is_overdue():
-                    index, result = worker.kill_overdue()
-                    ready[index] = result
+                    done, undone = worker.kill_overdue()
+                else:
+                    continue
+                ready.update(done)
+                if undone:  # a worker that died or retired leaves the rest of its batch
+                    todo = collections.deque(sorted([*undone, *todo]))
         finished = True
     finally:
         for worker in pool:
             worker.stop(gracefully=finished)
+        gc.unfreeze()
+
+
+def _batch(
+    jobs: Sequence[Job], todo: deque[int], workers: int, limit: int
+) -> list[tuple[int, Job]]:
+    """Take the next jobs for one worker from ``todo``: several small inputs, or one large.
+
+    Batches shrink as the work left does, so that the workers finish together; no job past
+    ``limit`` (the in-order window) is taken.
+    """
+    most = max(1, min(BATCH_MOST, len(todo) // (workers * _IN_FLIGHT_PER_WORKER)))
+    batch: list[tuple[int, Job]] = []
+    total = 0
+    while todo and len(batch) < most and todo[0] < limit:
+        job = jobs[todo[0]]
+        if job.source == STDIN:  # chunked by the parent, when its turn comes
+            break
+        try:
+            size = os.stat(job.source).st_size  # noqa: PTH116 - a Path per input costs more
+        except (OSError, ValueError):  # gone, or no file: alone, the worker will say
+            size = BATCH_BYTES
+        if batch and total + size > BATCH_BYTES:
+            break
+        batch.append((todo.popleft(), job))
+        total += size
+    return batch
 
 
 class _Worker:
-    """One worker process and the pipe to it; it chunks one job at a time.
+    """One worker process and the pipe to it; it chunks the jobs given, one after another.
 
     Each worker has a pipe of its own, read only by this process, so a worker that is killed
-    (by us on Ctrl-C, or by the system) can never leave a shared queue half-written.
+    (by us on Ctrl-C, or by the system) can never leave a shared queue half-written. A worker
+    is given a batch of jobs and answers it once; which job it is on, and since when, it
+    writes to memory shared with this process (``progress``): the deadline is that job's, and
+    that job alone fails if the worker dies or is killed (the others of the batch are given
+    again).
     """
 
     def __init__(self) -> None:
-        self.index: int | None = None
-        self.job: Job | None = None
-        self.deadline: float | None = None
+        self.given: list[tuple[int, Job]] = []
+        self.plans: dict[int, Plan] = {}
         self._start()
+
+    @property
+    def idle(self) -> bool:
+        """Whether the worker has no batch to answer."""
+        return not self.given
 
     def _start(self) -> None:
         import multiprocessing
 
         ours, theirs = multiprocessing.Pipe()
-        self.process = multiprocessing.Process(target=_serve, args=(theirs,), daemon=True)
-        with _stop_signals_blocked():  # until the worker has set its own handlers
+        self.progress = multiprocessing.RawArray("d", 2)  # jobs begun, when the last began
+        self.process = multiprocessing.Process(
+            target=serve, args=(theirs, self.progress), daemon=True
+        )
+        with stop_signals_blocked():  # until the worker has set its own handlers
             self.process.start()
         theirs.close()
         self.connection = ours
+        self.plans = {}  # the plans this process was sent, by id: a fresh process has none
 
-    def give(self, index: int, job: Job) -> None:
-        """Send a job; a worker found dead on the way is replaced first.
+    def give(self, batch: list[tuple[int, Job]]) -> None:
+        """Send a batch of jobs; a worker found dead on the way is replaced first.
 
-        With a timeout, the worker stops the job itself at the deadline (``time_limit``);
+        With a timeout, the worker stops a job itself at the deadline (``time_limit``);
         ``KILL_GRACE`` later the parent kills it, in case it is stuck where no signal reaches.
         """
         import time
 
-        self.index, self.job = index, job
-        timeout = job.plan.policy.timeout
-        self.deadline = None if timeout is None else time.monotonic() + timeout + KILL_GRACE
+        self.given = batch
         try:
-            self.connection.send(job)
+            self._send(batch, time.monotonic())
         except OSError:
             self._restart()
-            self.connection.send(job)
+            self._send(batch, time.monotonic())
 
-    def take(self) -> tuple[int, FileResult]:
-        """Return the index and result of the job given; a dead worker fails it and restarts."""
-        index, job = self._release()
+    def _send(self, batch: list[tuple[int, Job]], now: float) -> None:
+        self.progress[0], self.progress[1] = 0, now  # not begun: the deadline runs from now
+        self.connection.send([self._message(job) for _, job in batch])
+
+    def _message(self, job: Job) -> JobMessage:
+        """Return what is sent for ``job``: its plan only the first time this worker sees it.
+
+        Every input of a run usually shares one plan; pickling it once per worker instead of
+        once per input is most of the cost of sending a small file's job.
+        """
+        key = id(job.plan)
+        plan = None if key in self.plans else job.plan
+        self.plans[key] = job.plan  # held, so that the id stays this plan's
+        return job.source, job.doc_id, key, plan, job.known_hash, job.render
+
+    @property
+    def deadline(self) -> float | None:
+        """When the job the worker is on is overdue (its timeout and ``KILL_GRACE``), or None."""
+        if not self.given:
+            return None
+        _, job = self.given[max(0, int(self.progress[0]) - 1)]
+        timeout = job.plan.policy.timeout
+        return None if timeout is None else self.progress[1] + timeout + KILL_GRACE
+
+    def take(self) -> tuple[list[tuple[int, FileResult]], list[int]]:
+        """Return the results of the batch given, by index, and the jobs left to give again.
+
+        A dead worker fails the job it was on and is restarted; the jobs before it (their
+        results died with it) and after it are left, as are those after a retiring worker's.
+        """
+        batch, self.given = self.given, []
         try:
-            result, retiring = self.connection.recv()
+            answers, retiring = self.connection.recv()
         except (EOFError, OSError):
+            on = max(0, int(self.progress[0]) - 1)
+            index, job = batch[on]
             message = f"{job.source}: the worker process chunking it died ({self._death()})"
-            result = FileResult(job.source, job.doc_id, error=message)
             self._restart()
-            return index, result
-        if retiring:  # it grew large on this input: a fresh process for the next one
+            undone = [i for k, (i, _) in enumerate(batch) if k != on]
+            return [(index, FileResult(job.source, job.doc_id, error=message))], undone
+        done = [(i, FileResult(*fields)) for (i, _), fields in zip(batch, answers, strict=False)]
+        if retiring:  # it grew large: a fresh process for the rest
             self.process.join(timeout=5)
             self._restart()
-        return index, result
+        return done, [i for i, _ in batch[len(done) :]]
 
     def is_overdue(self) -> bool:
-        """Return whether the job given has run past its deadline and kill grace."""
+        """Return whether the job the worker is on has run past its deadline and kill grace."""
         import time
 
-        return self.deadline is not None and time.monotonic() >= self.deadline
+        deadline = self.deadline
+        return deadline is not None and time.monotonic() >= deadline
 
-    def kill_overdue(self) -> tuple[int, FileResult]:
-        """Kill the worker, fail its job as timed out, and start a fresh worker."""
-        index, job = self._release()
+    def kill_overdue(self) -> tuple[list[tuple[int, FileResult]], list[int]]:
+        """Kill the worker, fail the job it was on as timed out, and start a fresh worker.
+
+        Returns that job's index and result, and the jobs of the batch to give again.
+        """
+        batch, self.given = self.given, []
+        on = max(0, int(self.progress[0]) - 1)
+        index, job = batch[on]
         self.process.kill()  # SIGKILL: whatever the worker is stuck in, it cannot hold this off
         self.process.join()
         self.connection.close()
         self._start()
         error = timeout_message(job.source, job.plan.policy.timeout)
-        return index, FileResult(job.source, job.doc_id, error=error)
-
-    def _release(self) -> tuple[int, Job]:
-        index, job = self.index, self.job
-        self.index = self.job = self.deadline = None
-        if index is None or job is None:
-            raise RuntimeError("no job was given")  # a bug in _run_pool, not bad input
-        return index, job
+        undone = [i for k, (i, _) in enumerate(batch) if k != on]
+        return [(index, FileResult(job.source, job.doc_id, error=error))], undone
 
     def stop(self, *, gracefully: bool) -> None:
         """End the worker: asked to, once all is done; terminated, when cut short."""
@@ -269,92 +336,42 @@ class _Worker:
         return f"exit code {code}"
 
 
+class _Waiter:
+    """Waits for answers from busy workers: one ``poll`` object kept across the whole run.
+
+    ``multiprocessing.connection.wait`` builds a selector on every call, which over a thousand
+    small files was a tenth of the parent's time; where ``select.poll`` is missing (Windows)
+    it is used all the same.
+    """
+
+    def __init__(self) -> None:
+        import select
+
+        self._poll = select.poll() if hasattr(select, "poll") else None
+        self._registered: dict[int, _Worker] = {}
+
+    def wait(self, busy: Sequence[_Worker], timeout: float | None) -> list[_Worker]:
+        """Return the busy workers with an answer (or a closed pipe) to read, within timeout."""
+        if self._poll is None:
+            from multiprocessing.connection import wait
+
+            ready = wait([worker.connection for worker in busy], timeout)
+            return [worker for worker in busy if worker.connection in ready]
+        import select
+
+        wanted = {worker.connection.fileno(): worker for worker in busy}
+        for fd in self._registered.keys() - wanted.keys():
+            self._poll.unregister(fd)
+        for fd in wanted.keys() - self._registered.keys():
+            self._poll.register(fd, select.POLLIN)
+        self._registered = wanted
+        milliseconds = None if timeout is None else max(0, math.ceil(timeout * 1000))
+        return [wanted[fd] for fd, _ in self._poll.poll(milliseconds) if fd in wanted]
+
+
 def _time_to_deadline(busy: Sequence[_Worker]) -> float | None:
     """Return the seconds until the first busy worker is overdue, or None without deadlines."""
     import time
 
-    deadlines = [worker.deadline for worker in busy if worker.deadline is not None]
+    deadlines = [deadline for worker in busy if (deadline := worker.deadline) is not None]
     return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
-
-
-def _serve(connection: Connection) -> None:
-    """Run in a worker process: chunk each job received until told to stop (``None``).
-
-    Each answer is ``(result, retiring)``: a worker that grew by ``RECYCLE_MIB`` since it
-    started retires after its answer and the parent starts a fresh one, since memory freed
-    after a large input is seldom given back to the system and would sit beside the next.
-    """
-    _init_worker()
-    baseline = _resident_mib()
-    with contextlib.suppress(EOFError):  # the parent went away
-        while (job := connection.recv()) is not None:
-            models = backends.loaded_count()
-            result = work(job)
-            now = _resident_mib()
-            if backends.loaded_count() != models:  # a model loaded once is kept, not leaked
-                baseline = now
-            grown = now - baseline if now is not None and baseline is not None else 0.0
-            retiring = grown > RECYCLE_MIB
-            connection.send((result, retiring))
-            if retiring:
-                return
-
-
-def _resident_mib() -> float | None:
-    """Return this process's resident memory in MiB (Linux), else None."""
-    try:
-        fields = Path("/proc/self/statm").read_text(encoding="ascii").split()
-    except OSError:
-        return None
-    return int(fields[1]) * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
-
-
-_STOP_SIGNALS: Final = ("SIGINT", "SIGTERM")
-
-
-@contextlib.contextmanager
-def _stop_signals_blocked() -> Iterator[None]:
-    """Hold back SIGINT and SIGTERM: a worker must not get them before it set its handlers."""
-    import signal
-
-    if not hasattr(signal, "pthread_sigmask"):  # not POSIX: nothing to hold back
-        yield
-        return
-    stops = {getattr(signal, name) for name in _STOP_SIGNALS}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def _init_worker() -> None:
-    """Prepare a worker process: Ctrl-C is the parent's to handle, results must pickle."""
-    import copyreg
-    import signal
-    import types
-
-    # The terminal sends SIGINT to the whole process group; the parent stops the workers, with
-    # SIGTERM, whose default action is wanted even if the parent handled it otherwise. Both
-    # were blocked across the fork (see _Worker._start); pending ones arrive on unblocking.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if hasattr(signal, "pthread_sigmask"):
-        stops = {getattr(signal, name) for name in _STOP_SIGNALS}
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
-    copyreg.pickle(types.MappingProxyType, _reduce_mapping)
-    use_one_encoding_thread()  # the workers already use every core
-    backends.use_one_thread()
-
-
-def _reduce_mapping(mapping: MappingProxyType[str, Any]) -> tuple[Any, tuple[Any, ...]]:
-    # Chunk metadata is a read-only mapping proxy, which pickle cannot handle by itself.
-    return _restore_mapping, (dict(mapping),)
-
-
-def _restore_mapping(values: dict[str, Any]) -> Mapping[str, Any]:
-    from types import MappingProxyType
-
-    from ragchunk.model import EMPTY_METADATA
-
-    return MappingProxyType(values) if values else EMPTY_METADATA

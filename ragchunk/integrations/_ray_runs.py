@@ -204,10 +204,10 @@ class _ChunkJobs:
     """
 
     plans: tuple[Plan, ...]
-    render: Callable[[Sequence[Chunk]], str] | None = None
+    render: Callable[[Sequence[Chunk]], bytes] | None = None
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        from ragchunk.workers import Job, work
+        from ragchunk.worker import Job, work
 
         prepare_worker()
         results = []
@@ -256,7 +256,7 @@ def _encode(positions: list[int], results: list[FileResult]) -> pa.Table:
         "violations": pa.array([list(r.violations) for r in results], pa.list_(pa.string())),
         "rendered": pa.array(
             [None if r.rendered is None else list(r.rendered) for r in results],
-            pa.list_(pa.large_string()),
+            pa.list_(pa.large_binary()),
         ),
     }
     # One table for the records of all the files, cut into one list per file.

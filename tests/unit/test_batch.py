@@ -222,7 +222,7 @@ def test_parquet_outputs_mirror_the_tree_with_their_own_suffix(tmp_path: Path) -
     docs = make_tree(tmp_path / "docs", ["a.txt", "sub/b.txt"])
     out, manifest = tmp_path / "out", tmp_path / "m.json"
     plans = make_plans(Config(), Settings(size=60, overlap=0))
-    run = RunSettings(jobs=1, manifest=str(manifest))
+    run = RunSettings(jobs=1, manifest=str(manifest), root=str(docs))
     batch = prepare([str(docs)], plans, run, output=f"{out}/", output_format="parquet")
     assert batch.outputs == (out / "a.txt.parquet", out / "sub" / "b.txt.parquet")
     tally = run_all(batch)
@@ -236,9 +236,9 @@ def test_one_parquet_file_holds_every_input_and_appears_whole(tmp_path: Path) ->
     pq = pytest.importorskip("pyarrow.parquet")
     docs = make_tree(tmp_path / "docs", ["a.txt", "b.txt", "c.txt"])
     out = tmp_path / "all.parquet"
-    run_all(make_batch([str(docs)], output=str(out)), stop_after=2)
+    run_all(make_batch([str(docs)], output=str(out), root=docs), stop_after=2)
     assert not out.exists()  # cut short: nothing, not a partial file
-    tally = run_all(make_batch([str(docs)], output=str(out)))
+    tally = run_all(make_batch([str(docs)], output=str(out), root=docs))
     table = pq.read_table(out)
     assert table.num_rows == tally.chunks
     assert sorted(set(table.column("doc_id").to_pylist())) == ["a.txt", "b.txt", "c.txt"]

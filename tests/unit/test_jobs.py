@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import subprocess
+import sys
+from collections import deque
 from pathlib import Path
 
 import pytest
 
+from ragchunk import workers
 from ragchunk.engine import process
 from ragchunk.errors import UsageError
 from ragchunk.plan import Plan, Recipe, make_plan
@@ -97,3 +102,59 @@ def test_hashes_and_known_hash(tmp_path: Path) -> None:
     changed = process(str(path), "d", make_plan(size=60), known_hash="0" * 64)
     assert not changed.unchanged
     assert changed.chunks
+
+
+def test_small_inputs_go_in_batches_that_shrink_toward_the_end(tmp_path: Path) -> None:
+    jobs = jobs_for(write_inputs(tmp_path, 60), make_plan(size=60))
+    todo = deque(range(60))
+    sizes = []
+    while todo:
+        sizes.append(len(workers._batch(jobs, todo, 2, 10**9)))
+    assert sizes[0] == 7  # 60 left, 2 workers with 4 batches in flight each
+    assert sizes[-1] == 1
+    assert sum(sizes) == 60
+
+
+def test_a_large_input_goes_alone(tmp_path: Path) -> None:
+    paths = write_inputs(tmp_path, 60)
+    paths[1].write_text("word " * workers.BATCH_BYTES, encoding="utf-8")
+    jobs = jobs_for(paths, make_plan(size=60))
+    todo = deque(range(60))
+    assert [i for i, _ in workers._batch(jobs, todo, 2, 10**9)] == [0]
+    assert [i for i, _ in workers._batch(jobs, todo, 2, 10**9)] == [1]
+
+
+def test_a_worker_that_dies_inside_a_batch_fails_only_that_input(tmp_path: Path) -> None:
+    paths = write_inputs(tmp_path, 60)
+    paths[3].write_text("CRASH here\n", encoding="utf-8")  # in the middle of the first batch
+    plan = Plan(Recipe(strategy=CRASHING, options=RecursiveOptions(), limit=512))
+    results = list(run_jobs(jobs_for(paths, plan), workers=2))
+    assert [r.doc_id for r in results] == [p.name for p in paths]
+    errors = {k: r.error for k, r in enumerate(results) if r.error is not None}
+    assert errors == {3: f"{paths[3]}: the worker process chunking it died (exit code 3)"}
+    assert all(r.chunks for k, r in enumerate(results) if k != 3)
+
+
+def test_batched_pool_output_equals_in_process(tmp_path: Path) -> None:
+    jobs = jobs_for(write_inputs(tmp_path, 60), make_plan(size=60))
+    assert list(run_jobs(jobs, workers=2)) == list(run_jobs(jobs, workers=1))
+
+
+def test_standard_input_is_chunked_with_jobs_too(tmp_path: Path) -> None:
+    # A worker process's standard input is /dev/null: the parent chunks "-" itself.
+    first, second = map(str, write_inputs(tmp_path, 2))
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-m", "ragchunk", "split", first, "-", second, "--jobs", jobs],
+            input="Read from standard input.\n",
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout
+        for jobs in ("1", "2")
+    ]
+    assert outputs[0] == outputs[1]
+    records = [json.loads(line) for line in outputs[1].splitlines()]
+    assert [r["doc_id"] for r in records] == [first, "-", second]
+    assert records[1]["text"] == "Read from standard input.\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import mmap
 import os
 import signal
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ragchunk import workers
+from ragchunk import worker, workers
 from ragchunk.cli import app
 from ragchunk.config import Settings
 from ragchunk.deadline import time_limit
@@ -28,7 +29,7 @@ from ragchunk.scopes import plan_from_settings
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.recursive import RecursiveOptions, split
 from ragchunk.workers import KILL_GRACE, Job, run_jobs
-from ragchunk.writers.jsonl import lines
+from ragchunk.writers.jsonl import encode
 
 pytestmark = pytest.mark.timeout(10)
 runner = CliRunner()
@@ -183,13 +184,17 @@ def test_cli_flags_and_config_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     )
 
 
-LEAKED: list[bytes] = []
+LEAKED: list[mmap.mmap] = []
 
 
 def leak_on_marker(doc, options, ctx):  # type: ignore[no-untyped-def]
     """Split like recursive; record the worker's pid; on LEAK, keep 40 MB for good."""
     if "LEAK" in doc.text:
-        LEAKED.append(b"\x01" * (40 * 1024 * 1024))  # written: resident, unlike bytes(n)
+        # Fresh pages, each written: resident whatever free memory the process's heap holds
+        # (a long test session leaves plenty, which a plain allocation could reuse unseen).
+        block = mmap.mmap(-1, 40 * 1024 * 1024)
+        block[:: mmap.PAGESIZE] = b"\x01" * (len(block) // mmap.PAGESIZE)
+        LEAKED.append(block)
     spans = split(doc, options, ctx)
     return [Span(s.start, s.end, metadata={"pid": os.getpid()}) for s in spans]
 
@@ -201,7 +206,7 @@ LEAKY = Strategy(name="leaky", summary="test", options=RecursiveOptions, split=l
 def test_a_worker_that_grew_is_replaced_after_its_job(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(workers, "RECYCLE_MIB", 20)  # before the workers fork
+    monkeypatch.setattr(worker, "RECYCLE_MIB", 20)  # before the workers fork
     paths = inputs(tmp_path, "LEAK one\n", *(f"text {k}\n" for k in range(6)))
     plan = Plan(Recipe(strategy=LEAKY, options=RecursiveOptions(), limit=512))
     results = list(run_jobs([Job(str(p), p.name, plan) for p in paths], workers=2))
@@ -214,11 +219,11 @@ def test_a_worker_that_grew_is_replaced_after_its_job(
 def test_rendered_output_comes_in_pieces(tmp_path: Path) -> None:
     (path,) = inputs(tmp_path, "word " * 30_000)
     plan = make_plan(size=20, overlap=0)
-    (result,) = run_jobs([Job(str(path), path.name, plan, render=lines)])
+    (result,) = run_jobs([Job(str(path), path.name, plan, render=encode)])
     assert result.chunks == ()
     assert result.rendered is not None
     assert len(result.rendered) == -(-result.chunk_count // workers.RENDER_BLOCK)
-    assert "".join(result.rendered) == lines(process(str(path), path.name, plan).chunks)
+    assert b"".join(result.rendered) == encode(process(str(path), path.name, plan).chunks)
 
 
 def test_an_alarm_pending_from_an_outer_timer_is_not_a_timeout() -> None:
@@ -232,3 +237,31 @@ def test_a_handler_set_outside_python_is_left_alone(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(signal, "getsignal", lambda _signum: None)
     with time_limit(0.01):  # no timer: it could not give the foreign handler back
         time.sleep(0.05)
+
+
+def test_inside_a_batch_a_timeout_or_a_kill_fails_only_its_input(tmp_path: Path) -> None:
+    texts = [f"text {k}\n" for k in range(40)]
+    texts[2], texts[4] = "SLOW\n", "STUCK\n"  # both in the first batch (40 // 8 = 5 inputs)
+    paths = inputs(tmp_path, *texts)
+    plan = Plan(Recipe(strategy=SLOW, options=RecursiveOptions(), limit=512), Policy(timeout=0.5))
+    results = list(run_jobs([Job(str(p), p.name, plan) for p in paths], workers=2))
+    errors = {k: r.error for k, r in enumerate(results) if r.error is not None}
+    assert errors == {k: f"{paths[k]}: timed out after 0.5 s (--timeout)" for k in (2, 4)}
+    assert [r.chunks[0].text for r in results if r.error is None] == [
+        t for k, t in enumerate(texts) if k not in (2, 4)
+    ]
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="recycling needs Linux /proc")
+def test_a_worker_that_grew_inside_a_batch_leaves_the_rest_to_a_fresh_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(worker, "RECYCLE_MIB", 20)  # before the workers fork
+    texts = [f"text {k}\n" for k in range(40)]
+    texts[1] = "LEAK one\n"  # the second of the first batch
+    paths = inputs(tmp_path, *texts)
+    plan = Plan(Recipe(strategy=LEAKY, options=RecursiveOptions(), limit=512))
+    results = list(run_jobs([Job(str(p), p.name, plan) for p in paths], workers=2))
+    assert [r.error for r in results] == [None] * 40
+    pids = [r.chunks[0].metadata["pid"] for r in results]
+    assert pids[1] not in pids[2:]  # the leaky worker served no input after it

@@ -16,6 +16,7 @@ A line found on one page only is never removed. What is removed is returned per 
 from __future__ import annotations
 
 import math
+import operator
 import re
 import unicodedata
 from collections import Counter
@@ -81,9 +82,10 @@ def normalise(
         for line in page.lines:
             text = _clean_characters(line.text, ligatures=ligatures, counts=counts)
             text = " ".join(text.split())
-            if text:
-                lines.append(replace(line, text=text))
-        out.append(replace(page, lines=tuple(lines)))
+            if text:  # most lines are clean already: no copy then (dataclass replace is slow)
+                lines.append(line if text == line.text else replace(line, text=text))
+        same = len(lines) == len(page.lines) and all(map(operator.is_, lines, page.lines))
+        out.append(page if same else replace(page, lines=tuple(lines)))
     return out
 
 

@@ -96,7 +96,7 @@ def test_allow_empty_accepts_a_scan_with_no_chunks() -> None:
 def test_ocr_on_the_command_line() -> None:
     result = runner.invoke(app, ["split", str(SCAN), "--ocr", "auto", "--size", "2000"])
     assert result.exit_code == 0, result.stderr
-    assert '"ocr_confidence": ' in result.stdout.splitlines()[0]
+    assert '"ocr_confidence":' in result.stdout.splitlines()[0]
 
 
 def test_without_tesseract_ocr_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:

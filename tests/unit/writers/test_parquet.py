@@ -49,13 +49,6 @@ DOCUMENTED = {
 """The schema as the module docstring and the README document it."""
 
 
-@dataclasses.dataclass(slots=True)
-class EmbeddedChunk(Chunk):
-    """A record with an ``embedding`` (as strategies that embed will give one)."""
-
-    embedding: tuple[float, ...] | None = None
-
-
 def as_record(row: dict[str, Any]) -> dict[str, Any]:
     """Return a Parquet row as its JSONL record: null columns left out, metadata decoded."""
     record = {name: value for name, value in row.items() if value is not None}
@@ -194,11 +187,7 @@ def test_an_empty_run_writes_a_valid_file_with_the_schema(tmp_path: Path) -> Non
 
 
 def embedded(chunks: list[Chunk], vectors: list[tuple[float, ...] | None]) -> list[Chunk]:
-    fields = [f.name for f in dataclasses.fields(Chunk)]
-    return [
-        EmbeddedChunk(**{name: getattr(c, name) for name in fields}, embedding=v)
-        for c, v in zip(chunks, vectors, strict=True)
-    ]
+    return [dataclasses.replace(c, embedding=v) for c, v in zip(chunks, vectors, strict=True)]
 
 
 def test_embeddings_are_fixed_size_float32_lists(tmp_path: Path) -> None:
