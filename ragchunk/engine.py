@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -162,7 +163,6 @@ def _process(
     content_hash = None
     embedder: CachedEmbedder | None = None
     rewriter: Rewriter | None = None
-    llm: tuple[tuple[str, int], ...] = ()
     try:
         if recipe.needs_embedder:
             embedder = open_embedder(recipe.embedder, policy.cache)
@@ -186,8 +186,6 @@ def _process(
         doc = fmt.parse(data, request)
         del data  # the bytes of a large input need not live on beside its text and chunks
         done = _chunk_checked(doc, plan, diagnostics, embedder, rewriter)
-        if rewriter is not None:
-            llm = tuple(rewriter.snapshot().items())
     except BackendError as exc:  # the backend names itself; the input is named here
         return FileResult(source, doc_id, diagnostics=tuple(diagnostics), error=f"{source}: {exc}")
     except RagchunkError as exc:
@@ -216,17 +214,21 @@ def _process(
         dropped=tuple((doc.doc_id, span) for span in done.dropped),
         embedded=0 if embedder is None else embedder.embedded,
         cached=0 if embedder is None else embedder.cached,
-        llm=llm,
+        llm=tuple(done.llm.items()),
     )
 
 
 @dataclass(frozen=True, slots=True)
 class _Chunked:
-    """One document's chunks, the spans its template dropped, and the checker's findings."""
+    """One document's chunks, dropped spans, checker's findings and chat model's counts.
+
+    The counts leave out ``--check``'s second run, which the cache answers.
+    """
 
     chunks: list[Chunk]
     dropped: list[Dropped]
     violations: tuple[str, ...]
+    llm: Counter[str]
 
 
 def _chunk_checked(
@@ -240,10 +242,12 @@ def _chunk_checked(
         check_not_empty(doc)
     dropped: list[Dropped] = []
     models: dict[str, Any] = {"embedder": embedder, "rewriter": rewriter}
+    before = Counter(rewriter.snapshot() if rewriter else {})
     chunks = chunk_document(doc, plan.recipe, diagnostics, dropped, **models)
+    llm = Counter(rewriter.snapshot() if rewriter else {}) - before
     check = plan.policy.check and not plan.policy.dry_run  # a dry run's chunks are no output
     violations = check_chunks(doc, chunks, plan.recipe, dropped, **models) if check else ()
-    return _Chunked(chunks, dropped, violations)
+    return _Chunked(chunks, dropped, violations, llm)
 
 
 def _process_members(
@@ -266,6 +270,7 @@ def _process_members(
     dropped: list[tuple[str, Dropped]] = []
     violations: list[str] = []
     failed: list[str] = []
+    llm: Counter[str] = Counter()
     for member in members:
         name = request.source + member.name
         try:
@@ -282,6 +287,7 @@ def _process_members(
             failed.append(_internal_error(name, exc))
             continue
         chunks += done.chunks
+        llm += done.llm
         dropped += ((doc.doc_id, span) for span in done.dropped)
         violations += (f"{doc.doc_id}: {violation}" for violation in done.violations)
     return FileResult(
@@ -296,7 +302,7 @@ def _process_members(
         failed_parts=tuple(failed),
         embedded=0 if embedder is None else embedder.embedded,
         cached=0 if embedder is None else embedder.cached,
-        llm=() if rewriter is None else tuple(rewriter.snapshot().items()),
+        llm=tuple(llm.items()),
     )
 
 
