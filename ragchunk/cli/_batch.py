@@ -215,7 +215,7 @@ def _consume(run: _Run) -> None:
             batch, None if run.display.table or run.display.dry_run else sys.stdout
         ) as run.stream,
         progress_bar(
-            run.console,
+            lambda: run.console,
             len(batch.jobs),
             quiet=run.display.quiet,
             embeds=_embeds(batch),

@@ -31,12 +31,14 @@ def shows_progress(*, quiet: bool, total: int, embeds: bool = False) -> bool:
 
 @contextlib.contextmanager
 def progress_bar(
-    console: Console, total: int, *, quiet: bool, embeds: bool, shown: bool = True
+    console: Callable[[], Console], total: int, *, quiet: bool, embeds: bool, shown: bool = True
 ) -> Iterator[Callable[[FileResult], None]]:
     """Yield ``advance(result)``, which counts one finished input.
 
     A bar is shown on stderr for multi-file runs and runs that embed, only when stderr is a
     terminal; with embeddings it counts the texts embedded per second and the cache's hits.
+    ``console`` gives the console to draw on, made only when a bar is shown (rich is slow to
+    import).
     """
     if not shown or not shows_progress(quiet=quiet, total=total, embeds=embeds):
         yield _ignore
@@ -62,7 +64,7 @@ def progress_bar(
         TimeElapsedColumn(),
         TextColumn("· eta"),
         TimeRemainingColumn(),
-        console=console,
+        console=console(),
         transient=True,
         # No refresh thread (worker processes may be forked while it would run), and hands off
         # sys.stdout: it carries the JSONL.

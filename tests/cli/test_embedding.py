@@ -77,9 +77,9 @@ def test_embed_adds_a_compact_unit_vector_to_every_record(
         assert sum(v * v for v in vector) == pytest.approx(1.0, abs=1e-6)
         assert record["metadata"]["embedding_model"] == "m"
         assert record["metadata"]["embedding_dimensions"] == 8
-        raw = re.search(r'"embedding": \[([^\]]*)\]', line)
+        raw = re.search(r'"embedding":\[([^\]]*)\]', line)  # JSONL is compact (README)
         assert raw is not None
-        for number in raw.group(1).split(", "):
+        for number in raw.group(1).split(","):
             digits = re.sub(r"e.*|[-.]", "", number).lstrip("0")
             assert len(digits) <= 9, number  # float32 precision, no needless digits
         # each number is the shortest decimal of a float32: read as float32 and written again,
