@@ -20,13 +20,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from ragchunk import strategies
+from ragchunk.chunks import compact_vector
 from ragchunk.cli import app
 from ragchunk.engine import process
 from ragchunk.integrations.ray import ChunkFile, ChunkFiles, chunk_files
 from ragchunk.plan import make_plan
 from tests.conftest import FIXTURES, ROOT
 from tests.data.make_bad import CORPUS
+from tests.meaning import LOCAL
 from tests.pending import EXCLUDE_PENDING
 from tests.support.ray_cluster import RayCluster
 
@@ -41,13 +42,20 @@ def jsonl_records(path: Path) -> list[dict[str, Any]]:
 
 
 def parquet_records(path: Path) -> list[dict[str, Any]]:
-    """Return a Parquet file's rows as JSONL records: null columns left out, metadata decoded."""
+    """Return a Parquet file's rows as JSONL records: null columns left out, metadata decoded.
+
+    Embeddings are float32 in Parquet; JSONL writes each as its shortest decimal.
+    """
     import pyarrow.parquet as pq
 
-    return [
-        {k: v for k, v in row.items() if v is not None} | {"metadata": json.loads(row["metadata"])}
-        for row in pq.read_table(path).to_pylist()
-    ]
+    records = []
+    for row in pq.read_table(path).to_pylist():
+        record = {k: v for k, v in row.items() if v is not None}
+        record["metadata"] = json.loads(row["metadata"])
+        if "embedding" in record:
+            record["embedding"] = list(compact_vector(record["embedding"]))
+        records.append(record)
+    return records
 
 
 def by_document(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -64,7 +72,7 @@ def split(*args: str) -> Any:
 @pytest.mark.usefixtures("ray_driver")
 def test_split_on_ray_gives_the_records_of_a_local_run_for_every_strategy(tmp_path: Path) -> None:
     # One test for all strategies: one connection, so Ray's workers stay warm between runs.
-    for strategy in strategies.names():
+    for strategy in LOCAL:  # every strategy that needs no endpoint
         outputs = {
             (engine, kind): tmp_path / strategy / f"{engine}.{kind}"
             for engine in ("local", "ray")
