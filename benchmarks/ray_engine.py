@@ -209,25 +209,25 @@ def whole_cli(files: Path, tmp: Path, *, jobs: int, repeat: int) -> dict[str, An
 def _jobs(files: Path, *, render: bool) -> list[Any]:
     from ragchunk.config import Settings
     from ragchunk.inputs import find_inputs
-    from ragchunk.plan import plan_from_settings
+    from ragchunk.scopes import plan_from_settings
     from ragchunk.workers import Job
-    from ragchunk.writers.jsonl import lines
+    from ragchunk.writers.jsonl import encode
 
     plan = plan_from_settings(Settings())  # the command line's defaults
     found = find_inputs([str(files)]).inputs
-    return [Job(i.source, i.doc_id, plan, render=lines if render else None) for i in found]
+    return [Job(i.source, i.doc_id, plan, render=encode if render else None) for i in found]
 
 
 def serialisation(files: Path) -> dict[str, Any]:
     """Part 2: results → outcome rows (in the task) → results (in the driver), per file."""
-    from ragchunk import workers
+    from ragchunk import worker
     from ragchunk.integrations import _ray_runs as integration
 
     out: dict[str, Any] = {}
     for kind, render in (("jsonl", True), ("parquet", False)):
         jobs = _jobs(files, render=render)
         began = time.perf_counter()
-        results = [workers.work(job) for job in jobs]
+        results = [worker.work(job) for job in jobs]
         chunking = time.perf_counter() - began
         per = integration.FILES_PER_TASK
         list(integration._decode(integration._encode([0], results[:1]), jobs))  # imports, once

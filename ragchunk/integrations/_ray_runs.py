@@ -4,7 +4,7 @@
 ``ragchunk.workers.run_jobs`` gives, warnings and failures included. The jobs travel as Arrow
 tables of a few files each (``FILES_PER_TASK``), the plans once with the task function; a task
 reads its files by absolute path (or takes standard input's bytes from the driver), chunks them
-with ``workers.work`` and returns one outcome row per file: its JSONL pieces, or its records in
+with ``worker.work`` and returns one outcome row per file: its JSONL pieces, or its records in
 the Parquet schema, and the rest of its ``FileResult``. Ray Data keeps their order and bounds
 the memory with its streaming executor; nothing is materialised in the driver. A task that
 fails for good (its worker killed) has its files run again one per task, so only the file

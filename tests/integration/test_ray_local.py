@@ -25,7 +25,7 @@ from ragchunk.integrations.ray import TASK_RETRIES, run_jobs
 from ragchunk.plan import make_plan
 from ragchunk.scopes import make_plans
 from ragchunk.workers import Job
-from ragchunk.writers.jsonl import lines
+from ragchunk.writers.jsonl import encode, lines
 from tests.conftest import FIXTURES, ROOT
 from tests.integration import ray_killer
 from tests.support.ray_cluster import local_ray
@@ -51,7 +51,7 @@ def test_run_jobs_gives_the_local_results_with_several_plans(tmp_path: Path) -> 
     plans = make_plans(config_with_rules(tmp_path), Settings(hashes=True))
     batch = prepare(inputs, plans, RunSettings(jobs=1), output=None)
     assert len({id(job.plan) for job in batch.jobs}) == 3
-    rendered = [dataclasses.replace(job, render=lines) for job in batch.jobs]
+    rendered = [dataclasses.replace(job, render=encode) for job in batch.jobs]
     local = list(workers.run_jobs(batch.jobs))
     with local_ray(num_cpus=2) as ray:
         on_ray = list(run_jobs(batch.jobs))  # chunks come back as Arrow records
@@ -59,7 +59,7 @@ def test_run_jobs_gives_the_local_results_with_several_plans(tmp_path: Path) -> 
         assert ray.is_initialized()  # a session of the caller's is left running
     assert [r.source for r in on_ray] == [job.source for job in batch.jobs]
     assert [lines(r.chunks) for r in on_ray] == [lines(r.chunks) for r in local]
-    assert ["".join(r.rendered or ()) for r in as_jsonl] == [lines(r.chunks) for r in local]
+    assert [b"".join(r.rendered or ()) for r in as_jsonl] == [encode(r.chunks) for r in local]
     for ours, theirs in zip(on_ray, local, strict=True):
         assert (ours.error, ours.diagnostics, ours.content_hash, ours.chunk_count) == (
             theirs.error,
