@@ -12,7 +12,6 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmarks.extraction_metrics import word_scores
-from ragchunk import strategies
 from ragchunk.cli import app
 from ragchunk.errors import OptionError
 from ragchunk.model import Document
@@ -22,6 +21,7 @@ from ragchunk.parsers.pdf.ocr import check_ocr
 from ragchunk.plan import make_plan
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
+from tests.meaning import every_strategy
 
 pytestmark = pytest.mark.timeout(120)
 SCAN = FIXTURES / "pdf" / "inspection-letter-scan.pdf"
@@ -71,7 +71,7 @@ def test_all_recognises_every_page() -> None:
 
 
 @pytest.mark.parametrize("unit", ["chars", "tokens"])
-@pytest.mark.parametrize("name", strategies.names())
+@pytest.mark.parametrize("name", every_strategy())
 def test_every_strategy_keeps_the_invariants_on_the_recognised_scan(name: str, unit: str) -> None:
     size, overlap = (300, 30) if unit == "chars" else (64, 8)
     plan = make_plan(name, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]

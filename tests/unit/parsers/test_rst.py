@@ -6,7 +6,6 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from ragchunk import strategies
 from ragchunk.model import Section
 from ragchunk.parsers import detect, get
 from ragchunk.parsers._spec import ParseRequest
@@ -14,6 +13,7 @@ from ragchunk.parsers.rst import find_sections, parse, plain_title
 from ragchunk.plan import make_plan
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
+from tests.meaning import every_strategy
 
 CONTRIBUTING = FIXTURES / "docs-site" / "docs" / "contributing.rst"
 
@@ -205,7 +205,7 @@ def test_rst_files_are_detected_and_parsed_by_the_rst_format() -> None:
     assert_well_formed(doc.text, list(doc.sections))
 
 
-@pytest.mark.parametrize("name", strategies.names())
+@pytest.mark.parametrize("name", every_strategy())
 @pytest.mark.parametrize(
     "budget", [(64, 8, "chars"), (300, 30, "chars"), (48, 4, "tokens")], ids=str
 )
