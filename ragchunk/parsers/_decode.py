@@ -18,6 +18,7 @@ _BOMS: Final = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _SNIFF: Final = 8192
+_WHITESPACE: Final = "\t\n\v\f\r"
 
 
 def decode(data: bytes, request: ParseRequest) -> str:
@@ -69,7 +70,13 @@ def _sniff_utf16(head: bytes) -> str | None:
     even_zeros = head[0 : pairs * 2 : 2].count(0)
     odd_zeros = head[1 : pairs * 2 : 2].count(0)
     if odd_zeros > 0.4 * pairs and even_zeros < 0.05 * pairs:
-        return "utf-16-le"
-    if even_zeros > 0.4 * pairs and odd_zeros < 0.05 * pairs:
-        return "utf-16-be"
-    return None
+        encoding = "utf-16-le"
+    elif even_zeros > 0.4 * pairs and odd_zeros < 0.05 * pairs:
+        encoding = "utf-16-be"
+    else:
+        return None
+    # Text has no control characters but whitespace; binary data (``00 01 62 69 ...``) does.
+    head_text = head[: pairs * 2].decode(encoding, errors="replace")
+    if any(char < " " and char not in _WHITESPACE for char in head_text):
+        return None
+    return encoding
