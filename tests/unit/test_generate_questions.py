@@ -46,7 +46,7 @@ def client(server: ScriptedServer, cache: Path | None = None) -> ChatClient:
     return ChatClient(spec, None if cache is None else str(cache))
 
 
-def answer(*questions: dict[str, Any]) -> Reply:
+def answer(*questions: Any) -> Reply:
     return Reply.json(chat_body(json.dumps({"questions": list(questions)})))
 
 
