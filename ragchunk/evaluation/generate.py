@@ -15,12 +15,14 @@ window is one chat request asking for its share of questions, each with its evid
   space). The span found is kept, never the model's words: every excerpt stored is
   ``text[start:end]``.
 
-A question is dropped, and counted, when its evidence is not found (``not_found``), when it is
+A question is dropped, and counted, when it has fewer than ``MIN_QUESTION_WORDS`` words, no
+evidence or more than ``MAX_EVIDENCE`` pieces (``invalid``), when its evidence is not found
+(``not_found``), when it shares no content word with its evidence (``unrelated``: a question
+copied from the prompt's form or about something else; ``vetting.is_related``), when it is
 near-identical to a question already kept (``duplicate``: the Jaccard similarity of the two
-questions' lower-cased word sets is at least ``DUPLICATE_THRESHOLD``, compared across all
-documents in input order), when it has no question text of ``MIN_QUESTION_WORDS`` words or no
-evidence or more than ``MAX_EVIDENCE`` pieces (``invalid``), or when its window already gave
-what was asked of it (``surplus``). A reply that is not JSON of the shape asked for is
+questions' lower-cased word sets is at least ``vetting.DUPLICATE_THRESHOLD``, 0.8, compared
+across all documents in input order), or when its window already gave what was asked of it
+(``surplus``). A reply that is not JSON of the shape asked for is
 ``malformed`` and a failed call ``failed``; both are reported as a ``Diagnostic`` naming the
 document and window, and the other documents go on. Ids are ``q-001``, ``q-002``, ... in
 document, window and answer order: the same documents and answers give the same file.
@@ -36,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ragchunk.backends.chat import ChatRequest
 from ragchunk.errors import OptionError
-from ragchunk.evaluation import prompts
+from ragchunk.evaluation import prompts, vetting
 from ragchunk.evaluation.windows import Window, allot, cut_windows
 from ragchunk.results import Diagnostic
 
@@ -55,8 +57,6 @@ MIN_WINDOW: Final = 200
 MAX_EVIDENCE: Final = 5
 """Evidence pieces a question may have (the Chroma report's limit)."""
 MIN_QUESTION_WORDS: Final = 3
-DUPLICATE_THRESHOLD: Final = 0.8
-"""Word-set Jaccard similarity at or above which a question repeats one already kept."""
 COUNT_NAMES: Final = (
     "documents",
     "windows",
@@ -65,6 +65,7 @@ COUNT_NAMES: Final = (
     "proposed",
     "kept",
     "not_found",
+    "unrelated",
     "duplicate",
     "invalid",
     "surplus",
@@ -74,10 +75,9 @@ COUNT_NAMES: Final = (
 )
 """The counts of ``GeneratedQuestions.counts``, in order. ``requests`` is one per window asked,
 ``asked`` the questions asked for, ``proposed`` the question items of well-formed answers
-(``kept + not_found + duplicate + invalid + surplus``), ``malformed`` and ``failed`` count
-replies, ``cached`` the replies that came from the answer cache."""
+(``kept + not_found + unrelated + duplicate + invalid + surplus``), ``malformed`` and
+``failed`` count replies, ``cached`` the replies that came from the answer cache."""
 
-_WORD: Final = re.compile(r"[^\W_]+", re.UNICODE)
 _FENCE: Final = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
@@ -238,33 +238,6 @@ def write_questions(path: Path, questions: GeneratedQuestions) -> None:
             handle.write(json.dumps(question.to_record(generated), ensure_ascii=False) + "\n")
 
 
-def locate(text: str, excerpt: str, window: tuple[int, int]) -> tuple[int, int] | None:
-    """Return the span of ``excerpt`` in ``text`` (see the module docstring), or None."""
-    needle = excerpt.strip()
-    if not needle:
-        return None
-    ranges = (window, (0, len(text)))
-    for lo, hi in ranges:
-        at = text.find(needle, lo, hi)
-        if at >= 0:
-            return at, at + len(needle)
-    loose = re.compile(r"\s+".join(re.escape(word) for word in needle.split()))
-    for lo, hi in ranges:
-        found = loose.search(text, lo, hi)
-        if found is not None:
-            return found.span()
-    return None
-
-
-def is_duplicate(words: frozenset[str], seen: Sequence[frozenset[str]]) -> bool:
-    """Whether ``words`` is near-identical to a word set in ``seen`` (``DUPLICATE_THRESHOLD``)."""
-    for other in seen:
-        union = len(words | other)
-        if union and len(words & other) / union >= DUPLICATE_THRESHOLD:
-            return True
-    return False
-
-
 def _check(per_document: int, window: int, evidence: str) -> None:
     if per_document < 1:
         raise OptionError("--generate", f"must be at least 1 (got {per_document})")
@@ -283,24 +256,27 @@ def _version(evidence: str) -> str:
 
 
 def _request(text: str, window: Window, wanted: int, evidence: str) -> ChatRequest:
-    head = f"Questions to write: {wanted}\n\n"
+    """Return the request for ``wanted`` questions on ``window``: the data, then the task."""
+    many = "question" if wanted == 1 else "questions"
     if evidence == "sentences":
         lines = [
             f"[{number}] {' '.join(text[s:e].split())}"
             for number, (s, e) in enumerate(window.sentences, start=1)
         ]
-        user = head + "Sentences:\n" + "\n".join(lines)
+        user = "Sentences:\n" + "\n".join(lines)
+        task = f"Write {wanted} {many} that these sentences answer, with the sentence numbers."
         return ChatRequest(
             prompts.SENTENCES_PROMPT,
-            user,
+            f"{user}\n\n{task}",
             prompts.SENTENCES_SCHEMA,
             prompts.SENTENCES_PROMPT_VERSION,
             name="questions",
         )
-    user = head + f"Text:\n<<<\n{text[window.start : window.end]}\n>>>"
+    user = f"Text:\n<<<\n{text[window.start : window.end]}\n>>>"
+    task = f"Write {wanted} {many} that this text answers, with the passages copied from it."
     return ChatRequest(
         prompts.EXCERPTS_PROMPT,
-        user,
+        f"{user}\n\n{task}",
         prompts.EXCERPTS_SCHEMA,
         prompts.EXCERPTS_PROMPT_VERSION,
         name="questions",
@@ -333,58 +309,23 @@ def _judge(
     if not isinstance(item, dict) or not isinstance(item.get("question"), str):
         return "invalid"
     question = " ".join(item["question"].split())
-    words = [word.lower() for word in _WORD.findall(question)]
+    words = vetting.words_of(question)
     pieces = item.get(evidence)
     if len(words) < MIN_QUESTION_WORDS or not isinstance(pieces, list):
         return "invalid"
     if not 1 <= len(pieces) <= MAX_EVIDENCE:
         return "invalid"
     if evidence == "sentences":
-        spans = _sentence_spans(pieces, window)
+        spans = vetting.sentence_spans(pieces, window)
     else:
-        spans = _excerpt_spans(pieces, text, window)
+        spans = vetting.excerpt_spans(pieces, text, window)
     if spans is None:
         return "invalid"
     if not spans:
         return "not_found"
+    if not vetting.is_related(question, [text[s:e] for s, e in spans]):
+        return "unrelated"
     word_set = frozenset(words)
-    if is_duplicate(word_set, seen):
+    if vetting.is_duplicate(word_set, seen):
         return "duplicate"
     return question, tuple(EvidenceSpan(s, e, text[s:e]) for s, e in spans), word_set
-
-
-def _sentence_spans(numbers: list[Any], window: Window) -> list[tuple[int, int]] | None:
-    """Return the spans of the numbered sentences (runs merged), [] if one is not in the window."""
-    if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
-        return None
-    if not all(1 <= n <= len(window.sentences) for n in numbers):
-        return []
-    spans: list[tuple[int, int]] = []
-    previous = -2
-    for number in sorted(set(numbers)):
-        start, end = window.sentences[number - 1]
-        if number == previous + 1:
-            spans[-1] = (spans[-1][0], end)
-        else:
-            spans.append((start, end))
-        previous = number
-    return spans
-
-
-def _excerpt_spans(excerpts: list[Any], text: str, window: Window) -> list[tuple[int, int]] | None:
-    """Return the located excerpts' spans in order, overlaps merged; [] if one is not found."""
-    if not all(isinstance(e, str) and e.strip() for e in excerpts):
-        return None
-    found: list[tuple[int, int]] = []
-    for excerpt in excerpts:
-        span = locate(text, excerpt, (window.start, window.end))
-        if span is None:
-            return []
-        found.append(span)
-    spans: list[tuple[int, int]] = []
-    for start, end in sorted(found):
-        if spans and start <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
-        else:
-            spans.append((start, end))
-    return spans

@@ -15,11 +15,10 @@ from ragchunk.evaluation.generate import (
     COUNT_NAMES,
     GeneratedQuestions,
     generate_questions,
-    is_duplicate,
-    locate,
     write_questions,
 )
 from ragchunk.evaluation.prompts import EXCERPTS_PROMPT_VERSION, SENTENCES_PROMPT_VERSION
+from ragchunk.evaluation.vetting import is_duplicate, is_related, locate
 from ragchunk.evaluation.windows import allot, cut_windows
 from tests.servers import LOCALHOST
 from tests.support.scripted import CHAT, RecordedRequest, Reply, ScriptedServer, chat_body
@@ -31,7 +30,10 @@ PUMP = (
     "The station reopened on 3 May.  Its new pump moves 40 litres a second."
 )
 # sentences: [0:41] [42:83] [84:114] [116:154]
-FERRY = "The ferry to Osk leaves at dawn. It carries twelve cars. Tickets cost nine euros."
+FERRY = (
+    "The ferry to Osk leaves at dawn. It carries twelve cars. Tickets cost nine euros. "
+    "The station reopened in May."
+)
 
 
 @pytest.fixture(autouse=True)
@@ -71,8 +73,8 @@ def assert_exact(result: GeneratedQuestions, texts: dict[str, str]) -> None:
             assert piece.excerpt == text[piece.start : piece.end]
     counts = result.counts
     assert list(counts) == list(COUNT_NAMES)
-    dropped = counts["not_found"] + counts["duplicate"] + counts["invalid"] + counts["surplus"]
-    assert counts["proposed"] == counts["kept"] + dropped
+    dropped = ("not_found", "unrelated", "duplicate", "invalid", "surplus")
+    assert counts["proposed"] == counts["kept"] + sum(counts[name] for name in dropped)
 
 
 def test_sentence_numbers_become_exact_spans_and_runs_merge(
@@ -101,11 +103,12 @@ def test_sentence_numbers_become_exact_spans_and_runs_merge(
     assert result.prompt_version == SENTENCES_PROMPT_VERSION
     (call,) = scripted_server.calls(CHAT)
     assert user_of(call) == (
-        "Questions to write: 2\n\nSentences:\n"
+        "Sentences:\n"
         "[1] The pump at Wend station failed in March.\n"
         "[2] Engineers replaced its bearings in April.\n"
         "[3] The station reopened on 3 May.\n"
-        "[4] Its new pump moves 40 litres a second."
+        "[4] Its new pump moves 40 litres a second.\n\n"
+        "Write 2 questions that these sentences answer, with the sentence numbers."
     )
     assert call.json()["response_format"]["json_schema"]["schema"]["required"] == ["questions"]
 
@@ -118,22 +121,34 @@ def test_an_invented_excerpt_is_dropped_and_found_ones_are_exact(
         answer(
             {"question": "Which pump failed in March?", "excerpts": ["  failed in March. "]},
             # copied with the line break as a space: found, and stored as the document has it
-            {"question": "What happened to the bearings?", "excerpts": ["in April. The station"]},
+            {"question": "What happened at the station in April?", "excerpts": ["April. The"]},
+            {"question": "Who founded the company?", "excerpts": ["The station reopened"]},
             {"question": "How fast does the old pump run?", "excerpts": ["It moves 90 litres."]},
             {"question": "What does the ticket cost there?", "excerpts": ["nine euros"]},
         ),
     )
     result = generate_questions(
-        [("pump.txt", PUMP)], client(scripted_server), 4, evidence="excerpts"
+        [("pump.txt", PUMP)], client(scripted_server), 5, evidence="excerpts"
     )
     spans = [[(e.start, e.end, e.excerpt) for e in q.evidence] for q in result.questions]
-    assert spans == [[(25, 41, "failed in March.")], [(74, 95, "in April.\nThe station")]]
+    assert spans == [[(25, 41, "failed in March.")], [(77, 87, "April.\nThe")]]
     assert result.counts["not_found"] == 2  # invented, and text of another document
+    assert result.counts["unrelated"] == 1  # no word of the question in its evidence
     assert result.counts["kept"] == 2
     assert result.prompt_version == EXCERPTS_PROMPT_VERSION
     assert_exact(result, {"pump.txt": PUMP})
     (call,) = scripted_server.calls(CHAT)
-    assert user_of(call) == f"Questions to write: 4\n\nText:\n<<<\n{PUMP}\n>>>"
+    task = "Write 5 questions that this text answers, with the passages copied from it."
+    assert user_of(call) == f"Text:\n<<<\n{PUMP}\n>>>\n\n{task}"
+
+
+def test_a_question_must_share_a_content_word_with_its_evidence() -> None:
+    evidence = ["The station reopened on 3 May."]
+    assert is_related("When did the station reopen?", evidence)  # reopen ~ reopened
+    assert not is_related("Which pump failed in March?", evidence)
+    assert not is_related("What is on the ...?", evidence)  # function words never count
+    assert is_related("What happened on 3 May?", evidence)
+    assert not is_related("What did they do then?", evidence)
 
 
 def test_locate_prefers_the_window_and_never_returns_other_text() -> None:
@@ -159,7 +174,7 @@ def test_near_identical_questions_are_dropped_across_documents(
                     {"question": "When did the station reopen?", "sentences": [3]},
                 ),
                 "ferry": answer(
-                    {"question": "When did the station reopen then?", "sentences": [1]},
+                    {"question": "When did the station reopen then?", "sentences": [4]},
                     {"question": "When does the ferry to Osk leave?", "sentences": [1]},
                 ),
             }
