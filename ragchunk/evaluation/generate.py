@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from ragchunk.backends.chat import ChatClient, ChatReply
     from ragchunk.model import JSONValue
 
-Evidence = Literal["sentences", "excerpts"]
+EvidenceMode = Literal["sentences", "excerpts"]
 EVIDENCE_MODES: Final = ("sentences", "excerpts")
 DEFAULT_WINDOW: Final = 3000
 """Characters per window: about 750 tokens of English, room for the prompt in a 2k context."""
@@ -144,7 +144,7 @@ def generate_questions(
     per_document: int,
     *,
     window: int = DEFAULT_WINDOW,
-    evidence: Evidence = "sentences",
+    evidence: EvidenceMode = "sentences",
     seed: int = 0,
 ) -> GeneratedQuestions:
     """Ask ``client`` for up to ``per_document`` questions per document (module docstring).

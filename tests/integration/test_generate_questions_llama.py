@@ -15,7 +15,7 @@ import pytest
 
 from ragchunk.backends.chat import ChatClient, ChatSpec, forget_modes
 from ragchunk.evaluation.generate import (
-    Evidence,
+    EvidenceMode,
     GeneratedQuestions,
     generate_questions,
     write_questions,
@@ -77,7 +77,7 @@ def test_generated_questions_have_verbatim_evidence(
     llama_server: LlamaServer,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
-    evidence: Evidence,
+    evidence: EvidenceMode,
     wanted: int,
 ) -> None:
     docs = documents()
