@@ -30,10 +30,12 @@ document, window and answer order: the same documents and answers give the same 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ragchunk.backends.chat import ChatRequest
@@ -44,7 +46,6 @@ from ragchunk.results import Diagnostic
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from pathlib import Path
 
     from ragchunk.backends.chat import ChatClient, ChatReply
     from ragchunk.model import JSONValue
@@ -163,27 +164,18 @@ def generate_questions(
     _check(per_document, window, evidence)
     counts: Counter[str] = Counter(documents=len(documents))
     problems: list[Diagnostic] = []
-    asks: list[_Ask] = []
-    for index, (name, text) in enumerate(documents):
-        windows = cut_windows(text, window, document=index)
-        counts["windows"] += len(windows)
-        if not windows:
-            problems.append(Diagnostic(name, "empty", f"{name} has no text to ask about"))
-            continue
-        for win, wanted in zip(windows, allot(len(windows), per_document, seed), strict=True):
-            if wanted:
-                asks.append(_Ask(win, wanted, _request(text, win, wanted, evidence)))
+    asks = _plan(documents, per_document, window, evidence, seed, counts, problems)
     counts.update(requests=len(asks), asked=sum(ask.wanted for ask in asks))
     replies = client.ask_all([ask.request for ask in asks])
-    kept: list[tuple[str, tuple[EvidenceSpan, ...], _Ask]] = []
+    kept: list[GeneratedQuestion] = []
     seen: list[frozenset[str]] = []
     for ask, reply in zip(asks, replies, strict=True):
         name, text = documents[ask.window.document]
         counts["cached"] += reply.cached
         items, problem = _read_reply(reply, client)
         if items is None:
-            counts["failed" if reply.content is None else "malformed"] += 1
             code = "failed" if reply.content is None else "malformed"
+            counts[code] += 1
             where = f"{name}: window [{ask.window.start}:{ask.window.end}]"
             problems.append(Diagnostic(name, code, f"{where}: {problem}"))
             continue
@@ -198,22 +190,16 @@ def generate_questions(
             else:
                 question, spans, words = verdict
                 seen.append(words)
-                kept.append((question, spans, ask))
+                window_span = (ask.window.start, ask.window.end)
+                kept.append(GeneratedQuestion("", question, name, spans, window_span))
                 taken += 1
     counts["kept"] = len(kept)
     width = max(3, len(str(len(kept))))
-    questions = tuple(
-        GeneratedQuestion(
-            id=f"q-{number:0{width}d}",
-            question=question,
-            document=documents[ask.window.document][0],
-            evidence=spans,
-            window=(ask.window.start, ask.window.end),
-        )
-        for number, (question, spans, ask) in enumerate(kept, start=1)
-    )
     return GeneratedQuestions(
-        questions=questions,
+        questions=tuple(
+            dataclasses.replace(question, id=f"q-{number:0{width}d}")
+            for number, question in enumerate(kept, start=1)
+        ),
         counts={name: counts[name] for name in COUNT_NAMES},
         problems=tuple(problems),
         model=client.spec.model or "",
@@ -221,7 +207,7 @@ def generate_questions(
     )
 
 
-def write_questions(path: Path, questions: GeneratedQuestions) -> None:
+def write_questions(path: str | Path, questions: GeneratedQuestions) -> None:
     """Write the question file: one JSON object per line, in id order, moved into place whole.
 
     Each line is ``{"id", "question", "document", "evidence": [{"start", "end", "excerpt"}],
@@ -233,9 +219,32 @@ def write_questions(path: Path, questions: GeneratedQuestions) -> None:
         "model": questions.model,
         "prompt": questions.prompt_version,
     }
-    with atomic_writer(path) as handle:
+    with atomic_writer(Path(path)) as handle:
         for question in questions.questions:
             handle.write(json.dumps(question.to_record(generated), ensure_ascii=False) + "\n")
+
+
+def _plan(
+    documents: Sequence[tuple[str, str]],
+    per_document: int,
+    window: int,
+    evidence: str,
+    seed: int,
+    counts: Counter[str],
+    problems: list[Diagnostic],
+) -> list[_Ask]:
+    """Return the requests to make: one per window that gets a share of the questions."""
+    asks: list[_Ask] = []
+    for index, (name, text) in enumerate(documents):
+        windows = cut_windows(text, window, document=index)
+        counts["windows"] += len(windows)
+        if not windows:
+            problems.append(Diagnostic(name, "empty", f"{name} has no text to ask about"))
+            continue
+        for win, wanted in zip(windows, allot(len(windows), per_document, seed), strict=True):
+            if wanted:
+                asks.append(_Ask(win, wanted, _request(text, win, wanted, evidence)))
+    return asks
 
 
 def _check(per_document: int, window: int, evidence: str) -> None:
