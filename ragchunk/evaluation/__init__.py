@@ -1,0 +1,1 @@
+"""Retrieval evaluation: question sets over documents, scored against chunk spans."""
