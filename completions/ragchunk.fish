@@ -51,6 +51,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -l check -d 'Also ch
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l config -r -F -d 'Read settings from this file instead of the ragchunk.toml or pyproject.toml found from here up.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l contextualize -d 'Add a context field (heading breadcrumb + text) to every chunk; --size then counts the breadcrumb.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l min-size -x -d 'Merge chunks smaller than this (unit of --size) into a neighbour under the same heading, within --size.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l parents -x -d 'Also emit parent chunks of SIZE (unit of --size, cut by recursive unless STRATEGY is named), each followed by the chunks cut inside it, which carry its id as parent_id.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l root -x -d 'doc_id is each file\'s path relative to DIR (files outside it keep their absolute path) [default: the current directory].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l pdf-engine -x -a 'pdfium pypdf' -d 'PDF text extraction engine: pdfium (PDFium, fast) or pypdf.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l ocr -x -a 'off auto all' -d 'OCR for PDF pages: auto recognises pages without a text layer, all every page (needs the tesseract program).'
