@@ -52,7 +52,7 @@ def parse_parents(text: str) -> ParentSpec:
     """
     parts = [part.strip() for part in text.split(":")]
     strategy = PARENT_STRATEGY
-    if parts and parts[0] and not parts[0].isdigit():
+    if parts[0][:1].isalpha():  # a strategy name comes first, a number never
         strategy = parts.pop(0)
     if len(parts) > 2 or any(not part.isdigit() for part in parts):
         raise OptionError(
@@ -85,7 +85,11 @@ def parent_strategy(spec: ParentSpec) -> Strategy[Any]:
     Raises:
         UsageError: an unknown strategy, or one that drops text, rewrites it or embeds it.
     """
-    chosen: Strategy[Any] = strategies.get(spec.strategy)
+    try:
+        chosen: Strategy[Any] = strategies.get(spec.strategy)
+    except UsageError as exc:  # named as --strategy's; here it is --parents'
+        message = str(exc).removeprefix("--strategy ")
+        raise OptionError(_FLAG, f"strategy {message}") from None
     if chosen.drops or chosen.rewrites or chosen.embeds or chosen.choices:
         raise OptionError(
             _FLAG,
@@ -102,15 +106,14 @@ def parent_options(spec: ParentSpec, unit: Unit, child_limit: int | None) -> obj
         OptionError: a size or overlap out of range, or parents no larger than the children.
     """
     chosen = parent_strategy(spec)
-    try:
-        default = chosen.options().budget
-        budget = Budget(
-            size=default.size if spec.size is None else spec.size,
-            overlap=spec.overlap,
-            unit=unit,
+    size = chosen.options().budget.size if spec.size is None else spec.size
+    if size < 1:
+        raise OptionError(_FLAG, f"size must be at least 1 (got {size})")
+    if spec.overlap >= size:
+        raise OptionError(
+            _FLAG, f"overlap must be smaller than the parents' size (got {spec.overlap} >= {size})"
         )
-    except OptionError as exc:  # Budget names --size/--overlap; here they are --parents'
-        raise OptionError(_FLAG, str(exc).replace(f"{exc.option} ", "", 1)) from None
+    budget = Budget(size=size, overlap=spec.overlap, unit=unit)
     if child_limit is not None and budget.size <= child_limit:
         raise OptionError(
             _FLAG,
