@@ -366,7 +366,7 @@ def build_sizes(stats: ChunkStats) -> Table:
     used = ", ".join(sorted(stats.strategies)) or "–"
     title = f"{stats.count} chunks from {len(stats.documents)} document(s) · strategy {used}"
     if stats.parents:
-        title += f" · {len(stats.parents)} parent chunk(s) besides"
+        title += f" · {len(stats.parents)} parents"
     return build(rows, title)
 
 
