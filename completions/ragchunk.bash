@@ -119,6 +119,7 @@ _ragchunk_view() {
         --compare) return ;;
         -o|--output) _ragchunk_files; return ;;
         --min-size) return ;;
+        --parents) return ;;
         --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
         --password) return ;;
         --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
@@ -128,7 +129,7 @@ _ragchunk_view() {
         --include) return ;;
         --exclude) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option --compare -o --output --open --count-tokens --contextualize --min-size --format --password --language --timeout --max-bytes --config --include --exclude --no-gitignore --debug -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option --compare -o --output --open --count-tokens --contextualize --min-size --parents --format --password --language --timeout --max-bytes --config --include --exclude --no-gitignore --debug -h --help"; return; fi
     _ragchunk_files
 }
 

@@ -107,6 +107,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from view' -l open -d 'Open the 
 complete -c ragchunk -n '__fish_seen_subcommand_from view' -l count-tokens -d 'Add a token count to every chunk.'
 complete -c ragchunk -n '__fish_seen_subcommand_from view' -l contextualize -d 'Add a context field (heading breadcrumb + text) to every chunk; --size then counts the breadcrumb.'
 complete -c ragchunk -n '__fish_seen_subcommand_from view' -l min-size -x -d 'Merge chunks smaller than this (unit of --size) into a neighbour under the same heading, within --size.'
+complete -c ragchunk -n '__fish_seen_subcommand_from view' -l parents -x -d 'Also emit parent chunks of SIZE (unit of --size, cut by recursive unless STRATEGY is named), each followed by the chunks cut inside it, which carry its id as parent_id.'
 complete -c ragchunk -n '__fish_seen_subcommand_from view' -l format -x -a 'code csv docx email epub html markdown mbox pdf pptx rst text xlsx' -d 'Force the input format instead of detecting it.'
 complete -c ragchunk -n '__fish_seen_subcommand_from view' -l password -x -d 'Password for encrypted PDFs.'
 complete -c ragchunk -n '__fish_seen_subcommand_from view' -l language -x -a 'c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript' -d 'Force the programming language of code inputs (implies --format code).'
