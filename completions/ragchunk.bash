@@ -63,6 +63,7 @@ _ragchunk_split() {
         --max-bytes) return ;;
         --config) _ragchunk_files; return ;;
         --min-size) return ;;
+        --parents) return ;;
         --root) return ;;
         --pdf-engine) _ragchunk_words "pdfium pypdf"; return ;;
         --ocr) _ragchunk_words "off auto all"; return ;;
@@ -88,7 +89,7 @@ _ragchunk_split() {
         --api-concurrency) return ;;
         --api-retries) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --output-format --engine --ray-address --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --emit-passages --dry-run -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --parents --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --output-format --engine --ray-address --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --emit-passages --dry-run -h --help"; return; fi
     _ragchunk_files
 }
 
@@ -118,6 +119,7 @@ _ragchunk_view() {
         --compare) return ;;
         -o|--output) _ragchunk_files; return ;;
         --min-size) return ;;
+        --parents) return ;;
         --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
         --password) return ;;
         --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
@@ -127,7 +129,7 @@ _ragchunk_view() {
         --include) return ;;
         --exclude) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option --compare -o --output --open --count-tokens --contextualize --min-size --format --password --language --timeout --max-bytes --config --include --exclude --no-gitignore --debug -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option --compare -o --output --open --count-tokens --contextualize --min-size --parents --format --password --language --timeout --max-bytes --config --include --exclude --no-gitignore --debug -h --help"; return; fi
     _ragchunk_files
 }
 

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from ragchunk.backends.chat import ChatSpec
     from ragchunk.model import Chunk
     from ragchunk.options import Unit
+    from ragchunk.parents import ParentSpec
     from ragchunk.parsers._spec import ParseOptions
 
 
@@ -31,12 +32,16 @@ def chunk_text(
     cache_dir: str | None = None,
     no_cache: bool = False,
     chat: ChatSpec | None = None,
+    parents: str | ParentSpec | None = None,
 ) -> list[Chunk]:
     """Split ``text`` and return its chunks; ``chunk.text == text[chunk.start:chunk.end]``.
 
-    ``refine``, ``embed`` and ``embedder`` are ``--refine``, ``--embed`` and the embedder
-    flags; vectors are cached under ``cache_dir`` (default: the user's cache directory)
-    unless ``no_cache``. ``chat`` is the chat endpoint of ``proposition`` and ``resume``
+    ``parents`` (``--parents``: ``"800"``, ``"800:100"``, ``"markdown:2000"`` or a
+    ``ParentSpec``) adds parent chunks, each followed by the children cut inside it: children
+    have ``parent_id``, parents ``metadata["kind"] == "parent"``. ``refine``, ``embed`` and
+    ``embedder`` are ``--refine``, ``--embed`` and the embedder flags; vectors are cached
+    under ``cache_dir`` (default: the user's cache directory) unless ``no_cache``. ``chat``
+    is the chat endpoint of ``proposition`` and ``resume``
     (their answers are cached beside the vectors).
 
     Raises:
@@ -62,6 +67,7 @@ def chunk_text(
         cache_dir=cache_dir,
         no_cache=no_cache,
         chat=chat,
+        parents=parents,
     )
     recipe = plan.recipe
     vectors = open_embedder(recipe.embedder, plan.policy.cache) if recipe.needs_embedder else None
@@ -91,6 +97,7 @@ def chunk_file(
     cache_dir: str | None = None,
     no_cache: bool = False,
     chat: ChatSpec | None = None,
+    parents: str | ParentSpec | None = None,
 ) -> list[Chunk]:
     """Parse the file at ``path`` and return its chunks.
 
@@ -101,8 +108,8 @@ def chunk_file(
     ``allow_empty`` accepts a file in which no text is found (no chunks). The chunks' ``doc_id``
     is the file's path relative to ``root`` (as ``--root``; ``ragchunk.inputs.doc_id_for``), so
     it and the ids match ``ragchunk split``'s. A container (an mbox) gives the chunks of every
-    document in it, each with its own ``doc_id``. The embedding settings are those of
-    ``chunk_text``.
+    document in it, each with its own ``doc_id``. The embedding settings and ``parents`` are
+    those of ``chunk_text``.
 
     Raises:
         UsageError: a bad strategy name or option.
@@ -132,6 +139,7 @@ def chunk_file(
         cache_dir=cache_dir,
         no_cache=no_cache,
         chat=chat,
+        parents=parents,
     )
     result = process(path, doc_id_for(path, root), plan)
     if result.error is not None:

@@ -88,6 +88,7 @@ class Settings:
     max_bytes: int | None = None
     contextualize: bool | None = None
     min_size: int | None = None
+    parents: str | None = None  # --parents [STRATEGY:]SIZE[:OVERLAP] (ragchunk.parents)
     # How parsers read (issue 12); ``parse_options`` turns them into ParseOptions.
     pdf_engine: PdfEngine | None = None
     ocr: OcrMode | None = None

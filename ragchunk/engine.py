@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING, Any
 from ragchunk import parsers
 from ragchunk.backends import open_embedder
 from ragchunk.chunks import assemble, gc_paused
-from ragchunk.context import strategy_context
+from ragchunk.cutting import cut_spans
 from ragchunk.deadline import TimedOut, time_limit, timeout_message
-from ragchunk.embedding import embed_chunks, refine_spans
+from ragchunk.embedding import embed_chunks
 from ragchunk.errors import BackendError, RagchunkError
 from ragchunk.inputs import STDIN
 from ragchunk.model import Dropped
 from ragchunk.parsers._spec import ParseRequest
-from ragchunk.passes import contextualized, fit_context_spans, merge_small_spans, warn_if_large
 from ragchunk.plan import limits_for
 from ragchunk.reading import check_not_empty, check_size, choose_format, parse_member, read_input
 from ragchunk.results import Diagnostic, FileResult, first_line
@@ -36,7 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from ragchunk.backends.cache import CachedEmbedder
-    from ragchunk.model import Chunk, Document
+    from ragchunk.model import Chunk, Document, Span
     from ragchunk.parsers._spec import Member
     from ragchunk.plan import Plan, Recipe
     from ragchunk.rewrite import Rewriter
@@ -73,39 +72,28 @@ def chunk_document(
     def warn(code: str, message: str) -> None:
         sink.append(Diagnostic(doc.source, code, message))
 
-    def drop(start: int, end: int, reason: str) -> None:
-        drops.append(Dropped(start, end, reason))
+    if rewriter is None and recipe.strategy.rewrites is not None:
+        from ragchunk.rewrite import open_rewriter
 
-    ctx = strategy_context(doc, recipe, warn=warn, drop=drop, embedder=embedder)
-    sizer, tokens = ctx.sizer, ctx.tokens
-    if recipe.contextualize:
-        ctx = contextualized(doc, ctx)
-    spans = recipe.strategy.split(doc, recipe.options, ctx)
-    drops.sort(key=lambda span: (span.start, span.end))
-    if recipe.refine and recipe.limit is not None:
-        spans = refine_spans(doc, spans, ctx, limit=recipe.limit, unit=recipe.budget.unit)
-    if recipe.min_size:
-        spans = merge_small_spans(doc, spans, ctx, sizer, recipe, drops)
-    if recipe.contextualize and recipe.limit is not None:
-        spans = fit_context_spans(doc, spans, ctx, sizer, recipe)
-    kind = recipe.strategy.rewrites  # the model rewrites the spans the passes settled
-    if kind is not None:
-        if rewriter is None:
-            from ragchunk.rewrite import open_rewriter
-
-            rewriter = open_rewriter(recipe, None)
-        spans = rewriter.rewrite(doc, spans, kind, recipe.options, warn)
+        rewriter = open_rewriter(recipe, None)
     counted = recipe.count_tokens or recipe.budget.unit == "tokens"
-    if recipe.limit is None:
-        warn_if_large(doc, spans, tokens, recipe.strategy.name, warn)
-    chunks = assemble(
-        doc,
-        spans,
-        strategy=recipe.strategy.name,
-        fingerprint=recipe.fingerprint,
-        tokens=tokens() if counted else None,
-        contextualize=recipe.contextualize,
-    )
+    if recipe.parents is not None:
+        from ragchunk.family import chunk_family
+
+        def cut(part: Document, part_drops: list[Dropped]) -> list[Span]:
+            return cut_spans(part, recipe, warn, part_drops, embedder, rewriter)[0]
+
+        chunks = chunk_family(doc, recipe, cut, warn=warn, dropped=drops, counted=counted)
+    else:
+        spans, tokens = cut_spans(doc, recipe, warn, drops, embedder, rewriter)
+        chunks = assemble(
+            doc,
+            spans,
+            strategy=recipe.strategy.name,
+            fingerprint=recipe.fingerprint,
+            tokens=tokens() if counted else None,
+            contextualize=recipe.contextualize,
+        )
     if rewriter is not None:
         chunks = rewriter.finish(chunks)
     if recipe.embed and embedder is not None:
@@ -362,7 +350,12 @@ def check_chunks(
     from ragchunk.check import find_differences, find_violations
 
     recipe = recipe.for_document(doc)
-    found = find_violations(doc, chunks, limits_for(recipe), dropped)
+    if recipe.parents is not None:
+        from ragchunk.family import find_family_violations
+
+        found = find_family_violations(doc, chunks, recipe, dropped)
+    else:
+        found = find_violations(doc, chunks, limits_for(recipe), dropped)
     again: list[Dropped] = []
     rerun = chunk_document(doc, recipe, [], again, embedder=embedder, rewriter=rewriter)
     found += find_differences(chunks, rerun)

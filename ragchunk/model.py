@@ -152,7 +152,7 @@ class Span:
     text: str | None = None
 
 
-# Not frozen, unlike the other model types: a frozen dataclass sets each of these 19 fields
+# Not frozen, unlike the other model types: a frozen dataclass sets each of these 20 fields
 # through object.__setattr__, which made building a chunk six times slower, and assemble() builds
 # one per chunk on the hot path. Treat chunks as read-only all the same.
 @dataclass(slots=True)
@@ -179,6 +179,7 @@ class Chunk:
     doc_hash: str | None = None
     hash: str | None = None
     embedding: tuple[float, ...] | None = None
+    parent_id: str | None = None
 
     def to_record(self) -> dict[str, JSONValue]:
         """Return the JSON object of SPEC §2; optional fields appear only when set."""
@@ -203,7 +204,7 @@ class Chunk:
         if self.tokens is not None:
             record["tokens"] = self.tokens
         record["metadata"] = dict(self.metadata)
-        for name in ("context", "doc_hash", "hash", "embedding"):
+        for name in ("parent_id", "context", "doc_hash", "hash", "embedding"):
             value = getattr(self, name)
             if value is not None:
                 record[name] = list(value) if name == "embedding" else value

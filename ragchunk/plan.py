@@ -26,6 +26,7 @@ from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TOKENIZER
 from ragchunk.errors import OptionError
 from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.options import build_options, convert_value
+from ragchunk.parents import ParentSpec, parent_level
 from ragchunk.parsers._spec import DEFAULT_PARSE, PARSE_OPTION_NAMES, ParseOptions
 from ragchunk.strategies._spec import OptionsT, Strategy
 
@@ -64,6 +65,8 @@ class Recipe(Generic[OptionsT]):
             unbounded by design then runs unbounded and this pass bounds it.
         embed: give every record an ``embedding`` of its ``context`` (else its text).
         chat: the chat endpoint a rewriting strategy (proposition, resume) asks.
+        parents: with ``--parents``, the recipe of the parent level (``ragchunk.parents``);
+            this recipe then cuts the children inside each parent (``ragchunk.family``).
         fingerprint: a digest of what changes spans, part of every chunk id.
     """
 
@@ -83,6 +86,7 @@ class Recipe(Generic[OptionsT]):
     refine: bool = False
     embed: bool = False
     chat: ChatSpec = field(default_factory=ChatSpec)
+    parents: Recipe[Any] | None = None
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -101,6 +105,8 @@ class Recipe(Generic[OptionsT]):
             key += f"\0embedder={self.embedder.label}"
         if self.strategy.rewrites:  # the model writes the chunks
             key += f"\0chat={self.chat.label}"
+        if self.parents is not None:  # children's ids name their level (and so do parents')
+            key += f"\0parents={self.parents.fingerprint}"
         digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "fingerprint", digest)
 
@@ -108,7 +114,8 @@ class Recipe(Generic[OptionsT]):
         """Return the recipe that chunks ``doc``: this one, or the choice made for it."""
         if self.strategy.choose is None or not self.choices:
             return self
-        return self.choices[self.strategy.choose(doc)]
+        choice = self.choices[self.strategy.choose(doc)]
+        return choice if self.parents is None else dataclasses.replace(choice, parents=self.parents)
 
     @property
     def budget(self) -> Budget:
@@ -131,6 +138,8 @@ class Recipe(Generic[OptionsT]):
     def needs_tokens(self) -> bool:
         """Whether chunking or the records need the tokenizer (loaded when the plan is made)."""
         if any(choice.needs_tokens for choice in self.choices.values()):
+            return True
+        if self.parents is not None and self.parents.needs_tokens:
             return True
         return self.budget.unit == "tokens" or self.count_tokens or self.strategy.tokenizes
 
@@ -201,6 +210,7 @@ def make_plan(
     no_cache: bool = False,
     chat: ChatSpec | None = None,
     dry_run: bool = False,
+    parents: str | ParentSpec | None = None,
 ) -> Plan:
     """Validate every option and return the plan; loads the tokenizer when one is needed.
 
@@ -211,7 +221,8 @@ def make_plan(
     a timer unless asked, since it takes over ``SIGALRM`` while an input is processed.
     Vectors are cached under ``cache_dir`` (default: ragchunk's folder in the user's cache
     directory) unless ``no_cache``. The embedder's packages are checked here; its model is
-    loaded where the first input that needs it is chunked.
+    loaded where the first input that needs it is chunked. ``parents`` (``--parents``, as
+    text or a ``ParentSpec``) adds the parent level.
 
     Raises:
         UsageError: an unknown strategy, format, language or tokenizer, or a bad option value.
@@ -265,7 +276,14 @@ def make_plan(
     }
     for choice in choices.values():
         _check_min_size(min_size, choice.limit)
-    recipe = Recipe(strategy=chosen, options=built, limit=limit, choices=choices, **common)
+    level = parent_level(parents, chosen, budget.unit, limit)  # the parents' strategy, options
+    family = None
+    if level is not None:
+        keep = {name: common[name] for name in ("tokenizer", "format", "language", "parse")}
+        family = Recipe(strategy=level[0], options=level[1], limit=level[1].budget.size, **keep)
+    recipe = Recipe(
+        strategy=chosen, options=built, limit=limit, choices=choices, parents=family, **common
+    )
     if chosen.rewrites and not recipe.chat.ready:
         raise OptionError(
             "--api-base", f"and --model are needed with --strategy {chosen.name} (a chat endpoint)"

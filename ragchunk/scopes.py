@@ -113,6 +113,7 @@ def plan_from_settings(settings: Settings, policy: Policy = Policy()) -> Plan:
         max_bytes=DEFAULT_MAX_BYTES if settings.max_bytes is None else settings.max_bytes,
         contextualize=bool(settings.contextualize),
         min_size=settings.min_size,
+        parents=settings.parents,
         parse=settings.parse_options(),
         allow_empty=policy.allow_empty,
         embedder=embedder_from_settings(settings),

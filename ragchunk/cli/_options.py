@@ -92,6 +92,17 @@ MinSizeFlag = Annotated[
         show_default=False,
     ),
 ]
+ParentsFlag = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--parents",
+        help="Also emit parent chunks of SIZE (unit of --size, cut by recursive unless "
+        "STRATEGY is named), each followed by the chunks cut inside it, which carry its id "
+        "as parent_id.",
+        metavar="[STRATEGY:]SIZE[:OVERLAP]",
+        show_default=False,
+    ),
+]
 
 # How an input is read and parsed.
 FormatFlag = Annotated[
@@ -219,6 +230,7 @@ def settings_from_flags(params: Mapping[str, object], given: Iterable[str]) -> S
         max_bytes=_number(explicit("max_bytes"), int),
         contextualize=bool(params.get("contextualize")) or None,
         min_size=_number(params.get("min_size"), int),
+        parents=_text(params.get("parents")),
         # How inputs are read (cli/_parsing.py); checked by ParseOptions.
         pdf_engine=_text(params.get("pdf_engine")),  # type: ignore[arg-type]
         ocr=_text(params.get("ocr")),  # type: ignore[arg-type]

@@ -49,6 +49,7 @@ from ragchunk.cli._options import (
     NoGitignoreFlag,
     OptionFlag,
     OverlapFlag,
+    ParentsFlag,
     PasswordFlag,
     SizeFlag,
     StrategyFlag,
@@ -199,6 +200,7 @@ def split_command(
     config: ConfigFlag = None,
     contextualize: ContextualizeFlag = False,
     min_size: MinSizeFlag = None,
+    parents: ParentsFlag = None,
     # Stable identity (issue 13).
     root: Annotated[
         Optional[str],  # noqa: UP045

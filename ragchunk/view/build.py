@@ -1,4 +1,8 @@
-"""One input parsed once and chunked by one recipe, or by two side by side (``--compare``)."""
+"""One input parsed once and chunked by one recipe, or by two side by side (``--compare``).
+
+With ``--parents`` (from a configuration file) the children are one side and their parents
+the other, unless ``--compare`` takes the second side: then the parents are left out.
+"""
 
 from __future__ import annotations
 
@@ -17,10 +21,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Side:
-    """One chunking of the document: the recipe and the records it gave."""
+    """One chunking of the document: the recipe and the records it gave.
+
+    ``level`` names the records' level under ``--parents`` (``children``, ``parents``).
+    """
 
     recipe: Recipe[Any]
     chunks: tuple[Chunk, ...]
+    level: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +64,13 @@ def make_view(source: str, doc_id: str, plan: Plan, compare: Recipe[Any] | None 
         return View(source, doc_id, diagnostics=result.diagnostics, error=result.error)
     doc = result.document
     sides = [Side(plan.recipe, result.chunks)]
+    parents = plan.recipe.parents
+    if parents is not None:
+        children = tuple(c for c in result.chunks if c.parent_id is not None)
+        sides = [Side(plan.recipe, children, "children")]
+        if compare is None:
+            own = tuple(c for c in result.chunks if c.parent_id is None)
+            sides.append(Side(parents, own, "parents"))
     diagnostics = list(result.diagnostics)
     if compare is not None:
         chunks, error = _chunk(doc, compare, plan, diagnostics)

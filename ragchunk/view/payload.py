@@ -42,7 +42,7 @@ def side_label(side: Side) -> str:
         label += f" · {recipe.limit} {budget.unit}"
     if budget.overlap:
         label += f" · overlap {budget.overlap}"
-    return label
+    return f"{label} · {side.level}" if side.level else label
 
 
 def chunk_size(chunk: Chunk, unit: str) -> int:

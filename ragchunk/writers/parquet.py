@@ -16,6 +16,7 @@ column                             Arrow type                      null when
 ``chars``                          int64                           never
 ``tokens``                         int64                           tokens are not counted
 ``metadata``                       string: a JSON object           never (``{}`` when empty)
+``parent_id``                      string                          no ``--parents``, or a parent
 ``context``                        string                          no ``--contextualize``
 ``doc_hash``, ``hash``             string                          no ``--hashes``
 ``embedding`` (only if any)        fixed_size_list<float32>[N]     the record has none
@@ -100,6 +101,7 @@ _ORDER: Final = (
     "chars",
     "tokens",
     "metadata",
+    "parent_id",
     "context",
     "doc_hash",
     "hash",

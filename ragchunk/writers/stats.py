@@ -84,7 +84,8 @@ class ChunkStats:
     """Running totals over chunk records, read once in order; memory grows only by numbers.
 
     Overlap is measured between consecutive records of the same document (as ``split`` writes
-    them): ``previous.end - next.start`` characters when positive.
+    them): ``previous.end - next.start`` characters when positive. Parent records
+    (``--parents``) are counted apart, in ``parents``; every other number is the chunks'.
     """
 
     chars: list[int] = field(default_factory=list)
@@ -105,9 +106,13 @@ class ChunkStats:
     over: list[tuple[str, int, int]] = field(default_factory=list)
     over_count: int = 0
     dropped: list[tuple[str, Dropped]] = field(default_factory=list)
+    parents: list[tuple[int, int | None]] = field(default_factory=list)
 
     def add(self, chunk: ChunkFacts) -> None:
-        """Count one chunk."""
+        """Count one chunk (a parent only in ``parents``: its chars and tokens)."""
+        if chunk.parent:
+            self.parents.append((chunk.chars, chunk.tokens))
+            return
         self.chars.append(chunk.chars)
         if chunk.tokens is not None:
             self.tokens.append(chunk.tokens)
@@ -160,6 +165,7 @@ class ChunkFacts:
     page_start: int | None = None
     page_end: int | None = None
     headings: tuple[str, ...] = ()
+    parent: bool = False
 
     @classmethod
     def of(cls, chunk: Chunk) -> ChunkFacts:
@@ -176,6 +182,7 @@ class ChunkFacts:
             page_start=chunk.page_start,
             page_end=chunk.page_end,
             headings=tuple(chunk.headings),
+            parent=chunk.parent_id is None and chunk.metadata.get("kind") == "parent",
         )
 
     @classmethod
@@ -202,7 +209,13 @@ class ChunkFacts:
             page_start=_optional(record, "page_start", int),
             page_end=_optional(record, "page_end", int),
             headings=tuple(headings),
+            parent="parent_id" not in record and _kind(record) == "parent",
         )
+
+
+def _kind(record: dict[str, object]) -> object:
+    metadata = record.get("metadata")
+    return metadata.get("kind") if isinstance(metadata, dict) else None
 
 
 def read_records(lines: Iterable[str], stats: ChunkStats, name: str) -> None:
@@ -345,8 +358,15 @@ def build_sizes(stats: ChunkStats) -> Table:
     rows = [("chars", SizeSummary.of(stats.chars))]
     if stats.tokens:
         rows.append(("tokens", SizeSummary.of(stats.tokens)))
+    tokens = [n for _, n in stats.parents if n is not None]
+    if stats.parents:  # --parents: the parents' sizes below the chunks'
+        rows.append(("parent chars", SizeSummary.of([n for n, _ in stats.parents])))
+    if tokens:
+        rows.append(("parent tokens", SizeSummary.of(tokens)))
     used = ", ".join(sorted(stats.strategies)) or "–"
     title = f"{stats.count} chunks from {len(stats.documents)} document(s) · strategy {used}"
+    if stats.parents:
+        title += f" · {len(stats.parents)} parents"
     return build(rows, title)
 
 

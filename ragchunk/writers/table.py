@@ -59,6 +59,7 @@ def build(chunks: Sequence[Chunk], title: str, width: int = 160) -> Table:
     no tokens unless counted); the text column gets at least half the width, the headings
     column what is left beside it (a fifth at most); below 100 columns the span column goes
     (lines or pages and the size still place each chunk), so the text stays readable at 80.
+    Parent and child records (``--parents``) get a ``level`` column, parents in bold.
     """
     symbol = any("symbol" in c.metadata for c in chunks)
     labels = [
@@ -68,6 +69,9 @@ def build(chunks: Sequence[Chunk], title: str, width: int = 160) -> Table:
     columns: list[tuple[str, list[str], dict[str, object]]] = [
         ("#", [str(c.index) for c in chunks], {"justify": "right", "no_wrap": True}),
     ]
+    if any(c.parent_id is not None for c in chunks):  # --parents: each parent, then its children
+        levels = ["child" if c.parent_id is not None else "parent" for c in chunks]
+        columns.append(("level", levels, {"no_wrap": True}))
     if width >= _WIDE:
         spans = [f"{c.start}–{c.end}" for c in chunks]
         columns.append(("span", spans, {"no_wrap": True}))
@@ -89,5 +93,6 @@ def build(chunks: Sequence[Chunk], title: str, width: int = 160) -> Table:
     table.add_column("text", ratio=1, min_width=max(20, width // 2), overflow="fold")
     for row, chunk in enumerate(chunks):
         cells = [Text(values[row].translate(_VISIBLE)) for _, values, _ in kept]
-        table.add_row(*cells, Text(preview(chunk.text)))
+        style = "bold" if chunk.metadata.get("kind") == "parent" else None
+        table.add_row(*cells, Text(preview(chunk.text)), style=style)
     return table

@@ -42,6 +42,7 @@ DOCUMENTED = {
     "chars": ("int64", False),
     "tokens": ("int64", True),
     "metadata": ("string", False),
+    "parent_id": ("string", True),
     "context": ("string", True),
     "doc_hash": ("string", True),
     "hash": ("string", True),
@@ -65,11 +66,12 @@ def varied_chunks() -> list[Chunk]:
     pdf = chunk_file(str(FIXTURES / "pdf" / "report-outline.pdf"), size=400)
     markdown = chunk_file(str(FIXTURES / "markdown" / "station-guide.md"), strategy="markdown")
     code = chunk_file(str(FIXTURES / "code" / "inventory.py"), strategy="code", size=300)
+    family = chunk_file(str(FIXTURES / "docx" / "report.docx"), size=200, parents="800")
     plan = make_plan(size=200, overlap=20, count_tokens=True, hashes=True, contextualize=True)
     from ragchunk.engine import process
 
     rich = process(str(FIXTURES / "markdown" / "git-readme.md"), "git-readme.md", plan).chunks
-    return [*pdf, *markdown, *code, *rich]
+    return [*pdf, *markdown, *code, *family, *rich]
 
 
 def test_the_schema_is_the_documented_one() -> None:
