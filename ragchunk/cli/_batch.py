@@ -116,6 +116,12 @@ class _Run:
             self.say(f"error: {failure}")
         return not (result.failed_parts and self.tally.batch.fail_fast)
 
+    @property
+    def duplicate_fate(self) -> str:
+        """Return what ``--dedupe`` does with a duplicate: dropped, or marked."""
+        dedupe = self.tally.batch.dedupe
+        return "marked" if dedupe is not None and dedupe.mark else "dropped"
+
     def render(self, result: FileResult) -> None:
         """Add one input's chunks to the table and the stats the user asked for."""
         if self.display.table:
@@ -148,6 +154,8 @@ class _Run:
                 from ragchunk.writers.stats import describe_dropped
 
                 what += f", {describe_dropped(result.dropped)}"
+            if result.duplicates:
+                what += f", {_count(result.duplicates, 'duplicate')} {self.duplicate_fate}"
             self.say(f"{result.source}: {what}")
 
 
@@ -246,6 +254,12 @@ def _summarise(run: _Run, seconds: float) -> None:
         _print_failure_table(run.console, tally.failures, len(batch.jobs) + len(batch.refused))
     if any(job.plan.policy.check for job in batch.jobs) and not run.display.quiet:
         _say_checked(run)
+    if batch.dedupe is not None and not run.display.quiet:
+        made = tally.chunks + (0 if batch.dedupe.mark else tally.duplicates)
+        run.say(
+            f"dedupe {batch.dedupe.describe()}: {tally.duplicates} of {_count(made, 'chunk')} "
+            f"repeat an earlier chunk, {run.duplicate_fate}"
+        )
     if batch.manifest is not None and not run.display.quiet:
         run.say(
             f"manifest {batch.manifest.path}: {_count(tally.chunked, 'input')} processed, "

@@ -1,0 +1,289 @@
+"""Near-duplicate removal across a run (``--dedupe exact|near[:THRESHOLD]``, ``--dedupe-mark``).
+
+A ``Deduper`` sees chunks in input order and keeps the first of each group of duplicates: a later
+chunk is a duplicate when it matches a chunk kept before it. It is then dropped or, with
+``mark``, kept with ``metadata.duplicate_of`` (the id of the kept chunk). Duplicates are never
+compared with each other, only with kept chunks.
+
+- ``exact``: the chunk texts are equal once every run of whitespace is one space and the ends are
+  stripped (the same paragraph wrapped differently, or with CRLF, is the same text); compared by
+  a BLAKE2b digest.
+- ``near``: an exact match, or a Jaccard similarity of at least ``threshold`` between the sets of
+  word 3-shingles (``ragchunk.text.minhash``). MinHash signatures and locality-sensitive hashing
+  find the candidates; each candidate's similarity is then computed exactly, so the decision is
+  the threshold's, not an estimate's. A chunk without words is matched exactly only.
+
+Deduplication is a pass over the run's results in input order, in the parent process (the same
+with any ``--jobs``): ``Deduper.apply`` takes a ``FileResult`` with chunk objects or with the
+JSONL its worker rendered, and gives it back without the duplicates (or marked). Kept chunks
+keep their record byte for byte, ``index`` included: a dropped chunk leaves a gap in its
+document's indices. ``--check`` checks every input before this pass (SPEC §3.2 counts what it
+drops).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from ragchunk.errors import OptionError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ragchunk.model import Chunk
+    from ragchunk.results import FileResult
+    from ragchunk.text.minhash import Shingled
+
+Method = Literal["exact", "near"]
+DEFAULT_THRESHOLD: Final = 0.8
+"""``--dedupe near``'s Jaccard similarity of word 3-shingles."""
+DUPLICATE_OF: Final = "duplicate_of"
+"""The metadata key of a marked duplicate: the id of the chunk it repeats."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DedupeOptions:
+    """How a run removes duplicate chunks.
+
+    Attributes:
+        method: ``exact`` (equal text up to whitespace) or ``near`` (MinHash over shingles).
+        threshold: ``near``: the least Jaccard similarity of a duplicate, above 0, at most 1.
+        mark: keep duplicates, with ``metadata.duplicate_of``, instead of dropping them.
+    """
+
+    method: Method = "near"
+    threshold: float = DEFAULT_THRESHOLD
+    mark: bool = False
+
+    def __post_init__(self) -> None:
+        if self.method not in ("exact", "near"):
+            raise OptionError(
+                "--dedupe", f"must be exact or near[:THRESHOLD] (got {self.method!r})"
+            )
+        if not 0 < self.threshold <= 1:
+            message = f"near's threshold must be above 0 and at most 1 (got {self.threshold:g})"
+            raise OptionError("--dedupe", message)
+
+    def describe(self) -> str:
+        """Return the method as the user would write it (``exact``, ``near:0.8``)."""
+        return "exact" if self.method == "exact" else f"near:{self.threshold:g}"
+
+
+def parse_dedupe(value: str, *, mark: bool = False) -> DedupeOptions:
+    """Return the options of ``--dedupe VALUE``: ``exact``, ``near`` or ``near:THRESHOLD``.
+
+    Raises:
+        OptionError: an unknown method, a threshold that is not a number in (0, 1], or a
+            threshold given to ``exact``.
+        UsageError: ``near`` without numpy installed.
+    """
+    method, _, threshold = value.strip().partition(":")
+    if method not in ("exact", "near"):
+        raise OptionError("--dedupe", f"must be exact or near[:THRESHOLD] (got {value!r})")
+    if method == "exact":
+        if threshold:
+            raise OptionError("--dedupe", f"exact takes no threshold (got {value!r})")
+        return DedupeOptions(method="exact", mark=mark)
+    try:
+        number = float(threshold) if threshold else DEFAULT_THRESHOLD
+    except ValueError:
+        message = f"near's threshold must be a number above 0, at most 1 (got {threshold!r})"
+        raise OptionError("--dedupe", message) from None
+    options = DedupeOptions(method="near", threshold=number, mark=mark)
+    _check_numpy()
+    return options
+
+
+def _check_numpy() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("numpy") is None:
+        raise UsageError("--dedupe near needs numpy: pip install 'ragchunk[dedupe]'")
+
+
+def _normalised_digest(text: str) -> bytes:
+    return hashlib.blake2b(
+        " ".join(text.split()).encode("utf-8", "surrogatepass"), digest_size=16
+    ).digest()
+
+
+class Deduper:
+    """The chunks a run kept so far, to find later duplicates of them (see the module docstring).
+
+    Feed it inputs in order (``duplicates`` or ``apply``); the same order gives the same
+    answers. It holds a digest per kept chunk and, for ``near``, its shingle hashes and band keys
+    (about 4 bytes per word of kept text).
+    """
+
+    def __init__(self, options: DedupeOptions) -> None:
+        """Start with no chunks kept."""
+        self.options = options
+        self.checked = 0
+        self.found = 0
+        self._exact: dict[bytes, str] = {}
+        # near: kept chunks with words by their number (the order they were checked in), and
+        # the band keys of locality-sensitive hashing: one number, or several in order.
+        self._kept: dict[int, tuple[str, Shingled, int]] = {}
+        self._buckets: dict[int, int | list[int]] = {}
+        self._rows = 0
+        if options.method == "near":
+            from ragchunk.text.minhash import choose_rows
+
+            self._rows = choose_rows(options.threshold)
+
+    def duplicates(self, ids: Sequence[str], texts: Sequence[str]) -> list[str | None]:
+        """Return, per chunk in order, the id of the kept chunk it duplicates, or None.
+
+        Chunks that are not duplicates are kept: later chunks (of this call too) are compared
+        with them.
+        """
+        if self.options.method == "exact":
+            answer = [
+                self._exact_match(chunk_id, text) for chunk_id, text in zip(ids, texts, strict=True)
+            ]
+        else:
+            answer = self._near(ids, texts)
+        self.checked += len(texts)
+        self.found += sum(kept is not None for kept in answer)
+        return answer
+
+    def _exact_match(self, chunk_id: str, text: str) -> str | None:
+        """Return the kept chunk ``text`` repeats exactly, or None (and keep it)."""
+        kept = self._exact.setdefault(_normalised_digest(text), chunk_id)
+        return None if kept == chunk_id else kept
+
+    def _near(self, ids: Sequence[str], texts: Sequence[str]) -> list[str | None]:
+        import numpy as np
+
+        from ragchunk.text.minhash import band_keys, shingle, signatures
+
+        shingled = shingle(texts)
+        keys = band_keys(signatures(shingled), self._rows)
+        sizes = np.diff(shingled.bounds)
+        # Most chunks share no band with any other: they are kept at once, in bulk. The others
+        # (a key the index has, or that another chunk of this batch has) are checked in order.
+        flat = keys.ravel()
+        known = self._buckets.keys() & set(flat.tolist())
+        unique, counts = np.unique(flat, return_counts=True)
+        shared = known.union(unique[counts > 1].tolist())
+        checked = sizes == 0
+        if shared:
+            wanted = np.fromiter(shared, dtype=np.uint64, count=len(shared))
+            checked |= np.isin(keys, wanted).any(axis=1)
+        base = self.checked
+        fresh = np.flatnonzero(~checked)
+        for k in fresh.tolist():
+            self._kept[base + k] = (ids[k], shingled, k)
+        numbers = np.repeat(fresh + base, keys.shape[1]).tolist()
+        self._buckets.update(zip(keys[fresh].ravel().tolist(), numbers, strict=True))
+        answer: list[str | None] = [None] * len(ids)
+        for k in np.flatnonzero(checked).tolist():
+            if sizes[k] == 0:
+                answer[k] = self._exact_match(ids[k], texts[k])
+            else:
+                answer[k] = self._near_match(base + k, ids[k], shingled, k, keys[k].tolist())
+        return answer
+
+    def _near_match(
+        self, number: int, chunk_id: str, shingled: Shingled, k: int, keys: list[int]
+    ) -> str | None:
+        """Return the earliest kept chunk similar enough to chunk ``k``, or None (and keep it)."""
+        from ragchunk.text.minhash import jaccard
+
+        candidates: set[int] = set()
+        get = self._buckets.get
+        for key in keys:
+            held = get(key)
+            if isinstance(held, int):
+                candidates.add(held)
+            elif held is not None:
+                candidates.update(held)
+        own = shingled.set_of(k)
+        for candidate in sorted(candidates):
+            kept_id, block, index = self._kept[candidate]
+            if jaccard(own, block.set_of(index)) >= self.options.threshold:
+                return kept_id
+        self._kept[number] = (chunk_id, shingled, k)
+        for key in keys:
+            held = get(key)
+            if held is None:
+                self._buckets[key] = number
+            elif isinstance(held, int):
+                self._buckets[key] = [held, number]
+            else:
+                held.append(number)
+        return None
+
+    def apply(self, result: FileResult) -> FileResult:
+        """Return ``result`` without the chunks that duplicate earlier ones (or with them marked).
+
+        ``result.duplicates`` counts them; ``chunk_count`` counts the chunks written. Results
+        without chunks (failed, unchanged, empty) come back as they are.
+        """
+        if result.error is not None or result.unchanged or not result.chunk_count:
+            return result
+        if result.rendered is not None:
+            return self._apply_rendered(result, result.rendered)
+        chunks = result.chunks
+        found = self.duplicates([c.id for c in chunks], [c.text for c in chunks])
+        kept = tuple(
+            _marked(c, of) if of else c
+            for c, of in zip(chunks, found, strict=True)
+            if self.options.mark or of is None
+        )
+        return dataclasses.replace(
+            result,
+            chunks=kept,
+            chunk_count=len(kept),
+            duplicates=len(chunks) - sum(of is None for of in found),
+        )
+
+    def _apply_rendered(self, result: FileResult, rendered: Sequence[bytes]) -> FileResult:
+        from ragchunk.writers.jsonl import record_bytes_of
+
+        lines = [line for piece in rendered for line in piece.split(b"\n") if line]
+        records = _load_records(lines)
+        found = self.duplicates([r["id"] for r in records], [r["text"] for r in records])
+        out: list[bytes] = []
+        for line, record, of in zip(lines, records, found, strict=True):
+            if of is None:
+                out.append(line + b"\n")
+            elif self.options.mark:
+                record["metadata"] = {**record["metadata"], DUPLICATE_OF: of}
+                out.append(record_bytes_of(record))
+        count = len(out)
+        return dataclasses.replace(
+            result,
+            rendered=(b"".join(out),) if out else (),
+            chunk_count=count,
+            duplicates=sum(of is not None for of in found),
+        )
+
+
+def _marked(chunk: Chunk, of: str) -> Chunk:
+    metadata = MappingProxyType({**chunk.metadata, DUPLICATE_OF: of})
+    return dataclasses.replace(chunk, metadata=metadata)
+
+
+def _load_records(lines: list[bytes]) -> list[dict[str, Any]]:
+    """Return the decoded records of JSONL lines: orjson's, else the standard library's.
+
+    The standard library reads what only it writes: integers past 64 bits, lone surrogates.
+    """
+    import json
+
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - orjson is a core dependency
+        return [json.loads(line) for line in lines]
+    records = []
+    for line in lines:
+        try:
+            records.append(orjson.loads(line))
+        except orjson.JSONDecodeError:
+            records.append(json.loads(line))
+    return records
