@@ -163,7 +163,7 @@ class Deduper:
 
         shingled = shingle(texts)
         keys = band_keys(signatures(shingled), self._rows)
-        sizes = np.diff(shingled.bounds)
+        sizes = shingled.bounds[1:] - shingled.bounds[:-1]
         # Most chunks share no band with any other: they are kept at once, in bulk. The others
         # (a key the index has, or that another chunk of this batch has) are checked in order.
         flat = keys.ravel()

@@ -212,7 +212,8 @@ def _consume(run: _Run) -> None:
     batch = run.tally.batch
     # Tables, stats and Parquet need the chunks; JSONL is rendered where the chunks are made.
     # A table replaces the JSONL on stdout; stats go to stderr, so stdout keeps the data.
-    wants_chunks = run.display.table or run.display.stats
+    # --dedupe decodes JSONL again: chunk objects cost less, in this process and from workers.
+    wants_chunks = run.display.table or run.display.stats or batch.dedupe is not None
     jsonl = not wants_chunks and batch.output_format == "jsonl"
     # On Ray, Ray Data draws the progress, if it can: it needs stdout to be a terminal too.
     ray_bars = batch.engine == "ray" and sys.stdout.isatty()

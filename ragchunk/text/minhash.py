@@ -27,13 +27,15 @@ if TYPE_CHECKING:
 
 SHINGLE: Final = 3
 """Words per shingle."""
-PERMUTATIONS: Final = 64
+PERMUTATIONS: Final = 32
 """Rows of a signature."""
+_MATRIX_SHINGLES: Final = 1 << 15
+"""Batches of at most this many shingles are permuted as one matrix."""
 _SEED: Final = 0x5EED_D0D0
-_BLOCK_CHARS: Final = 1 << 16
+_POLYNOMIAL: Final = 0x100000001B3
+"""The base of the polynomial word hash (odd: FNV-1a's 64-bit prime)."""
+_BLOCK_CHARS: Final = 1 << 14
 """Characters of text hashed at once."""
-_LONGEST_POSITION: Final = 255
-"""Characters of a word past this position share its last positional multiplier."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,15 +65,14 @@ def _word_table() -> npt.NDArray[np.bool_]:
 
 
 @functools.cache
-def _constants() -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32], npt.NDArray[np.uint32]]:
-    """Return the positional multipliers of word hashing and the permutations' ``a`` and ``b``."""
+def _constants() -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]:
+    """Return the permutations' ``a`` (odd) and ``b``."""
     import numpy as np
 
     rng = np.random.Generator(np.random.PCG64(_SEED))
-    positional = rng.integers(1, 2**63, _LONGEST_POSITION + 1, dtype=np.uint64) | np.uint64(1)
     a = rng.integers(0, 2**32, PERMUTATIONS, dtype=np.uint64).astype(np.uint32) | np.uint32(1)
     b = rng.integers(0, 2**32, PERMUTATIONS, dtype=np.uint64).astype(np.uint32)
-    return positional, a, b
+    return a, b
 
 
 def _mix(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
@@ -118,13 +119,15 @@ def _shingle_block(texts: Sequence[str]) -> tuple[npt.NDArray[np.uint32], npt.ND
     lengths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered))
     # One separator between texts: it is no word character, so no word spans two texts.
     codes = np.frombuffer("\0".join(lowered).encode("utf-32-le"), dtype=np.uint32)
-    is_word = _word_table()[np.minimum(codes, 0xFFFF)]
+    padded = np.zeros(codes.size + 2, dtype=bool)  # no word before the first character
+    is_word = padded[1:-1]
+    np.take(_word_table(), np.minimum(codes, 0xFFFF), out=is_word)
     is_word |= codes > 0xFFFF
-    edges = np.flatnonzero(np.diff(is_word, prepend=False, append=False))
-    starts = edges[0::2]
+    edges = np.flatnonzero(padded[1:] != padded[:-1])
+    starts, ends = edges[0::2], edges[1::2]
     if starts.size == 0:
         return np.zeros(0, np.uint32), np.zeros(len(texts), np.int64)
-    words = _word_hashes(codes, is_word, starts)
+    words = _word_hashes(codes, starts, ends)
     text_starts = np.zeros(len(texts), dtype=np.int64)
     np.cumsum(lengths[:-1] + 1, out=text_starts[1:])
     owner = np.searchsorted(text_starts, starts, side="right") - 1
@@ -133,20 +136,45 @@ def _shingle_block(texts: Sequence[str]) -> tuple[npt.NDArray[np.uint32], npt.ND
 
 
 def _word_hashes(
-    codes: npt.NDArray[np.uint32], is_word: npt.NDArray[np.bool_], starts: npt.NDArray[np.intp]
+    codes: npt.NDArray[np.uint32], starts: npt.NDArray[np.intp], ends: npt.NDArray[np.intp]
 ) -> npt.NDArray[np.uint64]:
-    """Return a 64-bit hash per word: its code points times multipliers by position, mixed."""
+    """Return a 64-bit hash per word ``codes[start:end]``: a polynomial hash, mixed.
+
+    Prefix sums of ``code * P**position`` (modulo 2**64) give every word's sum at once; times
+    ``P**-start`` (P is odd, so invertible) it no longer depends on where the word stands.
+    """
     import numpy as np
 
-    positional = _constants()[0]
-    index = np.arange(codes.size, dtype=np.int64)
-    begun = np.zeros(codes.size, dtype=np.int64)
-    begun[starts] = starts
-    np.maximum.accumulate(begun, out=begun)  # each character's word start (or an earlier one)
-    position = np.minimum(index - begun, _LONGEST_POSITION)
-    terms = (codes.astype(np.uint64) + np.uint64(1)) * positional[position]
-    terms[~is_word] = 0  # characters between words add nothing to the sum that follows
-    return _mix(np.add.reduceat(terms, starts))
+    powers, inverses = _powers(codes.size)
+    prefix = np.zeros(codes.size + 1, dtype=np.int64)
+    # int64's cumsum is many times faster than uint64's, and wraps to the same bits.
+    np.cumsum((codes * powers).view(np.int64), out=prefix[1:])
+    unsigned = prefix.view(np.uint64)
+    sums = (unsigned[ends] - unsigned[starts]) * inverses[starts]
+    return _mix(sums + (ends - starts).astype(np.uint64))
+
+
+def _powers(count: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    """Return ``P**i`` and ``P**-i`` modulo 2**64 for ``i < count``."""
+    cached, cached_inverses = _cached_powers()
+    if count <= cached.size:
+        return cached[:count], cached_inverses[:count]
+    return _make_powers(count)
+
+
+@functools.cache
+def _cached_powers() -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    return _make_powers(_BLOCK_CHARS * 4)
+
+
+def _make_powers(count: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    import numpy as np
+
+    powers = np.full(count, _POLYNOMIAL, dtype=np.uint64)
+    powers[0] = 1
+    inverses = np.full(count, pow(_POLYNOMIAL, -1, 2**64), dtype=np.uint64)
+    inverses[0] = 1
+    return np.multiply.accumulate(powers), np.multiply.accumulate(inverses)
 
 
 def _shingles(
@@ -177,19 +205,24 @@ def signatures(shingled: Shingled) -> npt.NDArray[np.uint32]:
     """Return one signature row per text (``PERMUTATIONS`` columns); zeros for no shingles."""
     import numpy as np
 
-    _, a, b = _constants()
-    sizes = np.diff(shingled.bounds)
-    texts = sizes.size
-    result = np.zeros((texts, PERMUTATIONS), dtype=np.uint32)
+    a, b = _constants()
+    sizes = shingled.bounds[1:] - shingled.bounds[:-1]
+    result = np.zeros((sizes.size, PERMUTATIONS), dtype=np.uint32)
     has = np.flatnonzero(sizes > 0)
     if has.size == 0:
         return result
     segments = shingled.bounds[has]
-    permuted = np.empty(shingled.hashes.size, dtype=np.uint32)
+    hashes = shingled.hashes
+    if hashes.size <= _MATRIX_SHINGLES:  # small batches: one call each, not one per row
+        permuted = hashes[:, None] * a
+        permuted += b
+        result[has] = np.minimum.reduceat(permuted, segments, axis=0)
+        return result
+    row_values = np.empty(hashes.size, dtype=np.uint32)
     for row in range(PERMUTATIONS):
-        np.multiply(shingled.hashes, a[row], out=permuted)
-        permuted += b[row]
-        result[has, row] = np.minimum.reduceat(permuted, segments)
+        np.multiply(hashes, a[row], out=row_values)
+        row_values += b[row]
+        result[has, row] = np.minimum.reduceat(row_values, segments)
     return result
 
 
@@ -198,16 +231,14 @@ def band_keys(signatures_: npt.NDArray[np.uint32], rows: int) -> npt.NDArray[np.
     import numpy as np
 
     bands = PERMUTATIONS // rows
-    keys = np.zeros((signatures_.shape[0], bands), dtype=np.uint64)
-    for band in range(bands):
-        key = np.full(signatures_.shape[0], band + 1, dtype=np.uint64)
-        for column in range(band * rows, (band + 1) * rows):
-            key = _mix(key * np.uint64(0x9E3779B97F4A7C15) + signatures_[:, column])
-        keys[:, band] = key
-    return keys
+    used = signatures_[:, : bands * rows].astype(np.uint64).reshape(-1, bands, rows)
+    weights = _mix(np.arange(1, rows + 1, dtype=np.uint64))
+    keys = (used * weights).sum(axis=2, dtype=np.uint64)
+    keys += _mix(np.arange(bands, dtype=np.uint64) + np.uint64(rows << 8))
+    return _mix(keys)
 
 
-def choose_rows(threshold: float, *, miss: float = 0.005) -> int:
+def choose_rows(threshold: float, *, miss: float = 0.02) -> int:
     """Return the rows per band: the most that still find a pair at ``threshold`` but ``miss``.
 
     More rows per band make fewer chance candidates (cheaper); fewer rows find more of the
