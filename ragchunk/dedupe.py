@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ragchunk.text.minhash import Shingled
 
 Method = Literal["exact", "near"]
-DEFAULT_THRESHOLD: Final = 0.8
+DEFAULT_THRESHOLD: Final = 0.7
 """``--dedupe near``'s Jaccard similarity of word 3-shingles."""
 DUPLICATE_OF: Final = "duplicate_of"
 """The metadata key of a marked duplicate: the id of the chunk it repeats."""

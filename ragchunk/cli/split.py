@@ -280,10 +280,10 @@ def split_command(
             "--dedupe",
             help="Remove chunks that repeat an earlier chunk of the run (first kept, in input "
             "order): exact (same text up to whitespace) or near[:THRESHOLD] (Jaccard "
-            "similarity of word 3-shingles, default 0.8; MinHash with LSH).",
+            "similarity of word 3-shingles, default 0.7; MinHash with LSH).",
             metavar="exact|near[:T]",
             show_default=False,
-            autocompletion=lambda: ["exact", "near", "near:0.8"],
+            autocompletion=lambda: ["exact", "near", "near:0.7"],
         ),
     ] = None,
     dedupe_mark: Annotated[

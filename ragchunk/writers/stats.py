@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -77,6 +77,7 @@ class _Previous:
 
     document: tuple[str, str]
     end: int
+    index: int
 
 
 @dataclass(slots=True)
@@ -105,6 +106,8 @@ class ChunkStats:
     over: list[tuple[str, int, int]] = field(default_factory=list)
     over_count: int = 0
     dropped: list[tuple[str, Dropped]] = field(default_factory=list)
+    marked: int = 0  # --dedupe-mark: records with metadata.duplicate_of
+    gaps: int = 0  # --dedupe: indices missing before a record of its document (dropped)
 
     def add(self, chunk: ChunkFacts) -> None:
         """Count one chunk."""
@@ -124,11 +127,15 @@ class ChunkStats:
             self.heading_paths.add(chunk.headings)
             self.deepest = max(self.deepest, len(chunk.headings))
         document = (chunk.source, chunk.doc_id)
+        self.marked += chunk.duplicate_of is not None
         if self.previous is not None and self.previous.document == document:
             self.pairs += 1
             if self.previous.end > chunk.start:
                 self.overlaps.append(self.previous.end - chunk.start)
-        self.previous = _Previous(document, chunk.end)
+            self.gaps += max(0, chunk.index - self.previous.index - 1)
+        else:
+            self.gaps += max(0, chunk.index)
+        self.previous = _Previous(document, chunk.end, chunk.index)
         size = chunk.tokens if self.unit == "tokens" else chunk.chars
         if self.limit is not None and size is not None and size > self.limit:
             self.over_count += 1
@@ -160,6 +167,7 @@ class ChunkFacts:
     page_start: int | None = None
     page_end: int | None = None
     headings: tuple[str, ...] = ()
+    duplicate_of: str | None = None
 
     @classmethod
     def of(cls, chunk: Chunk) -> ChunkFacts:
@@ -176,6 +184,7 @@ class ChunkFacts:
             page_start=chunk.page_start,
             page_end=chunk.page_end,
             headings=tuple(chunk.headings),
+            duplicate_of=_duplicate_of(chunk.metadata),
         )
 
     @classmethod
@@ -202,7 +211,13 @@ class ChunkFacts:
             page_start=_optional(record, "page_start", int),
             page_end=_optional(record, "page_end", int),
             headings=tuple(headings),
+            duplicate_of=_duplicate_of(record.get("metadata")),
         )
+
+
+def _duplicate_of(metadata: object) -> str | None:
+    value = metadata.get("duplicate_of") if isinstance(metadata, Mapping) else None
+    return str(value) if value is not None else None
 
 
 def read_records(lines: Iterable[str], stats: ChunkStats, name: str) -> None:
@@ -323,7 +338,13 @@ def describe_structure(stats: ChunkStats) -> list[str]:
         overlaps = (
             f"overlap: {overlap.count} of {stats.pairs} consecutive pairs overlap, by {spread}"
         )
-    return [pages, headings, overlaps]
+    lines = [pages, headings, overlaps]
+    if stats.marked or stats.gaps:  # --dedupe: gaps say dropped chunks (not those at the end)
+        lines.append(
+            f"duplicates: {stats.marked} of {count} chunks marked duplicate_of an earlier "
+            f"chunk; at least {stats.gaps} dropped by --dedupe (gaps in their document's index)"
+        )
+    return lines
 
 
 def build_over(stats: ChunkStats) -> Group | Text:
