@@ -30,12 +30,12 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ragchunk.errors import OptionError, UsageError
+from ragchunk.results import FileResult
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from ragchunk.model import Chunk
-    from ragchunk.results import FileResult
     from ragchunk.text.minhash import Shingled
 
 Method = Literal["exact", "near"]
@@ -262,6 +262,25 @@ class Deduper:
             chunk_count=count,
             duplicates=sum(of is not None for of in found),
         )
+
+
+def dedupe_chunks(chunks: Iterable[Chunk], options: DedupeOptions | None = None) -> list[Chunk]:
+    """Return ``chunks`` without those that repeat an earlier one (or marked, with ``mark``).
+
+    The library's ``--dedupe`` over chunks already made, of one document or many, in the order
+    given (``options`` defaults to ``near`` at 0.7)::
+
+        chunks = [c for path in paths for c in chunk_file(path)]
+        unique = dedupe_chunks(chunks, DedupeOptions(method="exact"))
+
+    Raises:
+        ModuleNotFoundError: ``near`` without numpy installed (``ragchunk[dedupe]``).
+    """
+    made = tuple(chunks)
+    result = Deduper(options or DedupeOptions()).apply(
+        FileResult("-", "-", chunks=made, chunk_count=len(made))
+    )
+    return list(result.chunks)
 
 
 def _marked(chunk: Chunk, of: str) -> Chunk:

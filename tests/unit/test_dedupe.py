@@ -177,3 +177,20 @@ def test_only_near_imports_numpy(tmp_path: Path) -> None:
         "ragchunk.dedupe",
         "ragchunk.text.minhash",
     }
+
+
+def test_dedupe_chunks_over_the_chunks_of_several_documents() -> None:
+    import ragchunk
+
+    chunks = [
+        *chunk_text(NOTES, doc_id="a.txt", size=300),
+        *chunk_text(
+            NOTES.replace("typed letters", "typewritten letters"), doc_id="b.txt", size=300
+        ),
+    ]
+    unique = ragchunk.dedupe_chunks(chunks)
+    assert unique == [c for c in chunks if c.doc_id == "a.txt"]
+    exact = ragchunk.dedupe_chunks(chunks, ragchunk.DedupeOptions(method="exact"))
+    assert [c.doc_id for c in exact].count("b.txt") in (1, 2)  # the edited chunk(s) only
+    marked = ragchunk.dedupe_chunks(chunks, ragchunk.DedupeOptions(mark=True))
+    assert [c.id for c in marked] == [c.id for c in chunks]
