@@ -15,7 +15,7 @@ import os
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, TypeAlias, cast
+from typing import IO, TYPE_CHECKING, Final, TypeAlias, cast
 
 from ragchunk import workers
 from ragchunk.defaults import OUTPUT_FORMATS, Engine, OutputFormat
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from ragchunk.workers import Job
     from ragchunk.writers.parquet import ParquetSink
 
+DEDUPE_GROUP: Final = 2000
+"""``--dedupe`` checks the chunks of consecutive results in groups of about this many."""
 Stream: TypeAlias = "IO[str] | ParquetSink"
 """Where the records of every input go when they share one output: JSONL text or Parquet."""
 
@@ -305,10 +307,21 @@ def results(
 def _deduplicated(
     made: Generator[FileResult, None, None], deduper: Deduper
 ) -> Generator[FileResult, None, None]:
-    """Yield the results of ``made`` through ``deduper``; closing this closes ``made``."""
+    """Yield the results of ``made`` through ``deduper``; closing this closes ``made``.
+
+    Results are checked a group at a time (``DEDUPE_GROUP`` chunks or more), still in order:
+    one batch of many small inputs costs less than each on its own.
+    """
+    group: list[FileResult] = []
+    chunks = 0
     with contextlib.closing(made):
         for result in made:
-            yield deduper.apply(result)
+            group.append(result)
+            chunks += result.chunk_count
+            if chunks >= DEDUPE_GROUP:
+                yield from deduper.apply_all(group)
+                group, chunks = [], 0
+        yield from deduper.apply_all(group)
 
 
 @contextlib.contextmanager

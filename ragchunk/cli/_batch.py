@@ -212,8 +212,12 @@ def _consume(run: _Run) -> None:
     batch = run.tally.batch
     # Tables, stats and Parquet need the chunks; JSONL is rendered where the chunks are made.
     # A table replaces the JSONL on stdout; stats go to stderr, so stdout keeps the data.
-    # --dedupe decodes JSONL again: chunk objects cost less, in this process and from workers.
-    wants_chunks = run.display.table or run.display.stats or batch.dedupe is not None
+    # --dedupe reads the chunks in this process: as objects when they are made here, else
+    # as the JSONL the workers made (decoding it costs less than pickling chunks).
+    in_process = batch.engine == "local" and min(batch.workers, len(batch.jobs)) <= 1
+    wants_chunks = (
+        run.display.table or run.display.stats or (batch.dedupe is not None and in_process)
+    )
     jsonl = not wants_chunks and batch.output_format == "jsonl"
     # On Ray, Ray Data draws the progress, if it can: it needs stdout to be a terminal too.
     ray_bars = batch.engine == "ray" and sys.stdout.isatty()
