@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -35,12 +36,18 @@ from ragchunk.results import FileResult
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
+    import numpy as np
+    import numpy.typing as npt
+
     from ragchunk.model import Chunk
     from ragchunk.text.minhash import Shingled
 
 Method = Literal["exact", "near"]
 DEFAULT_THRESHOLD: Final = 0.7
 """``--dedupe near``'s Jaccard similarity of word 3-shingles."""
+ESTIMATE_MARGIN: Final = 0.25
+"""``near`` checks a candidate's similarity only if its signature estimates at least the
+threshold less this."""
 DUPLICATE_OF: Final = "duplicate_of"
 """The metadata key of a marked duplicate: the id of the chunk it repeats."""
 
@@ -127,14 +134,16 @@ class Deduper:
         self._exact: dict[bytes, str] = {}
         # near: kept chunks with words by their number (the order they were checked in), and
         # the band keys of locality-sensitive hashing: one number, or several in order.
-        self._kept: dict[int, tuple[str, Shingled, int]] = {}
+        self._kept: dict[int, tuple[str, Shingled, npt.NDArray[np.uint32], int]] = {}
         self._buckets: dict[int, int | list[int]] = {}
         self._sets: dict[int, frozenset[int]] = {}  # shingle sets of kept chunks, once compared
-        self._rows = 0
+        self._rows = self._least_agreement = 0
         if options.method == "near":
-            from ragchunk.text.minhash import choose_rows
+            from ragchunk.text.minhash import PERMUTATIONS, choose_rows
 
             self._rows = choose_rows(options.threshold)
+            least = (options.threshold - ESTIMATE_MARGIN) * PERMUTATIONS
+            self._least_agreement = max(0, math.ceil(least))
 
     def duplicates(self, ids: Sequence[str], texts: Sequence[str]) -> list[str | None]:
         """Return, per chunk in order, the id of the kept chunk it duplicates, or None.
@@ -163,7 +172,8 @@ class Deduper:
         from ragchunk.text.minhash import band_keys, shingle, signatures
 
         shingled = shingle(texts)
-        keys = band_keys(signatures(shingled), self._rows)
+        rows = signatures(shingled)
+        keys = band_keys(rows, self._rows)
         sizes = shingled.bounds[1:] - shingled.bounds[:-1]
         # Most chunks share no band with any other: they are kept at once, in bulk. The others
         # (a key the index has, or that another chunk of this batch has) are checked in order.
@@ -178,7 +188,7 @@ class Deduper:
         base = self.checked
         fresh = np.flatnonzero(~checked)
         for k in fresh.tolist():
-            self._kept[base + k] = (ids[k], shingled, k)
+            self._kept[base + k] = (ids[k], shingled, rows, k)
         numbers = np.repeat(fresh + base, keys.shape[1]).tolist()
         self._buckets.update(zip(keys[fresh].ravel().tolist(), numbers, strict=True))
         answer: list[str | None] = [None] * len(ids)
@@ -187,14 +197,27 @@ class Deduper:
             if sizes[k] == 0:
                 answer[k] = self._exact_match(ids[k], texts[k])
             else:
-                answer[k] = self._near_match(base + k, ids[k], shingled, k, row)
+                batch = (ids[k], shingled, rows, k)
+                answer[k] = self._near_match(base + k, batch, row)
         return answer
 
     def _near_match(
-        self, number: int, chunk_id: str, shingled: Shingled, k: int, keys: list[int]
+        self,
+        number: int,
+        chunk: tuple[str, Shingled, npt.NDArray[np.uint32], int],
+        keys: list[int],
     ) -> str | None:
-        """Return the earliest kept chunk similar enough to chunk ``k``, or None (and keep it)."""
+        """Return the earliest kept chunk similar enough to ``chunk``, or None (and keep it).
+
+        A candidate whose signature agrees with the chunk's in too few rows to be near the
+        threshold (``ESTIMATE_MARGIN`` below it) is passed over without computing its
+        similarity: for a pair at the threshold that happens about once in a thousand.
+        """
+        import numpy as np
+
         from ragchunk.text.minhash import jaccard
+
+        _, shingled, rows, k = chunk
 
         candidates: set[int] = set()
         get = self._buckets.get
@@ -204,16 +227,21 @@ class Deduper:
                 candidates.add(held)
             elif held is not None:
                 candidates.update(held)
-        own = shingled.set_of(k)
+        own: frozenset[int] | None = None
+        signature = rows[k]
         for candidate in sorted(candidates):
-            kept_id, block, index = self._kept[candidate]
+            kept_id, block, block_rows, index = self._kept[candidate]
+            if np.count_nonzero(block_rows[index] == signature) < self._least_agreement:
+                continue
             shingles = self._sets.get(candidate)
             if shingles is None:  # a kept chunk is often the candidate of many
                 shingles = self._sets[candidate] = block.set_of(index)
+            own = shingled.set_of(k) if own is None else own
             if jaccard(own, shingles) >= self.options.threshold:
                 return kept_id
-        self._sets[number] = own
-        self._kept[number] = (chunk_id, shingled, k)
+        if own is not None:
+            self._sets[number] = own
+        self._kept[number] = chunk
         for key in keys:
             held = get(key)
             if held is None:
