@@ -11,11 +11,14 @@ compared with each other, only with kept chunks.
 - ``near``: an exact match, or a Jaccard similarity of at least ``threshold`` between the sets of
   word 3-shingles (``ragchunk.text.minhash``). MinHash signatures and locality-sensitive hashing
   find the candidates; each candidate's similarity is then computed exactly, so the decision is
-  the threshold's, not an estimate's. A chunk without words is matched exactly only.
+  the threshold's, not an estimate's (only a candidate whose signature agrees far too little,
+  ``ESTIMATE_MARGIN`` below the threshold, is passed over unchecked). A chunk without words is
+  matched exactly only.
 
 Deduplication is a pass over the run's results in input order, in the parent process (the same
-with any ``--jobs``): ``Deduper.apply`` takes a ``FileResult`` with chunk objects or with the
-JSONL its worker rendered, and gives it back without the duplicates (or marked). Kept chunks
+with any ``--jobs``): ``Deduper.apply`` (``apply_all`` for several) takes a ``FileResult`` with
+chunk objects or with the JSONL its worker rendered, and gives it back without the duplicates
+(or marked); ``dedupe_chunks`` does the same for a list of chunks. Kept chunks
 keep their record byte for byte, ``index`` included: a dropped chunk leaves a gap in its
 document's indices. ``--check`` checks every input before this pass (SPEC §3.2 counts what it
 drops).
