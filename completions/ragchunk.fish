@@ -86,6 +86,8 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -l api-concurrency -
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l api-retries -x -d 'Retries of a timeout, refused connection, 429 or 5xx (Retry-After honoured).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l emit-passages -d 'proposition: also emit every passage verbatim (metadata.kind passage).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l dry-run -d 'Call no model and write no chunks: report the calls and prompt tokens the run would make.'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l dedupe -x -d 'Remove chunks that repeat an earlier chunk of the run (first kept, in input order): exact (same text up to whitespace) or near[:THRESHOLD] (Jaccard similarity of word 3-shingles, default 0.7; MinHash with LSH).'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l dedupe-mark -d 'With --dedupe: keep duplicates, with metadata.duplicate_of (the kept chunk\'s id), instead of dropping them.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -s h -l help -d 'Show the help and exit.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -F
 complete -c ragchunk -n '__fish_seen_subcommand_from stats' -l limit -x -d 'Count and list the chunks larger than this.'

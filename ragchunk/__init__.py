@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ragchunk.api import chunk_file, chunk_text
     from ragchunk.backends import EmbedderSpec
+    from ragchunk.dedupe import DedupeOptions, Deduper, dedupe_chunks
     from ragchunk.errors import (
         BackendError,
         CorruptDocumentError,
@@ -47,6 +48,9 @@ _HOMES = {
     "Span": "model",
     "Budget": "options",
     "EmbedderSpec": "backends",
+    "DedupeOptions": "dedupe",
+    "Deduper": "dedupe",
+    "dedupe_chunks": "dedupe",
     "ParseOptions": "parsers._spec",
 }
 """Where each public name lives: imported on first use, so ``ragchunk --help`` (which runs
@@ -57,6 +61,8 @@ __all__ = [
     "Budget",
     "Chunk",
     "CorruptDocumentError",
+    "DedupeOptions",
+    "Deduper",
     "Document",
     "EmbedderSpec",
     "EngineError",
@@ -71,6 +77,7 @@ __all__ = [
     "UsageError",
     "chunk_file",
     "chunk_text",
+    "dedupe_chunks",
 ]
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, TypeAlias, cast
+from typing import IO, TYPE_CHECKING, Final, TypeAlias, cast
 
 from ragchunk import workers
 from ragchunk.defaults import OUTPUT_FORMATS, Engine, OutputFormat
@@ -28,12 +28,15 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from ragchunk.config import Config, RunSettings
+    from ragchunk.dedupe import DedupeOptions, Deduper
     from ragchunk.inputs import Input, Note, Skipped
     from ragchunk.manifest import Manifest
     from ragchunk.scopes import Plans
     from ragchunk.workers import Job
     from ragchunk.writers.parquet import ParquetSink
 
+DEDUPE_GROUP: Final = 2000
+"""``--dedupe`` checks the chunks of consecutive results in groups of about this many."""
 Stream: TypeAlias = "IO[str] | ParquetSink"
 """Where the records of every input go when they share one output: JSONL text or Parquet."""
 
@@ -59,6 +62,7 @@ class Batch:
         engine: where the inputs are chunked: ``local`` processes or a ``ray`` cluster.
         ray_address: the Ray cluster to join (``auto``, ``ray://HOST:PORT``...); None starts
             a local one.
+        dedupe: ``--dedupe``: remove chunks that repeat earlier ones of the run.
     """
 
     jobs: tuple[Job, ...]
@@ -75,6 +79,7 @@ class Batch:
     fail_fast: bool = False
     engine: Engine = "local"
     ray_address: str | None = None
+    dedupe: DedupeOptions | None = None
 
 
 def is_directory_output(output: str) -> bool:
@@ -89,6 +94,7 @@ def prepare(
     *,
     output: str | None,
     output_format: str | None = None,
+    dedupe: DedupeOptions | None = None,
 ) -> Batch:
     """Find the inputs and decide each one's plan, output file and manifest state.
 
@@ -118,12 +124,20 @@ def prepare(
     count = workers.default_jobs() if run.jobs is None else run.jobs
     workers.check_workers(count)
     found = find_inputs(paths, walk)
-    routed = _route(workers.make_jobs(found.inputs, plans), output_dir, manifest, chosen)
+    # With --dedupe, what an input keeps depends on every input before it: none is skipped.
+    known = None if dedupe is not None else manifest
+    routed = _route(workers.make_jobs(found.inputs, plans), output_dir, known, chosen)
     jobs, outputs, refused = routed
+    notes = found.notes + _unmatched_globs(plans.config, found.inputs)
+    if dedupe is not None and manifest is not None:
+        from ragchunk.inputs import Note
+
+        why = "--dedupe reads every input again: what an input keeps depends on those before it"
+        notes += (Note(str(manifest.path), "dedupe-manifest", why),)
     return Batch(
         jobs=tuple(jobs),
         outputs=tuple(outputs),
-        notes=found.notes + _unmatched_globs(plans.config, found.inputs),
+        notes=notes,
         skipped=found.skipped,
         refused=tuple(refused),
         roots=tuple(p for p in paths if p != STDIN and Path(p).is_dir()),
@@ -135,6 +149,7 @@ def prepare(
         fail_fast=bool(run.fail_fast),
         engine=engine,
         ray_address=run.ray_address,
+        dedupe=dedupe,
     )
 
 
@@ -277,12 +292,36 @@ def results(
         )
     else:
         made = workers.run_jobs(jobs, workers=batch.workers)
+    if batch.dedupe is not None:  # in input order, in this process: the same with any --jobs
+        from ragchunk.dedupe import Deduper
+
+        made = _deduplicated(made, Deduper(batch.dedupe))
     with contextlib.closing(made):
         # The results first: zip then runs the pipeline to its end, and it shuts down cleanly.
         yield (
             (job, target, result)
             for result, job, target in zip(made, batch.jobs, batch.outputs, strict=True)
         )
+
+
+def _deduplicated(
+    made: Generator[FileResult, None, None], deduper: Deduper
+) -> Generator[FileResult, None, None]:
+    """Yield the results of ``made`` through ``deduper``; closing this closes ``made``.
+
+    Results are checked a group at a time (``DEDUPE_GROUP`` chunks or more), still in order:
+    one batch of many small inputs costs less than each on its own.
+    """
+    group: list[FileResult] = []
+    chunks = 0
+    with contextlib.closing(made):
+        for result in made:
+            group.append(result)
+            chunks += result.chunk_count
+            if chunks >= DEDUPE_GROUP:
+                yield from deduper.apply_all(group)
+                group, chunks = [], 0
+        yield from deduper.apply_all(group)
 
 
 @contextlib.contextmanager

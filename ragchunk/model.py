@@ -181,6 +181,11 @@ class Chunk:
     embedding: tuple[float, ...] | None = None
     parent_id: str | None = None
 
+    @property
+    def is_parent(self) -> bool:
+        """Whether this is a parent record of ``--parents`` (its children name it in ``parent_id``)."""
+        return self.parent_id is None and self.metadata.get("kind") == "parent"
+
     def to_record(self) -> dict[str, JSONValue]:
         """Return the JSON object of SPEC §2; optional fields appear only when set."""
         record: dict[str, JSONValue] = {

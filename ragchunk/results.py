@@ -38,7 +38,8 @@ class FileResult:
     one sentence each, while the others were. ``embedded`` counts the texts sent to the
     embedder, ``cached`` those its cache answered. ``llm`` holds what a rewriting strategy's
     chat model cost and made (``ragchunk.rewrite.COUNT_NAMES``; a dry run's planned calls and
-    tokens).
+    tokens). ``duplicates`` counts the chunks ``--dedupe`` found repeating earlier ones of the
+    run (dropped, or kept and marked); ``chunk_count`` then counts those written.
     """
 
     source: str
@@ -57,6 +58,7 @@ class FileResult:
     embedded: int = 0
     cached: int = 0
     llm: tuple[tuple[str, int], ...] = ()
+    duplicates: int = 0
 
 
 def first_line(text: str) -> str:

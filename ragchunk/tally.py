@@ -38,6 +38,7 @@ class Tally:
     removed: int = 0
     violations: int = 0
     violating: int = 0
+    duplicates: int = 0
     failures: list[FileResult] = field(default_factory=list)
     entries: dict[str, Entry] = field(default_factory=dict)
 
@@ -68,6 +69,7 @@ class Tally:
         self.done += 1
         self.chunked += 1
         self.chunks += result.chunk_count
+        self.duplicates += result.duplicates
         if result.violations:
             self.violations += len(result.violations)
             self.violating += 1

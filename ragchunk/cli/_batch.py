@@ -116,6 +116,12 @@ class _Run:
             self.say(f"error: {failure}")
         return not (result.failed_parts and self.tally.batch.fail_fast)
 
+    @property
+    def duplicate_fate(self) -> str:
+        """Return what ``--dedupe`` does with a duplicate: dropped, or marked."""
+        dedupe = self.tally.batch.dedupe
+        return "marked" if dedupe is not None and dedupe.mark else "dropped"
+
     def render(self, result: FileResult) -> None:
         """Add one input's chunks to the table and the stats the user asked for."""
         if self.display.table:
@@ -145,9 +151,11 @@ class _Run:
         if self.display.verbose and result.error is None:
             what = "unchanged, skipped" if result.unchanged else _count(result.chunk_count, "chunk")
             if result.dropped:
-                from ragchunk.writers.stats import describe_dropped
+                from ragchunk.writers.stats_tables import describe_dropped
 
                 what += f", {describe_dropped(result.dropped)}"
+            if result.duplicates:
+                what += f", {_count(result.duplicates, 'duplicate')} {self.duplicate_fate}"
             self.say(f"{result.source}: {what}")
 
 
@@ -204,7 +212,12 @@ def _consume(run: _Run) -> None:
     batch = run.tally.batch
     # Tables, stats and Parquet need the chunks; JSONL is rendered where the chunks are made.
     # A table replaces the JSONL on stdout; stats go to stderr, so stdout keeps the data.
-    wants_chunks = run.display.table or run.display.stats
+    # --dedupe reads the chunks in this process: as objects when they are made here, else
+    # as the JSONL the workers made (decoding it costs less than pickling chunks).
+    in_process = batch.engine == "local" and min(batch.workers, len(batch.jobs)) <= 1
+    wants_chunks = (
+        run.display.table or run.display.stats or (batch.dedupe is not None and in_process)
+    )
     jsonl = not wants_chunks and batch.output_format == "jsonl"
     # On Ray, Ray Data draws the progress, if it can: it needs stdout to be a terminal too.
     ray_bars = batch.engine == "ray" and sys.stdout.isatty()
@@ -246,6 +259,12 @@ def _summarise(run: _Run, seconds: float) -> None:
         _print_failure_table(run.console, tally.failures, len(batch.jobs) + len(batch.refused))
     if any(job.plan.policy.check for job in batch.jobs) and not run.display.quiet:
         _say_checked(run)
+    if batch.dedupe is not None and not run.display.quiet:
+        made = tally.chunks + (0 if batch.dedupe.mark else tally.duplicates)
+        run.say(
+            f"dedupe {batch.dedupe.describe()}: {tally.duplicates} of {_count(made, 'chunk')} "
+            f"repeat an earlier chunk, {run.duplicate_fate}"
+        )
     if batch.manifest is not None and not run.display.quiet:
         run.say(
             f"manifest {batch.manifest.path}: {_count(tally.chunked, 'input')} processed, "
@@ -327,7 +346,7 @@ def _print_failure_table(console: Console, failures: list[FileResult], total: in
 
 def _print_stats(console: Console, stats: ChunkStats) -> None:
     """Print the ``--stats`` summary on stderr: stdout carries data only (a pipeline's input)."""
-    from ragchunk.writers.stats import build_dropped, build_sizes
+    from ragchunk.writers.stats_tables import build_dropped, build_sizes
 
     console.print(build_sizes(stats))
     dropped = build_dropped(stats)

@@ -80,6 +80,7 @@ from ragchunk.defaults import (
 from ragchunk.errors import OptionError
 
 if TYPE_CHECKING:
+    from ragchunk.dedupe import DedupeOptions
     from ragchunk.defaults import Engine
 
 SPLIT_HELP = """Split documents into chunks and print them as JSONL (one record per line).
@@ -107,6 +108,7 @@ Examples:
   ragchunk split docs/ --engine ray -o chunks.parquet    on Ray (ragchunk[ray])
   ragchunk split notes.txt -s proposition --api-base http://127.0.0.1:8080/v1 --model m
   ragchunk split docs/ -s proposition --api-base URL --model m --dry-run   (cost first)
+  ragchunk split reports/ --dedupe near -o chunks.jsonl   drop repeated boilerplate chunks
 """
 
 
@@ -273,6 +275,27 @@ def split_command(
     api_retries: ApiRetriesFlag = 2,
     emit_passages: EmitPassagesFlag = False,
     dry_run: DryRunFlag = False,
+    # Near-duplicate removal (issue 17).
+    dedupe: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--dedupe",
+            help="Remove chunks that repeat an earlier chunk of the run (first kept, in input "
+            "order): exact (same text up to whitespace) or near[:THRESHOLD] (Jaccard "
+            "similarity of word 3-shingles, default 0.7; MinHash with LSH).",
+            metavar="exact|near[:T]",
+            show_default=False,
+            autocompletion=lambda: ["exact", "near", "near:0.7"],
+        ),
+    ] = None,
+    dedupe_mark: Annotated[
+        bool,
+        typer.Option(
+            "--dedupe-mark",
+            help="With --dedupe: keep duplicates, with metadata.duplicate_of (the kept chunk's "
+            "id), instead of dropping them.",
+        ),
+    ] = False,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
     from ragchunk.batch import prepare
@@ -313,6 +336,7 @@ def split_command(
                 settings,
                 output=None if dry_run else output,
                 output_format=output_format,
+                dedupe=_parse_dedupe(dedupe, mark=dedupe_mark),
             )
         except KeyboardInterrupt:  # Ctrl-C while walking a large tree: nothing written yet
             sys.stderr.write("interrupted while finding the inputs; nothing was written\n")
@@ -328,6 +352,16 @@ def split_command(
         code = _batch.execute(batch, display)
     if code != EXIT_OK:
         raise typer.Exit(code)
+
+
+def _parse_dedupe(value: str | None, *, mark: bool) -> DedupeOptions | None:
+    if value is None:
+        if mark:
+            raise OptionError("--dedupe-mark", "needs --dedupe exact or --dedupe near")
+        return None
+    from ragchunk.dedupe import parse_dedupe
+
+    return parse_dedupe(value, mark=mark)
 
 
 def _parse_engine(value: str) -> Engine:

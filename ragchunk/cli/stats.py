@@ -113,7 +113,7 @@ def _read(path: str, stats: ChunkStats) -> None:
 def _render(stats: ChunkStats, top: int) -> None:
     from rich.text import Text
 
-    from ragchunk.writers.stats import (
+    from ragchunk.writers.stats_tables import (
         build_documents,
         build_histogram,
         build_over,
