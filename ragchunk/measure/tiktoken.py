@@ -35,7 +35,7 @@ _PIECE_STABLE_PATTERNS: Final = frozenset(
     }
 )
 _STABLE_POINT: Final = re.compile(r"(?<=\S) ")
-_MAX_BACKWARD_PROBES: Final = 64
+_TAIL_WINDOW: Final = 64  # characters before a span's end searched first for its last point
 
 
 _CHECKPOINT: Final = 64  # tokens between stored byte offsets (a lookup sums at most this many)
@@ -160,12 +160,11 @@ class TiktokenSizer:
         return head + (index_b - index_a) + tail
 
     def _head(self, start: int, end: int) -> tuple[int, int, int] | None:
-        """Return the first piece-stable point ``a`` at or after ``start`` and before ``end``,
-        the tokens of ``text[start:a]`` alone, and the whole encoding's token index of ``a``;
-        None when there is no such point.
+        """Return ``(a, tokens of text[start:a] alone, token index of a)``, or None.
 
-        The point found is a function of ``start`` alone (a later end finds the same one), so
-        it is remembered: packing measures many spans from one start (and many to one end, see
+        ``a`` is the first piece-stable point at or after ``start`` and before ``end``. The
+        point found is a function of ``start`` alone (a later end finds the same one), so it
+        is remembered: packing measures many spans from one start (and many to one end, see
         ``_tail``), and each edge is then encoded once.
         """
         known = self._heads.get(start)
@@ -182,10 +181,10 @@ class TiktokenSizer:
         return known
 
     def _tail(self, end: int) -> tuple[int, int, int]:
-        """Return the last piece-stable point ``b`` at or before ``end`` (0: none found), the
-        tokens of ``text[b:end]`` alone, and the whole encoding's token index of ``b``.
+        """Return ``(b, tokens of text[b:end] alone, token index of b)``.
 
-        A function of ``end`` alone (remembered, as ``_head``); a span whose first stable point
+        ``b`` is the last piece-stable point at or before ``end`` (0: none was found). A
+        function of ``end`` alone (remembered, as ``_head``); a span whose first stable point
         is at or after ``b`` has no other, and ``_measure`` then uses its first.
         """
         known = self._tails.get(end)
@@ -215,14 +214,23 @@ class TiktokenSizer:
         return count
 
     def _last_stable_point(self, lo: int, end: int) -> int:
+        """Return the last piece-stable point in ``(lo, end]``, or ``lo`` when there is none.
+
+        Searched for in windows that double as they go back from ``end``: the point is usually
+        a word away, and where it is not (indented columns, whose spaces follow spaces) the
+        search still finds it, so the tail encoded alone stays short.
+        """
         text = self._text
-        p = text.rfind(" ", lo, min(end + 1, len(text)))
-        for _ in range(_MAX_BACKWARD_PROBES):
-            if p <= lo:
-                return lo
-            if not text[p - 1].isspace():
-                return p
-            p = text.rfind(" ", lo, p)
+        hi = min(end + 1, len(text))
+        width = _TAIL_WINDOW
+        while hi > lo + 1:
+            start = max(lo + 1, hi - width)
+            last = -1
+            for point in _STABLE_POINT.finditer(text, start, hi):
+                last = point.start()
+            if last >= 0:
+                return last
+            hi, width = start, width * 2
         return lo
 
 
