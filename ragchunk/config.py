@@ -152,18 +152,13 @@ class Settings:
 def _scope_keys() -> dict[str, tuple[str, Any]]:
     """Return the keys a scope (the top level or a ``[files."GLOB"]`` section) may set.
 
-    Key → (field, type). Built when a file is read, not at import: resolving the type hints
-    is a fair part of the command line's start-up, and most runs read no file.
+    Key → (field, type), one for every field but ``options``: ``max_bytes`` is ``max-bytes``.
+    Built on first use, not at import: resolving the hints slowed every run's start-up.
     """
-    return _keys_of(Settings)
-
-
-def _keys_of(cls: type[Settings]) -> dict[str, tuple[str, Any]]:
-    """Return a file key for every field but ``options``: ``max_bytes`` is ``max-bytes``."""
-    hints = typing.get_type_hints(cls)
+    hints = typing.get_type_hints(Settings)
     return {
         name.replace("_", "-"): (name, _without_none(hints[name]))
-        for name in (f.name for f in dataclasses.fields(cls))
+        for name in (f.name for f in dataclasses.fields(Settings))
         if name != _OPTIONS
     }
 
