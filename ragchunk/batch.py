@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import sys
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -359,10 +360,11 @@ def write_output(
     """
     if target is None and stream is None:
         return
-    from ragchunk.writers.parquet import ParquetSink
-
-    if isinstance(stream, ParquetSink):
-        stream.write_chunks(result.chunks)
+    # A Parquet sink exists only once its module is loaded: a JSONL run never imports it.
+    parquet = sys.modules.get("ragchunk.writers.parquet")
+    sink = stream if parquet is not None and isinstance(stream, parquet.ParquetSink) else None
+    if sink is not None:
+        cast("ParquetSink", sink).write_chunks(result.chunks)
     elif target is not None and output_format == "parquet":
         from ragchunk.writers.parquet import write_parquet
 
@@ -377,7 +379,7 @@ def write_output(
             with atomic_writer(target) as handle:
                 _write_bytes(handle, pieces)
         elif stream is not None:
-            _write_bytes(stream, pieces)
+            _write_bytes(cast("IO[str]", stream), pieces)
 
 
 def _write_bytes(stream: IO[str], pieces: Iterable[bytes]) -> None:

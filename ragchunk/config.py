@@ -29,6 +29,7 @@ that sets them. Unknown keys and badly typed values are ``UsageError``s naming t
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import typing
 from collections.abc import Iterator, Mapping
@@ -148,12 +149,17 @@ class Settings:
         return dataclasses.replace(merged, options=options)
 
 
-def _keys_of(cls: type[Settings]) -> dict[str, tuple[str, Any]]:
-    """Return a file key for every field but ``options``: ``max_bytes`` is ``max-bytes``."""
-    hints = typing.get_type_hints(cls)
+@functools.cache
+def _scope_keys() -> dict[str, tuple[str, Any]]:
+    """Return the keys a scope (the top level or a ``[files."GLOB"]`` section) may set.
+
+    Key → (field, type), one for every field but ``options``: ``max_bytes`` is ``max-bytes``.
+    Built on first use, not at import: resolving the hints slowed every run's start-up.
+    """
+    hints = typing.get_type_hints(Settings)
     return {
         name.replace("_", "-"): (name, _without_none(hints[name]))
-        for name in (f.name for f in dataclasses.fields(cls))
+        for name in (f.name for f in dataclasses.fields(Settings))
         if name != _OPTIONS
     }
 
@@ -163,9 +169,6 @@ def _without_none(hint: Any) -> Any:
     args = [arg for arg in typing.get_args(hint) if arg is not type(None)]
     return args[0] if len(args) == 1 and type(None) in typing.get_args(hint) else hint
 
-
-_SCOPE_KEYS: Final = _keys_of(Settings)
-"""Keys a scope (the top level or a ``[files."GLOB"]`` section) may set: key → (field, type)."""
 
 _PARSE_SETTINGS: Final = tuple(
     name for name in PARSE_OPTION_NAMES if name in {f.name for f in dataclasses.fields(Settings)}
@@ -311,7 +314,7 @@ def _read_table(path: Path, shown: str) -> dict[str, Any]:
 
 
 def _parse(path: Path, where: str, table: dict[str, Any]) -> Config:
-    allowed = sorted([*_SCOPE_KEYS, *_RUN_KEYS, _OPTIONS, _FILES])
+    allowed = sorted([*_scope_keys(), *_RUN_KEYS, _OPTIONS, _FILES])
     for key in table:
         if key not in allowed:
             raise UsageError(f"{where}: {_unknown_key(key, allowed)}")
@@ -347,7 +350,7 @@ def _rules(files: object, where: str) -> tuple[Rule, ...]:
         rule_where = f"{top} [{section}.{_quoted(glob)}]"
         if not isinstance(body, dict):
             raise UsageError(f"{rule_where}: must be a table of settings")
-        allowed = sorted([*_SCOPE_KEYS, _OPTIONS])
+        allowed = sorted([*_scope_keys(), _OPTIONS])
         for key in body:
             if key not in allowed:
                 raise UsageError(f"{rule_where}: {_unknown_key(key, allowed)}")
@@ -368,7 +371,7 @@ def _settings(table: dict[str, Any], where: str) -> Settings:
     options = table.get(_OPTIONS, {})
     if not isinstance(options, dict):
         raise UsageError(f"{where}: options must be a table of strategy options")
-    return Settings(**_values(table, _SCOPE_KEYS, where), options=dict(options))
+    return Settings(**_values(table, _scope_keys(), where), options=dict(options))
 
 
 def _values(table: dict[str, Any], keys: dict[str, tuple[str, Any]], where: str) -> dict[str, Any]:

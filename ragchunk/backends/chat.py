@@ -33,8 +33,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, TypeVar, cast
 
-from ragchunk.backends.cache import DiskCache, cache_key
-from ragchunk.backends.http import Endpoint, EndpointError, JsonClient
 from ragchunk.errors import OptionError
 
 if TYPE_CHECKING:
@@ -178,6 +176,11 @@ class ChatClient:
         self.url = chat_url(spec.url or "")
         self.name = "chat endpoint"
         self.tally = ChatTally()
+        # The HTTP client and the disk cache load with the first client: every run reads
+        # ChatSpec (an option of the plan), few ask an endpoint (http.client, ssl, email).
+        from ragchunk.backends.cache import DiskCache
+        from ragchunk.backends.http import Endpoint, JsonClient
+
         self.disk = None if cache_dir is None else DiskCache(cache_dir, CACHE_KIND)
         endpoint = Endpoint(
             url=self.url,
@@ -200,6 +203,8 @@ class ChatClient:
 
     def key(self, request: ChatRequest) -> str:
         """Return the cache key of ``request`` (endpoint, model, temperature, prompt, text)."""
+        from ragchunk.backends.cache import cache_key
+
         spec = self.spec
         return cache_key(
             self.url,
@@ -225,6 +230,8 @@ class ChatClient:
 
         A failed call is a reply with an ``error`` (counted in ``tally.failures``).
         """
+        from ragchunk.backends.http import EndpointError
+
         key = self.key(request)
         if key in self._failed:  # --check's second run sees what the first saw
             return ChatReply(error=self._failed[key])
@@ -251,6 +258,8 @@ class ChatClient:
         return ChatReply(content=content)
 
     def _post(self, request: ChatRequest) -> JSONValue:
+        from ragchunk.backends.http import EndpointError
+
         with _MODE_LOCK:
             mode, confirmed = _MODE_OF.get(self.url, MODES[0]), self.url in _MODE_OF
         while True:
@@ -295,6 +304,8 @@ class ChatClient:
         message = first.get("message") if isinstance(first, dict) else None
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, str):
+            from ragchunk.backends.http import EndpointError
+
             raise EndpointError(f"{self.name} {self.url} answered without a message content")
         assert isinstance(answer, dict)  # choices came from it
         usage = answer.get("usage")

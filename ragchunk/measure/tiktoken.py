@@ -35,7 +35,7 @@ _PIECE_STABLE_PATTERNS: Final = frozenset(
     }
 )
 _STABLE_POINT: Final = re.compile(r"(?<=\S) ")
-_MAX_BACKWARD_PROBES: Final = 64
+_TAIL_WINDOW: Final = 64  # characters before a span's end searched first for its last point
 
 
 _CHECKPOINT: Final = 64  # tokens between stored byte offsets (a lookup sums at most this many)
@@ -57,11 +57,13 @@ class TiktokenSizer:
         "_counts",
         "_encode",
         "_forced",
+        "_heads",
         "_indexes",
         "_lengths",
         "_offsets",
         "_sizes",
         "_stable",
+        "_tails",
         "_text",
         "total",
     )
@@ -83,6 +85,8 @@ class TiktokenSizer:
         self._indexes: dict[int, int] = {}  # token index of a character offset, as index() finds
         self._offsets: dict[int, int] = {}  # character offset of a token index, as offset() finds
         self._counts: dict[str, int] = {}
+        self._heads: dict[int, tuple[int, int, int]] = {}  # see _head()
+        self._tails: dict[int, tuple[int, int, int]] = {}  # see _tail()
         # The last span measured from each start: assemble re-measures the spans pack fitted.
         self._sizes: dict[int, tuple[int, int]] = {}
 
@@ -115,13 +119,11 @@ class TiktokenSizer:
     def _find(self, byte: int) -> int:
         """Return the index of the token containing ``byte``."""
         block = bisect_right(self._checkpoints, byte) - 1
-        index, rest = block * _CHECKPOINT, byte - self._checkpoints[block]
-        for length in self._lengths[index : index + _CHECKPOINT]:
-            if rest < length:
-                break
-            rest -= length
-            index += 1
-        return min(index, self.total)
+        index = block * _CHECKPOINT
+        # The tokens of the block that end at or before ``byte``: one bisection of their
+        # running byte offsets (built in C), not a Python loop over up to 64 lengths.
+        ends = list(accumulate(self._lengths[index : index + _CHECKPOINT]))
+        return min(index + bisect_right(ends, byte - self._checkpoints[block]), self.total)
 
     def _remember(self, offset: int, index: int) -> None:
         if len(self._indexes) >= _MEMO:
@@ -144,20 +146,56 @@ class TiktokenSizer:
     def _measure(self, start: int, end: int) -> int:
         if end <= start:
             return 0
-        text = self._text
         if not self._stable or end - start < 64:
             return self._count(start, end)
-        first = _STABLE_POINT.search(text, max(start, 1), end)
-        if first is None:
-            return len(self._encode(text[start:end]))
-        a = first.start()
-        b = self._last_stable_point(a, end)
+        found = self._head(start, end)
+        if found is None:  # no piece-stable point inside the span
+            return len(self._encode(self._text[start:end]))
+        a, head, index_a = found
+        b, tail, index_b = self._tail(end)
+        if b <= a:  # none after the first one: the last is the first
+            b, tail, index_b = a, self._count(a, end), index_a
         if self._forced and bisect_right(self._forced, a) != bisect_right(self._forced, b):
-            return len(self._encode(text[start:end]))  # the middle crosses an inexact cut
-        middle = self.index(b) - self.index(a)
-        head = self._count(start, a) if a > start else 0
-        tail = self._count(b, end) if b < end else 0
-        return head + middle + tail
+            return len(self._encode(self._text[start:end]))  # the middle crosses an inexact cut
+        return head + (index_b - index_a) + tail
+
+    def _head(self, start: int, end: int) -> tuple[int, int, int] | None:
+        """Return ``(a, tokens of text[start:a] alone, token index of a)``, or None.
+
+        ``a`` is the first piece-stable point at or after ``start`` and before ``end``. The
+        point found is a function of ``start`` alone (a later end finds the same one), so it
+        is remembered: packing measures many spans from one start (and many to one end, see
+        ``_tail``), and each edge is then encoded once.
+        """
+        known = self._heads.get(start)
+        if known is not None:
+            return known if known[0] < end else None
+        first = _STABLE_POINT.search(self._text, max(start, 1), end)
+        if first is None:
+            return None  # not remembered: a search bounded by this end says nothing past it
+        a = first.start()
+        known = (a, self._count(start, a) if a > start else 0, self.index(a))
+        if len(self._heads) >= _MEMO:
+            self._heads.clear()
+        self._heads[start] = known
+        return known
+
+    def _tail(self, end: int) -> tuple[int, int, int]:
+        """Return ``(b, tokens of text[b:end] alone, token index of b)``.
+
+        ``b`` is the last piece-stable point at or before ``end`` (0: none was found). A
+        function of ``end`` alone (remembered, as ``_head``); a span whose first stable point
+        is at or after ``b`` has no other, and ``_measure`` then uses its first.
+        """
+        known = self._tails.get(end)
+        if known is not None:
+            return known
+        b = self._last_stable_point(0, end)
+        known = (b, 0, 0) if b <= 0 else (b, self._count(b, end) if b < end else 0, self.index(b))
+        if len(self._tails) >= _MEMO:
+            self._tails.clear()
+        self._tails[end] = known
+        return known
 
     def _count(self, start: int, end: int) -> int:
         """Return the number of tokens of ``text[start:end]`` alone; short texts are remembered.
@@ -176,14 +214,23 @@ class TiktokenSizer:
         return count
 
     def _last_stable_point(self, lo: int, end: int) -> int:
+        """Return the last piece-stable point in ``(lo, end]``, or ``lo`` when there is none.
+
+        Searched for in windows that double as they go back from ``end``: the point is usually
+        a word away, and where it is not (indented columns, whose spaces follow spaces) the
+        search still finds it, so the tail encoded alone stays short.
+        """
         text = self._text
-        p = text.rfind(" ", lo, min(end + 1, len(text)))
-        for _ in range(_MAX_BACKWARD_PROBES):
-            if p <= lo:
-                return lo
-            if not text[p - 1].isspace():
-                return p
-            p = text.rfind(" ", lo, p)
+        hi = min(end + 1, len(text))
+        width = _TAIL_WINDOW
+        while hi > lo + 1:
+            start = max(lo + 1, hi - width)
+            last = -1
+            for point in _STABLE_POINT.finditer(text, start, hi):
+                last = point.start()
+            if last >= 0:
+                return last
+            hi, width = start, width * 2
         return lo
 
 

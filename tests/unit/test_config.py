@@ -8,10 +8,10 @@ import pytest
 
 from ragchunk.config import (
     _RUN_KEYS,
-    _SCOPE_KEYS,
     Config,
     RunSettings,
     Settings,
+    _scope_keys,
     find_config,
     load_config,
 )
@@ -26,8 +26,8 @@ def write(path: Path, text: str) -> Path:
 
 
 # Keys other branches add (language, contextualize...) must not break these messages' tests.
-SECTION_KEYS = ", ".join(sorted([*_SCOPE_KEYS, "options"]))
-TOP_KEYS = ", ".join(sorted([*_SCOPE_KEYS, *_RUN_KEYS, "options", "files"]))
+SECTION_KEYS = ", ".join(sorted([*_scope_keys(), "options"]))
+TOP_KEYS = ", ".join(sorted([*_scope_keys(), *_RUN_KEYS, "options", "files"]))
 
 CONFIG = """
 strategy = "recursive"
