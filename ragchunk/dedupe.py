@@ -20,9 +20,9 @@ with any ``--jobs``): ``Deduper.apply`` (``apply_all`` for several) takes a ``Fi
 chunk objects or with the JSONL its worker rendered, and gives it back without the duplicates
 (or marked); ``dedupe_chunks`` does the same for a list of chunks. Parent records of
 ``--parents`` are never compared (a parent holding one child has its text): children are
-compared with children. Kept chunks keep their record byte for byte, ``index`` included: a dropped chunk leaves a gap in its
-document's indices. ``--check`` checks every input before this pass (SPEC §3.2 counts what it
-drops).
+compared with children. Kept chunks keep their record byte for byte, ``index`` included: a
+dropped chunk leaves a gap in its document's indices. ``--check`` checks every input before this
+pass (SPEC §3.2 counts what it drops).
 """
 
 from __future__ import annotations
@@ -302,7 +302,9 @@ class _Pieces:
         ids = [records[k]["id"] for k in at]
         return cls(ids, [records[k]["text"] for k in at], at, lines, records)
 
-    def rebuild(self, result: FileResult, compared: Sequence[str | None], *, mark: bool) -> FileResult:
+    def rebuild(
+        self, result: FileResult, compared: Sequence[str | None], *, mark: bool
+    ) -> FileResult:
         """Return ``result`` without its duplicates (``compared``), or with them marked."""
         if not self.ids:
             return result

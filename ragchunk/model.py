@@ -183,7 +183,7 @@ class Chunk:
 
     @property
     def is_parent(self) -> bool:
-        """Whether this is a parent record of ``--parents`` (its children name it in ``parent_id``)."""
+        """Whether this is a parent record of ``--parents`` (children name it in ``parent_id``)."""
         return self.parent_id is None and self.metadata.get("kind") == "parent"
 
     def to_record(self) -> dict[str, JSONValue]:
