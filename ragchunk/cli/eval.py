@@ -178,7 +178,8 @@ def eval_command(
     from ragchunk.scopes import plan_from_settings
 
     with usage_errors():
-        given = given_flags(ctx)
+        # -s, --size and --overlap are lists here: each setup sets its own.
+        given = given_flags(ctx) - {"strategy", "size", "overlap"}
         flags = settings_from_flags(ctx.params, given)
         if top_k < 1:
             raise OptionError("--top-k", f"must be at least 1 (got {top_k})")
