@@ -35,18 +35,17 @@ def show_report(report: Report, *, per_document: bool = False) -> None:
             table.add_row(setup.name, str(setup.chunks), f"{mean:.0f}", *_cells(scores))
         console.print(table)
     if per_document:
-        table = _table("Per document (characters)")
-        table.add_column("setup", overflow="fold")
-        table.add_column("document", overflow="fold")
-        table.add_column("q", justify="right")
-        table.add_column("chunks", justify="right")
-        _score_columns(table)
         for setup in report.setups:
+            table = _table(f"{setup.name}: per document (characters)")
+            table.add_column("document", overflow="fold")
+            table.add_column("q", justify="right")
+            table.add_column("chunks", justify="right")
+            _score_columns(table)
             for doc in setup.documents:
                 if doc.questions:
                     cells = _cells(doc.chars)
-                    table.add_row(setup.name, doc.name, str(doc.questions), str(doc.chunks), *cells)
-        console.print(table)
+                    table.add_row(doc.name, str(doc.questions), str(doc.chunks), *cells)
+            console.print(table)
 
 
 def _table(title: str) -> Table:

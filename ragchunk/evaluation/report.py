@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ragchunk.errors import UsageError
 
 if TYPE_CHECKING:
-    from ragchunk.evaluation.run import Report
+    from ragchunk.evaluation.run import Report, SetupResult
 
 EXTRA_HINT: Final = "pip install 'ragchunk[eval]'"
 PLOT_SUFFIXES: Final = (".png", ".svg")
@@ -50,15 +50,12 @@ def plot(report: Report, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    strategies: dict[str, list[Any]] = {}
+    strategies: dict[str, list[SetupResult]] = {}
     for setup in report.setups:
         strategies.setdefault(setup.strategy, []).append(setup)
     figure, axes = plt.subplots(1, 2, figsize=(10, 4.2), layout="constrained")
     try:
-        for axis, title, pick in (
-            (axes[0], "Recall", lambda s: s.tokens.recall),
-            (axes[1], "IoU", lambda s: s.tokens.iou),
-        ):
+        for axis, title, pick in ((axes[0], "Recall", _recall), (axes[1], "IoU", _iou)):
             for strategy, setups in strategies.items():
                 ordered = sorted(setups, key=lambda s: s.mean_tokens)
                 axis.plot(
@@ -79,3 +76,11 @@ def plot(report: Report, path: str) -> None:
             raise UsageError(f"--plot: cannot write {path} ({exc.strerror or exc})") from None
     finally:
         plt.close(figure)
+
+
+def _recall(setup: SetupResult) -> float:
+    return setup.tokens.recall
+
+
+def _iou(setup: SetupResult) -> float:
+    return setup.tokens.iou

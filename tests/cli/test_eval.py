@@ -163,7 +163,7 @@ def test_named_setups_identical_ones_score_identically(
 def test_per_document_table(scripted_server: ScriptedServer, tmp_path: Path) -> None:
     result = run_eval(scripted_server, tmp_path, "--per-document")
     assert result.exit_code == 0, result.stderr
-    assert "Per document (characters)" in result.stdout
+    assert "recursive: per document (characters)" in result.stdout
     assert "sub/three.md" in result.stdout
     assert "two.txt" not in result.stdout  # no questions about it
 
@@ -193,7 +193,8 @@ def assert_drawn(path: Path) -> None:
 
     with Image.open(path) as image:
         assert image.format == "PNG"
-        assert image.size[0] >= 600 and image.size[1] >= 300
+        assert image.size[0] >= 600
+        assert image.size[1] >= 300
         grey = image.convert("L")
         histogram = grey.histogram()
         dark = sum(histogram[:200])  # lines, markers, text
@@ -271,6 +272,7 @@ def test_a_failing_endpoint_is_one_error_line(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)  # four setups' chunks of every fixture embedded by the local model
 def test_the_bundled_question_set_with_the_local_model(tmp_path: Path) -> None:
     """The acceptance command of issue 17, offline, with all-MiniLM-L6-v2."""
     report_path = tmp_path / "report.json"

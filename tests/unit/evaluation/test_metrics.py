@@ -96,7 +96,7 @@ def test_recall_is_one_when_a_chunk_covers_all_evidence(
     others: list[tuple[str, int, int]],
 ) -> None:
     cover = ("a", min(s for s, _ in evidence), max(e for _, e in evidence))
-    result = score([("a", s, e) for s, e in evidence], [*retrieved, cover], others + [cover])
+    result = score([("a", s, e) for s, e in evidence], [*retrieved, cover], [*others, cover])
     assert result.recall == 1.0
     assert result.precision_omega > 0.0
 

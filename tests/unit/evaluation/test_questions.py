@@ -128,7 +128,7 @@ def test_evidence_that_does_not_fit_the_document(
 
 def test_a_question_about_an_unknown_document(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path, question(document="missing.txt"))
-    with pytest.raises(UsageError, match="question 'q-1': no document 'missing.txt'"):
+    with pytest.raises(UsageError, match=r"question 'q-1': no document 'missing\.txt'"):
         resolve(read_questions(path), TEXTS, path)
 
 
@@ -156,6 +156,7 @@ def test_the_bundled_question_set_has_exact_spans() -> None:
     assert {"md", "txt", "pdf", "docx", "html"} <= formats
     for q in asked:
         for piece in q.evidence:
-            assert piece.start is not None and piece.end is not None
+            assert piece.start is not None
+            assert piece.end is not None
             assert piece.excerpt is not None
             assert piece.end - piece.start == len(piece.excerpt)
