@@ -61,7 +61,7 @@ _ragchunk_eval() {
         --device) return ;;
         --cache-dir) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "--questions -s --strategy --size --overlap --unit --tokenizer -O --option --contextualize --min-size --config -k --top-k --json --plot --per-document -q --quiet --include --exclude --no-gitignore --format --password --max-bytes --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--questions -s --strategy --size --overlap --unit --tokenizer -O --option --contextualize --min-size --config -k --top-k --json --plot --per-document -q --quiet --include --exclude --no-gitignore --format --password --max-bytes --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --debug -h --help"; return; fi
 }
 
 _ragchunk_inspect() {

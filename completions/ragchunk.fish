@@ -43,6 +43,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from eval' -l embed-retries -x -
 complete -c ragchunk -n '__fish_seen_subcommand_from eval' -l device -x -d 'local: cpu, cuda, cuda:N or mps [default: the best available].'
 complete -c ragchunk -n '__fish_seen_subcommand_from eval' -l cache-dir -x -d 'Keep computed vectors here [default: ragchunk in the user cache directory].'
 complete -c ragchunk -n '__fish_seen_subcommand_from eval' -l no-cache -d 'Neither read nor write cached vectors (or chat answers) on disk.'
+complete -c ragchunk -n '__fish_seen_subcommand_from eval' -l debug -d 'Show tracebacks for unexpected errors.'
 complete -c ragchunk -n '__fish_seen_subcommand_from eval' -s h -l help -d 'Show the help and exit.'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l text -d 'Print the document text exactly, nothing else.'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l format -x -a 'code csv docx email epub html markdown mbox pdf pptx rst text xlsx' -d 'Force the input format instead of detecting it.'

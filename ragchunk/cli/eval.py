@@ -27,6 +27,7 @@ from ragchunk.cli._embedding import (
 )
 from ragchunk.cli._options import (
     ContextualizeFlag,
+    DebugFlag,
     ExcludeFlag,
     FormatFlag,
     IncludeFlag,
@@ -167,6 +168,7 @@ def eval_command(
     device: DeviceFlag = None,
     cache_dir: CacheDirFlag = None,
     no_cache: NoCacheFlag = False,
+    debug: DebugFlag = False,
 ) -> None:
     """Score chunking configurations (the help text is EVAL_HELP)."""
     from ragchunk.backends import check_embedder
@@ -175,6 +177,7 @@ def eval_command(
     from ragchunk.evaluation.questions import read_questions, resolve
     from ragchunk.evaluation.report import check_plot, plot, report_json
     from ragchunk.globs import make_globs
+    from ragchunk.plan import Policy
     from ragchunk.scopes import plan_from_settings
 
     with usage_errors():
@@ -184,7 +187,8 @@ def eval_command(
         if top_k < 1:
             raise OptionError("--top-k", f"must be at least 1 (got {top_k})")
         setups = _setups(flags, config, strategy, size, overlap)
-        base = plan_from_settings(flags)  # how documents are read, and the retrieval embedder
+        # How documents are read, and the embedder of retrieval.
+        base = plan_from_settings(flags, Policy(password=password, debug=debug))
         spec = base.recipe.embedder
         check_embedder(spec, why="ragchunk eval")
         if plot_path is not None:

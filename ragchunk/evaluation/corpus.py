@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from ragchunk.errors import InputError, UsageError
+from ragchunk.errors import InputError, RagchunkError, UsageError
 from ragchunk.inputs import WalkOptions, absolute, doc_id_for, find_inputs
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.reading import parse_documents, read_input
+from ragchunk.results import first_line
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -56,8 +57,9 @@ def load_documents(
 ) -> Corpus:
     """Walk ``docs`` (a directory or one file) and parse every input under ``plan``.
 
-    Only the plan's reading settings matter (format, password, parse options, byte cap);
-    nothing is chunked. ``skip`` names files never taken as inputs (the question file).
+    Only the plan's reading settings matter (format, password, parse options, byte cap)
+    and its ``--debug`` (an unexpected error is raised, not reported); nothing is chunked.
+    ``skip`` names files never taken as inputs (the question file).
 
     Raises:
         UsageError: ``docs`` does not exist.
@@ -84,8 +86,13 @@ def load_documents(
                     failed.append(str(made))
                 else:
                     documents.append((made.doc_id, made))
-        except InputError as exc:
+        except RagchunkError as exc:
             failed.append(str(exc))
+        except Exception as exc:  # a parser's bug must not stop the evaluation of the others
+            if plan.policy.debug:
+                raise
+            reason = f"internal error: {type(exc).__name__}: {first_line(str(exc))}"
+            failed.append(f"{item.source}: {reason}")
     return Corpus(tuple(documents), tuple(failed), found.notes)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.engine import chunk_document
+from ragchunk.errors import InputError, RagchunkError, UsageError
 from ragchunk.evaluation.metrics import Piece, Scores, mean, score
 from ragchunk.measure import load_tokenizer
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from ragchunk.evaluation.questions import Question
     from ragchunk.evaluation.setups import Setup
     from ragchunk.measure import Sizer
-    from ragchunk.model import Chunk
+    from ragchunk.model import Chunk, Document
 
 TOKENIZER: Final = "cl100k_base"
 """The encoding token-level scores and sizes count in."""
@@ -142,9 +143,7 @@ def evaluate(
         needs = setup.plan.recipe.needs_embedder and open_embedder is not None
         models = open_embedder(setup) if needs else None  # type: ignore[misc]
         chunks = [
-            chunk
-            for _, doc in corpus.documents
-            for chunk in chunk_document(doc, setup.plan.recipe, embedder=models)  # type: ignore[arg-type]
+            chunk for name, doc in corpus.documents for chunk in _chunk(name, doc, setup, models)
         ]
         texts = [c.context if c.context is not None else c.text for c in chunks]
         chunk_vectors = _matrix(embedder.embed(texts)) if chunks else None
@@ -154,6 +153,15 @@ def evaluate(
             )
         )
     return Report(top_k, embedder.model, len(corpus.documents), len(questions), tuple(results))
+
+
+def _chunk(name: str, doc: Document, setup: Setup, models: Embedder | None) -> list[Chunk]:
+    try:
+        return chunk_document(doc, setup.plan.recipe, embedder=models)  # type: ignore[arg-type]
+    except UsageError:
+        raise
+    except RagchunkError as exc:  # named with the document and the setup, which it may not be
+        raise InputError(f"{name} ({setup.name}): {exc}") from exc
 
 
 def _matrix(vectors: Sequence[Vector]) -> Any:
