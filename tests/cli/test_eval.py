@@ -272,7 +272,7 @@ def test_a_failing_endpoint_is_one_error_line(
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1200)  # four setups' chunks of every fixture embedded by the local model
+@pytest.mark.timeout(1800)  # four setups' chunks of every fixture embedded by the local model
 def test_the_bundled_question_set_with_the_local_model(tmp_path: Path) -> None:
     """The acceptance command of issue 17, offline, with all-MiniLM-L6-v2."""
     report_path = tmp_path / "report.json"
