@@ -64,6 +64,14 @@ def plot(report: Report, path: str) -> None:
                     marker="o",
                     label=strategy,
                 )
+                for setup in ordered:
+                    axis.annotate(
+                        setup.name,
+                        (setup.mean_tokens, pick(setup)),
+                        textcoords="offset points",
+                        xytext=(4, 4),
+                        fontsize=7,
+                    )
             axis.set_title(f"{title} (top {report.top_k}, tokens)")
             axis.set_xlabel("mean chunk size (cl100k_base tokens)")
             axis.set_ylabel(title)
