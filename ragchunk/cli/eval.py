@@ -193,6 +193,9 @@ def eval_command(
         check_embedder(spec, why="ragchunk eval")
         if plot_path is not None:
             check_plot(plot_path)
+        for flag, target in (("--json", json_path), ("--plot", plot_path)):
+            if target not in (None, "-") and not Path(str(target)).parent.is_dir():
+                raise UsageError(f"{flag}: no directory to write {target} in")
         asked = read_questions(questions)
         corpus = load_documents(
             docs,

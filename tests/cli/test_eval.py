@@ -211,6 +211,7 @@ def assert_drawn(path: Path) -> None:
         (["--size", "100", "--overlap", "100"], "recursive 100 +100: --overlap"),
         (["--top-k", "0"], "--top-k must be at least 1 (got 0)"),
         (["--plot", "out.jpg"], "--plot must name a .png or .svg file"),
+        (["--json", "no/such/dir/r.json"], "--json: no directory to write no/such/dir/r.json in"),
         (["--config", "setups.toml", "--size", "3"], "--size cannot be combined with --config"),
     ],
 )
