@@ -303,6 +303,6 @@ def test_the_bundled_question_set_with_the_local_model(tmp_path: Path) -> None:
     assert report["questions"] == 23
     assert report["embedder"] == "all-MiniLM-L6-v2"
     for setup in report["setups"]:
-        assert 0.5 < setup["chars"]["recall"] <= 1.0  # the model finds most evidence
+        assert 0.4 < setup["chars"]["recall"] <= 1.0  # the model finds much of the evidence
         assert 0.0 < setup["tokens"]["iou"] < 1.0
     assert_drawn(plot)
