@@ -17,17 +17,51 @@ _ragchunk() {
     COMPREPLY=()
     for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
         case "$word" in
-            inspect|split|stats|strategies|view) command="$word"; break ;;
+            eval|inspect|split|stats|strategies|view) command="$word"; break ;;
         esac
     done
     case "$command" in
+        eval) _ragchunk_eval ;;
         inspect) _ragchunk_inspect ;;
         split) _ragchunk_split ;;
         stats) _ragchunk_stats ;;
         strategies) _ragchunk_strategies ;;
         view) _ragchunk_view ;;
-        *) _ragchunk_words "--version -h --help inspect split stats strategies view" ;;
+        *) _ragchunk_words "--version -h --help eval inspect split stats strategies view" ;;
     esac
+}
+
+_ragchunk_eval() {
+    case "$prev" in
+        --questions) return ;;
+        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical late legal markdown paragraph proposition qa recursive resume semantic sentence token"; return ;;
+        --size) return ;;
+        --overlap) return ;;
+        --unit) _ragchunk_words "chars tokens"; return ;;
+        --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= buffer= emit_passages= front_matter= grounding= headers= language= max_depth= max_propositions= method= min_level= overlap_sentences= prompt= question_column= references= sentences= separators= threshold="; return ;;
+        --min-size) return ;;
+        --config) _ragchunk_files; return ;;
+        -k|--top-k) return ;;
+        --json) return ;;
+        --plot) return ;;
+        --include) return ;;
+        --exclude) return ;;
+        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
+        --password) return ;;
+        --max-bytes) return ;;
+        --embedder) return ;;
+        --embed-model) return ;;
+        --embed-url) return ;;
+        --embed-key-env) return ;;
+        --embed-batch-size) return ;;
+        --embed-timeout) return ;;
+        --embed-concurrency) return ;;
+        --embed-retries) return ;;
+        --device) return ;;
+        --cache-dir) return ;;
+    esac
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--questions -s --strategy --size --overlap --unit --tokenizer -O --option --contextualize --min-size --config -k --top-k --json --plot --per-document -q --quiet --include --exclude --no-gitignore --format --password --max-bytes --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --debug -h --help"; return; fi
 }
 
 _ragchunk_inspect() {

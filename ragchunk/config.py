@@ -318,7 +318,7 @@ def _parse(path: Path, where: str, table: dict[str, Any]) -> Config:
     for key in table:
         if key not in allowed:
             raise UsageError(f"{where}: {_unknown_key(key, allowed)}")
-    defaults = _anchored(_settings(table, where), path.parent)
+    defaults = _anchored(scope_settings(table, where), path.parent)
     run = RunSettings(**_values(table, _RUN_KEYS, where))
     if run.jobs is not None and run.jobs < 1:
         raise UsageError(f"{where}: jobs must be at least 1 (got {run.jobs})")
@@ -358,7 +358,7 @@ def _rules(files: object, where: str) -> tuple[Rule, ...]:
             pattern = Glob(glob)
         except UsageError as exc:
             raise UsageError(f"{rule_where}: {exc}") from None
-        rules.append(Rule(pattern, _settings(body, rule_where), rule_where))
+        rules.append(Rule(pattern, scope_settings(body, rule_where), rule_where))
     return tuple(rules)
 
 
@@ -367,7 +367,8 @@ def _quoted(glob: str) -> str:
     return f'"{escaped}"'
 
 
-def _settings(table: dict[str, Any], where: str) -> Settings:
+def scope_settings(table: dict[str, Any], where: str) -> Settings:
+    """Return one scope's settings (unknown keys are the caller's to reject); ``where`` names it."""
     options = table.get(_OPTIONS, {})
     if not isinstance(options, dict):
         raise UsageError(f"{where}: options must be a table of strategy options")

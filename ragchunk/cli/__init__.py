@@ -1,4 +1,4 @@
-"""The command line: ``ragchunk split | strategies | inspect | stats | view``, and exit codes.
+"""The command line: ``ragchunk split | strategies | inspect | stats | view | eval``; exit codes.
 
 Exit codes: 0 every input chunked; 1 some inputs failed (the others were written and a summary
 names each failure); 2 bad usage or options.
@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ragchunk.cli import eval as _eval  # noqa: F401 - registers the command
 from ragchunk.cli import inspect as _inspect  # noqa: F401 - registers the command
 from ragchunk.cli import split as _split  # noqa: F401 - registers the command
 from ragchunk.cli import stats as _stats  # noqa: F401 - registers the command
