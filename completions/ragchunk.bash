@@ -60,8 +60,16 @@ _ragchunk_eval() {
         --embed-retries) return ;;
         --device) return ;;
         --cache-dir) return ;;
+        --generate) return ;;
+        --evidence) return ;;
+        --api-base) return ;;
+        --model) return ;;
+        --api-key-env) return ;;
+        --api-timeout) return ;;
+        --api-concurrency) return ;;
+        --api-retries) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "--questions -s --strategy --size --overlap --unit --tokenizer -O --option --contextualize --min-size --config -k --top-k --json --plot --per-document -q --quiet --include --exclude --no-gitignore --format --password --max-bytes --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --debug -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--questions -s --strategy --size --overlap --unit --tokenizer -O --option --contextualize --min-size --config -k --top-k --json --plot --per-document -q --quiet --include --exclude --no-gitignore --format --password --max-bytes --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --debug --generate --evidence --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries -h --help"; return; fi
 }
 
 _ragchunk_inspect() {
@@ -124,7 +132,7 @@ _ragchunk_split() {
         --api-retries) return ;;
         --dedupe) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --parents --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --output-format --engine --ray-address --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --emit-passages --dry-run -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --parents --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --output-format --engine --ray-address --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --emit-passages --dry-run --dedupe --dedupe-mark -h --help"; return; fi
     _ragchunk_files
 }
 

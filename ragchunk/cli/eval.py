@@ -11,6 +11,14 @@ import typer
 
 from ragchunk import strategies
 from ragchunk.cli._app import EXIT_FAILED_INPUTS, PlainUsage, app, one_line, usage_errors
+from ragchunk.cli._chat import (
+    ApiBaseFlag,
+    ApiConcurrencyFlag,
+    ApiKeyEnvFlag,
+    ApiRetriesFlag,
+    ApiTimeoutFlag,
+    ModelFlag,
+)
 from ragchunk.cli._embedding import (
     CacheDirFlag,
     DeviceFlag,
@@ -72,6 +80,7 @@ Examples:
   ragchunk eval docs/ --questions q.csv --size 256,512 --overlap 0,64 --unit tokens
   ragchunk eval docs/ --questions q.jsonl --config setups.toml --json report.json
   ragchunk eval docs/ --questions q.jsonl --size 200,400,800 --plot sizes.png
+  ragchunk eval docs/ --questions new.jsonl --generate 5 --api-base URL --model m
 """
 
 
@@ -169,6 +178,31 @@ def eval_command(
     cache_dir: CacheDirFlag = None,
     no_cache: NoCacheFlag = False,
     debug: DebugFlag = False,
+    generate: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--generate",
+            help="First write N questions per document to the --questions FILE (which must "
+            "not exist yet), asking the chat endpoint of --api-base and --model; only questions "
+            "whose evidence is found verbatim are kept. Then score them.",
+            metavar="N",
+            show_default=False,
+        ),
+    ] = None,
+    evidence: Annotated[
+        str,
+        typer.Option(
+            "--evidence",
+            help="--generate: the model names numbered sentences as evidence (sentences: exact "
+            "by construction, best for small models) or copies passages (excerpts).",
+        ),
+    ] = "sentences",
+    api_base: ApiBaseFlag = None,
+    model: ModelFlag = None,
+    api_key_env: ApiKeyEnvFlag = "OPENAI_API_KEY",
+    api_timeout: ApiTimeoutFlag = 120.0,
+    api_concurrency: ApiConcurrencyFlag = 2,
+    api_retries: ApiRetriesFlag = 2,
 ) -> None:
     """Score chunking configurations (the help text is EVAL_HELP)."""
     from ragchunk.backends import check_embedder
@@ -196,7 +230,13 @@ def eval_command(
         for flag, target in (("--json", json_path), ("--plot", plot_path)):
             if target not in (None, "-") and not Path(str(target)).parent.is_dir():
                 raise UsageError(f"{flag}: no directory to write {target} in")
-        asked = read_questions(questions)
+        if generate is None:
+            asked = read_questions(questions)
+        elif Path(questions).exists():
+            raise UsageError(
+                f"--generate: {questions} exists; it writes a new question file "
+                "(move the old one, or name another with --questions)"
+            )
         corpus = load_documents(
             docs,
             base,
@@ -208,6 +248,11 @@ def eval_command(
         if not quiet:
             for failure in corpus.failed:
                 sys.stderr.write(f"warning: {one_line(failure)} (left out)\n")
+        if generate is not None:
+            from ragchunk.cli._generate import generate_file
+
+            generate_file(corpus, base, generate, evidence, questions, quiet=quiet)
+            asked = read_questions(questions)
         resolved = resolve(asked, corpus.texts(), questions)
     try:
         with usage_errors():
