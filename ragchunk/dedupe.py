@@ -319,7 +319,11 @@ class _Pieces:
                 if mark or of is None
             )
             return dataclasses.replace(
-                result, chunks=kept, chunk_count=len(kept), duplicates=duplicates
+                result,
+                chunks=kept,
+                chunk_count=len(kept),
+                duplicates=duplicates,
+                compared=len(self.ids),
             )
         from ragchunk.writers.jsonl import record_bytes_of
 
@@ -332,7 +336,11 @@ class _Pieces:
                 out.append(record_bytes_of(record))
         rendered = (b"".join(out),) if out else ()
         return dataclasses.replace(
-            result, rendered=rendered, chunk_count=len(out), duplicates=duplicates
+            result,
+            rendered=rendered,
+            chunk_count=len(out),
+            duplicates=duplicates,
+            compared=len(self.ids),
         )
 
 

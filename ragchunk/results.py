@@ -39,7 +39,8 @@ class FileResult:
     embedder, ``cached`` those its cache answered. ``llm`` holds what a rewriting strategy's
     chat model cost and made (``ragchunk.rewrite.COUNT_NAMES``; a dry run's planned calls and
     tokens). ``duplicates`` counts the chunks ``--dedupe`` found repeating earlier ones of the
-    run (dropped, or kept and marked); ``chunk_count`` then counts those written.
+    run (dropped, or kept and marked) among the ``compared`` (parents of ``--parents`` are not);
+    ``chunk_count`` then counts those written.
     """
 
     source: str
@@ -59,6 +60,7 @@ class FileResult:
     cached: int = 0
     llm: tuple[tuple[str, int], ...] = ()
     duplicates: int = 0
+    compared: int = 0
 
 
 def first_line(text: str) -> str:

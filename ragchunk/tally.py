@@ -39,6 +39,7 @@ class Tally:
     violations: int = 0
     violating: int = 0
     duplicates: int = 0
+    compared: int = 0  # the chunks --dedupe compared (not the parents of --parents)
     failures: list[FileResult] = field(default_factory=list)
     entries: dict[str, Entry] = field(default_factory=dict)
 
@@ -70,6 +71,7 @@ class Tally:
         self.chunked += 1
         self.chunks += result.chunk_count
         self.duplicates += result.duplicates
+        self.compared += result.compared
         if result.violations:
             self.violations += len(result.violations)
             self.violating += 1

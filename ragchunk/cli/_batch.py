@@ -260,9 +260,9 @@ def _summarise(run: _Run, seconds: float) -> None:
     if any(job.plan.policy.check for job in batch.jobs) and not run.display.quiet:
         _say_checked(run)
     if batch.dedupe is not None and not run.display.quiet:
-        made = tally.chunks + (0 if batch.dedupe.mark else tally.duplicates)
         run.say(
-            f"dedupe {batch.dedupe.describe()}: {tally.duplicates} of {_count(made, 'chunk')} "
+            f"dedupe {batch.dedupe.describe()}: {tally.duplicates} of "
+            f"{_count(tally.compared, 'chunk')} "
             f"repeat an earlier chunk, {run.duplicate_fate}"
         )
     if batch.manifest is not None and not run.display.quiet:

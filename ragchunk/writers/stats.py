@@ -66,9 +66,14 @@ class ChunkStats:
         document = (chunk.source, chunk.doc_id)
         if chunk.parent:  # its index still counts: a gap after it is a dropped child
             self.parents.append((chunk.chars, chunk.tokens))
+            self.documents.setdefault(chunk.doc_id, [0, 0])
             before = self.previous
-            end = before.end if before is not None and before.document == document else 0
-            self.previous = _Previous(document, end, chunk.index)
+            if before is not None and before.document == document:
+                self.gaps += max(0, chunk.index - before.index - 1)
+                self.previous = _Previous(document, before.end, chunk.index)
+            else:
+                self.gaps += max(0, chunk.index)
+                self.previous = _Previous(document, 0, chunk.index)
             return
         self.chars.append(chunk.chars)
         if chunk.tokens is not None:

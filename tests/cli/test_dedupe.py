@@ -219,3 +219,33 @@ def test_stats_counts_marked_and_dropped_duplicates(tmp_path: Path) -> None:
 def _flat(text: str) -> str:
     """Return ``text`` with its runs of whitespace as one space (rich wraps long lines)."""
     return " ".join(text.split())
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_with_parents_children_are_compared_with_children_and_parents_all_kept(
+    copies: Path, jobs: str
+) -> None:
+    """A copy's children go; every parent stays, so each kept child's parent_id is written."""
+    args = ["split", str(copies), "--parents", "1600", "--size", "400", "--jobs", jobs]
+    plain = runner.invoke(app, args)
+    deduped = runner.invoke(app, [*args, "--dedupe", "exact"])
+    assert plain.exit_code == deduped.exit_code == 0, deduped.stderr
+    before, after = records(plain.stdout), records(deduped.stdout)
+    parents = [r for r in before if "parent_id" not in r]
+    assert [r for r in after if "parent_id" not in r] == parents  # none dropped, none marked
+    written = {r["id"] for r in after}
+    children = [r for r in after if "parent_id" in r]
+    assert all(r["parent_id"] in written for r in children)
+    copy_children = [r for r in children if str(r["source"]).endswith("b-copy.txt")]
+    assert copy_children == []  # every child of the exact copy repeats one of the original's
+    assert {str(r["source"]).rsplit("/", 1)[-1] for r in children} == {
+        "a-notes.txt",
+        "c-edited.txt",
+        "d-licence.txt",
+    }
+    dropped, compared = len(before) - len(after), len(before) - len(parents)
+    assert f"dedupe exact: {dropped} of {compared} chunks repeat an earlier chunk" in deduped.stderr
+    stats = runner.invoke(app, ["stats", "-"], input=deduped.stdout, env={"COLUMNS": "200"})
+    assert stats.exit_code == 0, stats.stderr
+    assert f"{len(children)} chunks from 4 document(s)" in stats.stdout  # the copy: parents only
+    assert "dropped by --dedupe (gaps in their document's index)" in stats.stdout
