@@ -14,6 +14,26 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from ragchunk.model import JSONValue
 
+
+def _schema(evidence: str, kind: str) -> dict[str, JSONValue]:
+    """The JSON schema of an answer: questions, each with one to five ``evidence`` items."""
+    question: dict[str, JSONValue] = {
+        "type": "object",
+        "properties": {
+            "question": {"type": "string"},
+            evidence: {"type": "array", "items": {"type": kind}, "minItems": 1, "maxItems": 5},
+        },
+        "required": ["question", evidence],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {"questions": {"type": "array", "minItems": 1, "items": question}},
+        "required": ["questions"],
+        "additionalProperties": False,
+    }
+
+
 SENTENCES_PROMPT_VERSION: Final = "questions-sentences-v1"
 SENTENCES_PROMPT: Final = (
     "You write questions to test a search engine. Read the numbered sentences. Pick sentences "
@@ -23,31 +43,7 @@ SENTENCES_PROMPT: Final = (
     'one object per question, with the question as "question" and the numbers of the '
     'sentences that answer it (one to five) as "sentences".'
 )
-SENTENCES_SCHEMA: Final[dict[str, JSONValue]] = {
-    "type": "object",
-    "properties": {
-        "questions": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "question": {"type": "string"},
-                    "sentences": {
-                        "type": "array",
-                        "items": {"type": "integer"},
-                        "minItems": 1,
-                        "maxItems": 5,
-                    },
-                },
-                "required": ["question", "sentences"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["questions"],
-    "additionalProperties": False,
-}
+SENTENCES_SCHEMA: Final = _schema("sentences", "integer")
 
 EXCERPTS_PROMPT_VERSION: Final = "questions-excerpts-v1"
 EXCERPTS_PROMPT: Final = (
@@ -59,28 +55,4 @@ EXCERPTS_PROMPT: Final = (
     'list "questions" holds one object per question, with the question as "question" and '
     'the passages that answer it (one to five) as "excerpts".'
 )
-EXCERPTS_SCHEMA: Final[dict[str, JSONValue]] = {
-    "type": "object",
-    "properties": {
-        "questions": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "question": {"type": "string"},
-                    "excerpts": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "minItems": 1,
-                        "maxItems": 5,
-                    },
-                },
-                "required": ["question", "excerpts"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["questions"],
-    "additionalProperties": False,
-}
+EXCERPTS_SCHEMA: Final = _schema("excerpts", "string")
