@@ -151,10 +151,9 @@ class Settings:
 
 @functools.cache
 def _scope_keys() -> dict[str, tuple[str, Any]]:
-    """Return the keys a scope (the top level or a ``[files."GLOB"]`` section) may set.
+    """Return the key → (field, type) a scope (top level, ``[files."GLOB"]``) may set.
 
-    Key → (field, type), one for every field but ``options``: ``max_bytes`` is ``max-bytes``.
-    Built on first use, not at import: resolving the hints slowed every run's start-up.
+    ``max_bytes`` is ``max-bytes``; built on first use (resolving hints slows start-up).
     """
     hints = typing.get_type_hints(Settings)
     return {
