@@ -8,9 +8,11 @@ Token vectors (late chunking): the text is tokenized once with character offsets
 tokenizer tracks them through its normalisation: CJK spacing, stripped accents and control
 characters all map back to the original text). The tokens are run through the model in windows
 of its real maximum sequence length (``max_seq_length``, special tokens included), consecutive
-windows sharing ``window_overlap`` tokens; each token takes its vector from the window in which
-it lies farther from an edge, so every token gets exactly one vector. Pooling streams over the
-windows, so memory grows with the number of spans, not with the text.
+windows sharing at least ``window_overlap`` tokens (``windows.layout``: the fewest windows, all
+full, so batches hold no padding); each token takes its vector from the window in which it lies
+farther from an edge, so every token gets exactly one vector. On a CPU with native bfloat16 the
+windows run through a bfloat16 copy of the transformer (``_token_network``). Pooling streams
+over the windows, so memory grows with the number of spans, not with the text.
 """
 
 from __future__ import annotations
