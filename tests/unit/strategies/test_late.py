@@ -10,7 +10,8 @@ from collections.abc import Sequence
 import pytest
 
 from ragchunk.backends import EmbedderSpec, load_backend
-from ragchunk.backends.local import LocalEmbedder, _windows
+from ragchunk.backends.local import LocalEmbedder
+from ragchunk.backends.windows import layout
 from ragchunk.chunks import assemble
 from ragchunk.errors import TokenMappingError, UsageError
 from ragchunk.measure import load_tokenizer
@@ -39,19 +40,32 @@ def unit_norm(vector: Sequence[float]) -> float:
 
 @pytest.mark.parametrize(
     ("count", "length", "overlap"),
-    [(0, 254, 32), (10, 254, 32), (254, 254, 32), (1000, 254, 32), (1000, 254, 0), (601, 100, 30)],
+    [
+        (0, 254, 32),
+        (10, 254, 32),
+        (254, 254, 32),
+        (255, 254, 32),
+        (1000, 254, 32),
+        (1000, 254, 0),
+        (4771, 254, 32),
+        (601, 100, 30),
+        (700, 100, 99),
+    ],
 )
 def test_model_windows_give_every_token_exactly_one_vector(
     count: int, length: int, overlap: int
 ) -> None:
-    windows = _windows(count, length, overlap)
+    windows = layout(count, length, overlap)
     kept = [i for w in windows for i in range(w.keep_start, w.keep_end)]
     assert kept == list(range(count))
     for w in windows:
         assert w.start <= w.keep_start <= w.keep_end <= w.end
-        assert w.end - w.start <= length
+        assert w.end - w.start == min(length, count)  # all of one length: no padding
     for a, b in itertools.pairwise(windows):
-        assert a.end - b.start == overlap  # consecutive windows share `overlap` tokens
+        assert a.end - b.start >= overlap  # consecutive windows share at least `overlap` tokens
+        assert b.keep_start - b.start >= (a.end - b.start) // 2  # kept away from the edge
+    if count > length:  # the fewest windows that keep the overlap
+        assert len(windows) == math.ceil((count - overlap) / (length - overlap))
 
 
 @pytest.mark.slow
