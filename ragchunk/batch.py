@@ -372,7 +372,10 @@ def write_output(
     else:
         from ragchunk.writers import jsonl
 
-        pieces = (jsonl.encode(result.chunks),) if result.rendered is None else result.rendered
+        pieces = result.rendered
+        if pieces is None:  # blocks of chunks, as a worker renders them: never one large string
+            chunks, size = result.chunks, workers.RENDER_BLOCK
+            pieces = tuple(jsonl.encode(chunks[k : k + size]) for k in range(0, len(chunks), size))
         if target is not None:
             from ragchunk.writers.atomic import atomic_writer
 

@@ -8,12 +8,12 @@ compared with each other, only with kept chunks.
 - ``exact``: the chunk texts are equal once every run of whitespace is one space and the ends are
   stripped (the same paragraph wrapped differently, or with CRLF, is the same text); compared by
   a BLAKE2b digest.
-- ``near``: an exact match, or a Jaccard similarity of at least ``threshold`` between the sets of
-  word 3-shingles (``ragchunk.text.minhash``). MinHash signatures and locality-sensitive hashing
-  find the candidates; each candidate's similarity is then computed exactly, so the decision is
-  the threshold's, not an estimate's (only a candidate whose signature agrees far too little,
-  ``ESTIMATE_MARGIN`` below the threshold, is passed over unchecked). A chunk without words is
-  matched exactly only.
+- ``near``: a Jaccard similarity of at least ``threshold`` between the sets of word 3-shingles
+  (``ragchunk.text.minhash``). MinHash signatures and locality-sensitive hashing find the
+  candidates, in bulk (``ragchunk.text.near``); each candidate's similarity is then computed
+  exactly, so the decision is the threshold's, not an estimate's (only a candidate whose
+  signature agrees far too little, ``ESTIMATE_MARGIN`` below the threshold, is passed over
+  unchecked). A chunk without words is matched exactly only.
 
 Deduplication is a pass over the run's results in input order, in the parent process (the same
 with any ``--jobs``): ``Deduper.apply`` (``apply_all`` for several) takes a ``FileResult`` with
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import math
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -40,18 +39,12 @@ from ragchunk.results import FileResult
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    import numpy as np
-    import numpy.typing as npt
-
     from ragchunk.model import Chunk
-    from ragchunk.text.minhash import Shingled
+    from ragchunk.text.near import NearIndex
 
 Method = Literal["exact", "near"]
 DEFAULT_THRESHOLD: Final = 0.7
 """``--dedupe near``'s Jaccard similarity of word 3-shingles."""
-ESTIMATE_MARGIN: Final = 0.25
-"""``near`` checks a candidate's similarity only if its signature estimates at least the
-threshold less this."""
 DUPLICATE_OF: Final = "duplicate_of"
 """The metadata key of a marked duplicate: the id of the chunk it repeats."""
 
@@ -126,8 +119,8 @@ class Deduper:
     """The chunks a run kept so far, to find later duplicates of them (see the module docstring).
 
     Feed it inputs in order (``duplicates`` or ``apply``); the same order gives the same
-    answers. It holds a digest per kept chunk and, for ``near``, its shingle hashes and band keys
-    (about 4 bytes per word of kept text).
+    answers. It holds a digest per kept chunk and, for ``near``, a ``NearIndex`` (about 4 bytes
+    per word of text seen).
     """
 
     def __init__(self, options: DedupeOptions) -> None:
@@ -136,18 +129,12 @@ class Deduper:
         self.checked = 0
         self.found = 0
         self._exact: dict[bytes, str] = {}
-        # near: kept chunks with words by their number (the order they were checked in), and
-        # the band keys of locality-sensitive hashing: one number, or several in order.
-        self._kept: dict[int, tuple[str, Shingled, npt.NDArray[np.uint32], int]] = {}
-        self._buckets: dict[int, int | list[int]] = {}
-        self._sets: dict[int, frozenset[int]] = {}  # shingle sets of kept chunks, once compared
-        self._rows = self._least_agreement = 0
+        self._index: NearIndex | None = None  # near: the chunks seen, by number
+        self._numbered: list[str] = []  # their ids
         if options.method == "near":
-            from ragchunk.text.minhash import PERMUTATIONS, choose_rows
+            from ragchunk.text.near import NearIndex
 
-            self._rows = choose_rows(options.threshold)
-            least = (options.threshold - ESTIMATE_MARGIN) * PERMUTATIONS
-            self._least_agreement = max(0, math.ceil(least))
+            self._index = NearIndex(options.threshold)
 
     def duplicates(self, ids: Sequence[str], texts: Sequence[str]) -> list[str | None]:
         """Return, per chunk in order, the id of the kept chunk it duplicates, or None.
@@ -155,12 +142,12 @@ class Deduper:
         Chunks that are not duplicates are kept: later chunks (of this call too) are compared
         with them.
         """
-        if self.options.method == "exact":
+        if self._index is None:
             answer = [
                 self._exact_match(chunk_id, text) for chunk_id, text in zip(ids, texts, strict=True)
             ]
         else:
-            answer = self._near(ids, texts)
+            answer = self._near(self._index, ids, texts)
         self.checked += len(texts)
         self.found += sum(kept is not None for kept in answer)
         return answer
@@ -170,91 +157,20 @@ class Deduper:
         kept = self._exact.setdefault(_normalised_digest(text), chunk_id)
         return None if kept == chunk_id else kept
 
-    def _near(self, ids: Sequence[str], texts: Sequence[str]) -> list[str | None]:
-        import numpy as np
+    def _near(self, index: NearIndex, ids: Sequence[str], texts: Sequence[str]) -> list[str | None]:
+        from ragchunk.text.near import NO_WORDS
 
-        from ragchunk.text.minhash import band_keys, shingle, signatures
-
-        shingled = shingle(texts)
-        rows = signatures(shingled)
-        keys = band_keys(rows, self._rows)
-        sizes = shingled.bounds[1:] - shingled.bounds[:-1]
-        # Most chunks share no band with any other: they are kept at once, in bulk. The others
-        # (a key the index has, or that another chunk of this batch has) are checked in order.
-        flat = keys.ravel()
-        known = self._buckets.keys() & set(flat.tolist())
-        unique, counts = np.unique(flat, return_counts=True)
-        shared = known.union(unique[counts > 1].tolist())
-        checked = sizes == 0
-        if shared:
-            wanted = np.fromiter(shared, dtype=np.uint64, count=len(shared))
-            checked |= np.isin(keys, wanted).any(axis=1)
-        base = self.checked
-        fresh = np.flatnonzero(~checked)
-        for k in fresh.tolist():
-            self._kept[base + k] = (ids[k], shingled, rows, k)
-        numbers = np.repeat(fresh + base, keys.shape[1]).tolist()
-        self._buckets.update(zip(keys[fresh].ravel().tolist(), numbers, strict=True))
-        answer: list[str | None] = [None] * len(ids)
-        slow = np.flatnonzero(checked)
-        for k, row in zip(slow.tolist(), keys[slow].tolist(), strict=True):
-            if sizes[k] == 0:
-                answer[k] = self._exact_match(ids[k], texts[k])
+        found = index.match(texts)
+        self._numbered.extend(ids)
+        answer: list[str | None] = []
+        for chunk_id, text, kept in zip(ids, texts, found, strict=True):
+            if kept is None:
+                answer.append(None)
+            elif kept == NO_WORDS:
+                answer.append(self._exact_match(chunk_id, text))
             else:
-                batch = (ids[k], shingled, rows, k)
-                answer[k] = self._near_match(base + k, batch, row)
+                answer.append(self._numbered[kept])
         return answer
-
-    def _near_match(
-        self,
-        number: int,
-        chunk: tuple[str, Shingled, npt.NDArray[np.uint32], int],
-        keys: list[int],
-    ) -> str | None:
-        """Return the earliest kept chunk similar enough to ``chunk``, or None (and keep it).
-
-        A candidate whose signature agrees with the chunk's in too few rows to be near the
-        threshold (``ESTIMATE_MARGIN`` below it) is passed over without computing its
-        similarity: for a pair at the threshold that happens about once in a thousand.
-        """
-        import numpy as np
-
-        from ragchunk.text.minhash import jaccard
-
-        _, shingled, rows, k = chunk
-
-        candidates: set[int] = set()
-        get = self._buckets.get
-        for key in keys:
-            held = get(key)
-            if isinstance(held, int):
-                candidates.add(held)
-            elif held is not None:
-                candidates.update(held)
-        own: frozenset[int] | None = None
-        signature = rows[k]
-        for candidate in sorted(candidates):
-            kept_id, block, block_rows, index = self._kept[candidate]
-            if np.count_nonzero(block_rows[index] == signature) < self._least_agreement:
-                continue
-            shingles = self._sets.get(candidate)
-            if shingles is None:  # a kept chunk is often the candidate of many
-                shingles = self._sets[candidate] = block.set_of(index)
-            own = shingled.set_of(k) if own is None else own
-            if jaccard(own, shingles) >= self.options.threshold:
-                return kept_id
-        if own is not None:
-            self._sets[number] = own
-        self._kept[number] = chunk
-        for key in keys:
-            held = get(key)
-            if held is None:
-                self._buckets[key] = number
-            elif isinstance(held, int):
-                self._buckets[key] = [held, number]
-            else:
-                held.append(number)
-        return None
 
     def apply(self, result: FileResult) -> FileResult:
         """Return ``result`` without the chunks that duplicate earlier ones (or with them marked).

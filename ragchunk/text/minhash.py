@@ -34,7 +34,7 @@ _MATRIX_SHINGLES: Final = 1 << 15
 _SEED: Final = 0x5EED_D0D0
 _POLYNOMIAL: Final = 0x100000001B3
 """The base of the polynomial word hash (odd: FNV-1a's 64-bit prime)."""
-_BLOCK_CHARS: Final = 1 << 14
+_BLOCK_CHARS: Final = 1 << 16
 """Characters of text hashed at once."""
 
 
@@ -57,11 +57,27 @@ class Shingled:
 
 
 @functools.cache
-def _word_table() -> npt.NDArray[np.bool_]:
-    """Return whether each code point of the Basic Multilingual Plane is a word character."""
+def _word_table() -> npt.NDArray[np.int8]:
+    """Return, per code point of the Basic Multilingual Plane, 1 for a word character, else 0.
+
+    Only ASCII is filled at first; ``_learn`` fills the others as texts bring them (-1 until
+    then), so a run does not pay for 65,536 ``str.isalnum`` calls.
+    """
     import numpy as np
 
-    return np.array([c.isalnum() or c == "_" for c in map(chr, range(0x10000))], dtype=bool)
+    table = np.full(0x10000, -1, dtype=np.int8)
+    table[:128] = [c.isalnum() or c == "_" for c in map(chr, range(128))]
+    return table
+
+
+def _learn(codes: npt.NDArray[np.uint32]) -> None:
+    """Fill ``_word_table`` for the code points of ``codes`` it does not know yet."""
+    import numpy as np
+
+    table = _word_table()
+    beyond = np.minimum(codes[codes >= 128], 0xFFFF)  # few, in most text
+    unknown = np.unique(beyond[table[beyond] < 0]).tolist()
+    table[unknown] = [chr(c).isalnum() or c == 0x5F for c in unknown]
 
 
 @functools.cache
@@ -119,7 +135,9 @@ def _shingle_block(texts: Sequence[str]) -> tuple[npt.NDArray[np.uint32], npt.ND
     lengths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered))
     # One separator between texts: it is no word character, so no word spans two texts.
     codes = np.frombuffer("\0".join(lowered).encode("utf-32-le"), dtype=np.uint32)
-    padded = np.zeros(codes.size + 2, dtype=bool)  # no word before the first character
+    if not all(map(str.isascii, lowered)):
+        _learn(codes)
+    padded = np.zeros(codes.size + 2, dtype=np.int8)  # no word before the first character
     is_word = padded[1:-1]
     np.take(_word_table(), np.minimum(codes, 0xFFFF), out=is_word)
     is_word |= codes > 0xFFFF
