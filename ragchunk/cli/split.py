@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from typing import TYPE_CHECKING, Annotated, Optional, cast
 
@@ -361,7 +362,12 @@ def _parse_dedupe(value: str | None, *, mark: bool) -> DedupeOptions | None:
         return None
     from ragchunk.dedupe import parse_dedupe
 
-    return parse_dedupe(value, mark=mark)
+    options = parse_dedupe(value, mark=mark)
+    if options.method == "near" and "numpy" not in sys.modules:
+        # near imports numpy for integer hashing only: no BLAS. OpenBLAS would start a thread
+        # per core as numpy loads, which costs about as much CPU as the rest of the import.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    return options
 
 
 def _parse_engine(value: str) -> Engine:

@@ -58,37 +58,43 @@ class Shingled:
 
 @functools.cache
 def _word_table() -> npt.NDArray[np.int8]:
-    """Return, per code point of the Basic Multilingual Plane, 1 for a word character, else 0.
+    """Return, per code point, 1 for a word character, else 0 (-1: not known yet).
 
-    Only ASCII is filled at first; ``_learn`` fills the others as texts bring them (-1 until
-    then), so a run does not pay for 65,536 ``str.isalnum`` calls.
+    Only ASCII is known at first; ``_word_flags`` learns the others as texts bring them, so a
+    run does not pay for a ``str.isalnum`` call per code point of Unicode.
     """
     import numpy as np
 
-    table = np.full(0x10000, -1, dtype=np.int8)
+    table = np.full(0x110000, -1, dtype=np.int8)
     table[:128] = [c.isalnum() or c == "_" for c in map(chr, range(128))]
     return table
 
 
-def _learn(codes: npt.NDArray[np.uint32]) -> None:
-    """Fill ``_word_table`` for the code points of ``codes`` it does not know yet."""
+def _word_flags(codes: npt.NDArray[np.uint32], out: npt.NDArray[np.int8]) -> None:
+    """Set ``out`` to 1 where ``codes`` holds a word character, else 0."""
     import numpy as np
 
     table = _word_table()
-    beyond = np.minimum(codes[codes >= 128], 0xFFFF)  # few, in most text
-    unknown = np.unique(beyond[table[beyond] < 0]).tolist()
-    table[unknown] = [chr(c).isalnum() or c == 0x5F for c in unknown]
+    np.take(table, codes, out=out)
+    if out.size and out.min() < 0:
+        unknown = sorted(set(codes[out < 0].tolist()))
+        table[unknown] = [c > 0xFFFF or chr(c).isalnum() for c in unknown]
+        np.take(table, codes, out=out)
 
 
 @functools.cache
 def _constants() -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]:
-    """Return the permutations' ``a`` (odd) and ``b``."""
+    """Return the permutations' ``a`` (odd) and ``b``: SplitMix64 from a fixed seed."""
     import numpy as np
 
-    rng = np.random.Generator(np.random.PCG64(_SEED))
-    a = rng.integers(0, 2**32, PERMUTATIONS, dtype=np.uint64).astype(np.uint32) | np.uint32(1)
-    b = rng.integers(0, 2**32, PERMUTATIONS, dtype=np.uint64).astype(np.uint32)
-    return a, b
+    mask, state, values = (1 << 64) - 1, _SEED, []
+    for _ in range(PERMUTATIONS):
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        value = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        value = ((value ^ (value >> 27)) * 0x94D049BB133111EB) & mask
+        values.append(value ^ (value >> 31))
+    a = np.array([(value & 0xFFFFFFFF) | 1 for value in values], dtype=np.uint32)
+    return a, np.array([value >> 32 for value in values], dtype=np.uint32)
 
 
 def _mix(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
@@ -135,12 +141,8 @@ def _shingle_block(texts: Sequence[str]) -> tuple[npt.NDArray[np.uint32], npt.ND
     lengths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered))
     # One separator between texts: it is no word character, so no word spans two texts.
     codes = np.frombuffer("\0".join(lowered).encode("utf-32-le"), dtype=np.uint32)
-    if not all(map(str.isascii, lowered)):
-        _learn(codes)
     padded = np.zeros(codes.size + 2, dtype=np.int8)  # no word before the first character
-    is_word = padded[1:-1]
-    np.take(_word_table(), np.minimum(codes, 0xFFFF), out=is_word)
-    is_word |= codes > 0xFFFF
+    _word_flags(codes, padded[1:-1])
     edges = np.flatnonzero(padded[1:] != padded[:-1])
     starts, ends = edges[0::2], edges[1::2]
     if starts.size == 0:

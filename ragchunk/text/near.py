@@ -138,7 +138,10 @@ class NearIndex:
         later = np.concatenate((later, owners[held_by])) + base
         candidates = np.concatenate((before + base, held))
         span = np.int64(self._count)
-        pairs = np.unique(later * span + candidates)
+        pairs = np.sort(later * span + candidates)  # not np.unique: it imports numpy.ma
+        distinct = np.ones(pairs.size, dtype=bool)
+        distinct[1:] = pairs[1:] != pairs[:-1]
+        pairs = pairs[distinct]
         later, candidates = pairs // span, pairs % span
         agree = self._signatures[later] == self._signatures[candidates]
         strong = (np.count_nonzero(agree, axis=1) >= self._least) & (later != candidates)
