@@ -67,7 +67,7 @@ class NearIndex:
         self._least = max(0, math.ceil((threshold - ESTIMATE_MARGIN) * PERMUTATIONS))
         self._count = 0
         self._bases: list[int] = []  # each call's first number, and its shingles
-        self._blocks: list[Shingled] = []
+        self._blocks: list[tuple[npt.NDArray[np.uint32], list[int]]] = []
         self._signatures = np.zeros((1024, PERMUTATIONS), dtype=np.uint32)  # grows by doubling
         self._keys = _KeyIndex()
         self._sets: dict[int, frozenset[int]] = {}  # shingle sets, once compared
@@ -104,7 +104,7 @@ class NearIndex:
             self._signatures = grown
         self._signatures[self._count : end] = rows
         self._bases.append(self._count)
-        self._blocks.append(shingled)
+        self._blocks.append((shingled.hashes, shingled.bounds.tolist()))
         self._count = end
 
     def _resolve(
@@ -161,7 +161,10 @@ class NearIndex:
         found = self._sets.get(number)
         if found is None:
             at = bisect.bisect_right(self._bases, number) - 1
-            found = self._sets[number] = self._blocks[at].set_of(number - self._bases[at])
+            hashes, bounds = self._blocks[at]
+            index = number - self._bases[at]
+            found = frozenset(hashes[bounds[index] : bounds[index + 1]].tolist())
+            self._sets[number] = found
         return found
 
 
