@@ -55,7 +55,7 @@ class NearIndex:
     """The texts seen so far, to find which later texts nearly repeat a kept one.
 
     It holds every text's shingle hashes and signature, and the band keys of the kept texts
-    (about 4 bytes per word, 128 bytes per text, and 8 per band key).
+    (about 4 bytes per word and 128 bytes per text, and 16 bytes per band key of a kept text).
     """
 
     def __init__(self, threshold: float) -> None:
