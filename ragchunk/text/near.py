@@ -19,7 +19,6 @@ not depend on how the texts are cut into calls.
 
 from __future__ import annotations
 
-import bisect
 import math
 from typing import TYPE_CHECKING, Final
 
@@ -27,7 +26,6 @@ from ragchunk.text.minhash import (
     PERMUTATIONS,
     band_keys,
     choose_rows,
-    jaccard,
     shingle,
     signatures,
 )
@@ -67,10 +65,9 @@ class NearIndex:
         self._least = max(0, math.ceil((threshold - ESTIMATE_MARGIN) * PERMUTATIONS))
         self._count = 0
         self._bases: list[int] = []  # each call's first number, and its shingles
-        self._blocks: list[tuple[npt.NDArray[np.uint32], list[int]]] = []
+        self._blocks: list[tuple[npt.NDArray[np.uint32], Ints]] = []
         self._signatures = np.zeros((1024, PERMUTATIONS), dtype=np.uint32)  # grows by doubling
         self._keys = _KeyIndex()
-        self._sets: dict[int, frozenset[int]] = {}  # shingle sets, once compared
 
     def match(self, texts: Sequence[str]) -> list[int | None]:
         """Return, per text, the number of the kept text it nearly repeats, None, or NO_WORDS.
@@ -104,7 +101,7 @@ class NearIndex:
             self._signatures = grown
         self._signatures[self._count : end] = rows
         self._bases.append(self._count)
-        self._blocks.append((shingled.hashes, shingled.bounds.tolist()))
+        self._blocks.append((shingled.hashes, shingled.bounds))
         self._count = end
 
     def _resolve(
@@ -145,27 +142,65 @@ class NearIndex:
         later, candidates = pairs // span, pairs % span
         agree = self._signatures[later] == self._signatures[candidates]
         strong = (np.count_nonzero(agree, axis=1) >= self._least) & (later != candidates)
+        later, candidates = later[strong], candidates[strong]
+        alike = self._similar(later, candidates)
         for number, candidate in zip(
-            later[strong].tolist(), candidates[strong].tolist(), strict=True
+            later[alike].tolist(), candidates[alike].tolist(), strict=True
         ):
             if answer[number - base] is not None:  # matched already (pairs are in order)
                 continue
-            if candidate >= base and answer[candidate - base] is not None:  # not kept
-                continue
-            if jaccard(self._set(number), self._set(candidate)) >= self.threshold:
+            if candidate < base or answer[candidate - base] is None:  # a kept text
                 answer[number - base] = candidate
         kept = np.fromiter((answer[k] is None for k in members.tolist()), bool, members.size)
         self._keys.add(keys[members[kept]].ravel(), np.repeat(members[kept] + base, bands))
 
-    def _set(self, number: int) -> frozenset[int]:
-        found = self._sets.get(number)
-        if found is None:
-            at = bisect.bisect_right(self._bases, number) - 1
-            hashes, bounds = self._blocks[at]
-            index = number - self._bases[at]
-            found = frozenset(hashes[bounds[index] : bounds[index + 1]].tolist())
-            self._sets[number] = found
-        return found
+    def _similar(self, left: Ints, right: Ints) -> npt.NDArray[np.bool_]:
+        """Return, per pair, whether texts ``left[i]`` and ``right[i]`` are similar enough.
+
+        The Jaccard similarity of their sets of shingle hashes, for every pair at once: each
+        text's hashes tagged with its rank among the texts of the pairs, sorted into sets, and
+        those of a pair's left text looked up in its right text's set.
+        """
+        import numpy as np
+
+        texts = np.concatenate((left, right))
+        order = np.argsort(texts, kind="stable")
+        new = np.ones(texts.size, dtype=bool)
+        new[1:] = texts[order][1:] != texts[order][:-1]
+        rank = np.empty(texts.size, dtype=np.int64)
+        rank[order] = np.cumsum(new) - 1
+        tagged = np.sort(self._tagged_hashes(texts[order][new]))
+        distinct = np.ones(tagged.size, dtype=bool)
+        distinct[1:] = tagged[1:] != tagged[:-1]
+        tagged = tagged[distinct]  # the sets, by rank
+        sizes = np.bincount((tagged >> np.uint64(32)).astype(np.int64), minlength=int(new.sum()))
+        starts = np.cumsum(sizes) - sizes
+        one, other = rank[: left.size], rank[left.size :]
+        counts = sizes[one]
+        own = tagged[np.repeat(starts[one], counts) + _ragged(counts)] & np.uint64(0xFFFFFFFF)
+        wanted = (np.repeat(other, counts).astype(np.uint64) << np.uint64(32)) | own
+        at = np.minimum(np.searchsorted(tagged, wanted), tagged.size - 1)
+        found = np.repeat(np.arange(left.size), counts)[tagged[at] == wanted]
+        shared = np.bincount(found, minlength=left.size)
+        # As minhash.jaccard computes it, so that the same pairs pass.
+        similarity = shared / (sizes[one] + sizes[other] - shared)
+        return similarity >= self.threshold
+
+    def _tagged_hashes(self, numbers: Ints) -> npt.NDArray[np.uint64]:
+        """Return the shingle hashes of texts ``numbers`` (ascending), as ``rank << 32 | hash``."""
+        import numpy as np
+
+        pieces = []
+        calls = np.searchsorted(self._bases, numbers, side="right") - 1
+        for call in sorted(set(calls.tolist())):
+            which = np.flatnonzero(calls == call)
+            hashes, bounds = self._blocks[call]
+            local = numbers[which] - self._bases[call]
+            counts = bounds[local + 1] - bounds[local]
+            at = np.repeat(bounds[local], counts) + _ragged(counts)
+            ranks = np.repeat(which.astype(np.uint64), counts) << np.uint64(32)
+            pieces.append(ranks | hashes[at])
+        return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint64)
 
 
 class _KeyIndex:
