@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -153,30 +154,42 @@ def test_failed_and_unchanged_results_pass_through() -> None:
     assert deduper.apply(unchanged) is unchanged
 
 
-def _loaded_after(tmp_path: Path, *flags: str) -> set[str]:
+def _loaded_after(
+    tmp_path: Path, *flags: str, env: dict[str, str] | None = None
+) -> tuple[set[str], str]:
+    """Return the modules of interest loaded by a split with ``flags``, and OpenBLAS's threads."""
     probe = (
-        "import sys\n"
+        "import os, sys\n"
         "from ragchunk.cli import main\n"
         f"sys.argv = ['ragchunk', 'split', {str(FIXTURES / 'text' / 'field-notes.txt')!r}, "
         f"'-o', {str(tmp_path / 'o.jsonl')!r}, *{list(flags)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "names = ('numpy', 'datasketch', 'ragchunk.dedupe', 'ragchunk.text.minhash')\n"
+        "names = ('numpy', 'numpy.ma', 'numpy.random', 'datasketch', 'ragchunk.dedupe',\n"
+        "         'ragchunk.text.minhash', 'ragchunk.text.near')\n"
         "print(','.join(m for m in names if m in sys.modules))\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS', '-'))\n"
     )
+    environ = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, check=True, timeout=60
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        check=True,
+        timeout=60,
+        env={**environ, **(env or {})},
     )
-    return set(filter(None, result.stdout.decode().strip().split(",")))
+    modules, threads = result.stdout.decode().splitlines()[-2:]
+    return set(filter(None, modules.split(","))), threads
 
 
 def test_only_near_imports_numpy(tmp_path: Path) -> None:
-    assert _loaded_after(tmp_path) == set()
-    assert _loaded_after(tmp_path, "--dedupe", "exact") == {"ragchunk.dedupe"}
-    assert _loaded_after(tmp_path, "--dedupe", "near") == {
-        "numpy",
-        "ragchunk.dedupe",
-        "ragchunk.text.minhash",
-    }
+    assert _loaded_after(tmp_path) == (set(), "-")
+    assert _loaded_after(tmp_path, "--dedupe", "exact") == ({"ragchunk.dedupe"}, "-")
+    # Not numpy.ma (np.unique loads it) nor numpy.random; OpenBLAS with one thread (no BLAS
+    # is used, and starting a thread per core costs a third of numpy's import).
+    modules = {"numpy", "ragchunk.dedupe", "ragchunk.text.minhash", "ragchunk.text.near"}
+    assert _loaded_after(tmp_path, "--dedupe", "near") == (modules, "1")
+    chosen = {"OPENBLAS_NUM_THREADS": "3"}
+    assert _loaded_after(tmp_path, "--dedupe", "near", env=chosen) == (modules, "3")
 
 
 def test_dedupe_chunks_over_the_chunks_of_several_documents() -> None:
