@@ -10,11 +10,11 @@ duplicates are never matched, so a chain of small edits cannot drift away from w
 Candidates come from locality-sensitive hashing: texts that share a band key. A call finds
 every candidate pair at once with numpy (sorted band keys within the batch, sorted segments of
 the kept texts' keys from earlier calls), passes over pairs whose signatures agree in too few
-rows (``ESTIMATE_MARGIN`` below the threshold), computes the exact similarity of the others all
-together, and walks only the similar pairs, in order, in Python. A batch whose texts share so many keys that the pairs
-would grow quadratically (the same boilerplate many times) is resolved in halves, the first
-half's kept texts then being candidates of the second half through the index: the answers do
-not depend on how the texts are cut into calls.
+rows (``ESTIMATE_MARGIN`` below the threshold), computes the exact similarity of the others
+all together, and walks only the similar pairs, in order, in Python. A batch whose texts share
+so many keys that the pairs would grow quadratically (the same boilerplate many times) is
+resolved in halves, the first half's kept texts then being candidates of the second half
+through the index: the answers do not depend on how the texts are cut into calls.
 """
 
 from __future__ import annotations
