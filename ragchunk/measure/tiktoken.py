@@ -40,6 +40,7 @@ _TAIL_WINDOW: Final = 64  # characters before a span's end searched first for it
 
 _CHECKPOINT: Final = 64  # tokens between stored byte offsets (a lookup sums at most this many)
 _MEMO: Final = 4096  # token indexes of offsets, or counts of short texts, remembered at most
+_BLOCKS: Final = 64  # blocks whose token ends are remembered (lookups cluster: a few per chunk)
 _SHORT: Final = 32  # characters: the token counts of texts this short are remembered
 
 
@@ -52,6 +53,7 @@ class TiktokenSizer:
     """
 
     __slots__ = (
+        "_blocks",
         "_bytemap",
         "_checkpoints",
         "_counts",
@@ -82,6 +84,7 @@ class TiktokenSizer:
         self._checkpoints = array("q", accumulate(block_sums, initial=0))
         self._bytemap = None if text.isascii() else ByteMap(text)
         self._stable = stable
+        self._blocks: dict[int, list[int]] = {}  # see _block_ends()
         self._indexes: dict[int, int] = {}  # token index of a character offset, as index() finds
         self._offsets: dict[int, int] = {}  # character offset of a token index, as offset() finds
         self._counts: dict[str, int] = {}
@@ -98,7 +101,7 @@ class TiktokenSizer:
         block, within = divmod(index, _CHECKPOINT)
         byte = self._checkpoints[block]
         if within:
-            byte += sum(self._lengths[index - within : index])
+            byte += self._block_ends(block)[within - 1]
         bytemap = self._bytemap
         char = byte if bytemap is None else bytemap.char_of(byte)
         if len(self._offsets) >= _MEMO:
@@ -119,11 +122,25 @@ class TiktokenSizer:
     def _find(self, byte: int) -> int:
         """Return the index of the token containing ``byte``."""
         block = bisect_right(self._checkpoints, byte) - 1
-        index = block * _CHECKPOINT
         # The tokens of the block that end at or before ``byte``: one bisection of their
-        # running byte offsets (built in C), not a Python loop over up to 64 lengths.
-        ends = list(accumulate(self._lengths[index : index + _CHECKPOINT]))
-        return min(index + bisect_right(ends, byte - self._checkpoints[block]), self.total)
+        # running byte offsets, not a Python loop over up to 64 lengths.
+        within = bisect_right(self._block_ends(block), byte - self._checkpoints[block])
+        return min(block * _CHECKPOINT + within, self.total)
+
+    def _block_ends(self, block: int) -> list[int]:
+        """Return where each token of ``block`` ends, in bytes from the block's checkpoint.
+
+        Built in C from the lengths and remembered: the offsets a chunk looks up (its start,
+        its first and last piece-stable points, a guess of its end) share a few blocks.
+        """
+        ends = self._blocks.get(block)
+        if ends is None:
+            first = block * _CHECKPOINT
+            ends = list(accumulate(self._lengths[first : first + _CHECKPOINT]))
+            if len(self._blocks) >= _BLOCKS:
+                self._blocks.clear()
+            self._blocks[block] = ends
+        return ends
 
     def _remember(self, offset: int, index: int) -> None:
         if len(self._indexes) >= _MEMO:
@@ -216,13 +233,18 @@ class TiktokenSizer:
     def _last_stable_point(self, lo: int, end: int) -> int:
         """Return the last piece-stable point in ``(lo, end]``, or ``lo`` when there is none.
 
-        Searched for in windows that double as they go back from ``end``: the point is usually
-        a word away, and where it is not (indented columns, whose spaces follow spaces) the
-        search still finds it, so the tail encoded alone stays short.
+        It is usually the span's last space, a word from its end; where that space follows
+        white space (indented columns), the search goes on in windows that double as they go
+        back, so the tail encoded alone stays short.
         """
         text = self._text
         hi = min(end + 1, len(text))
-        width = _TAIL_WINDOW
+        space = text.rfind(" ", lo + 1, hi)
+        if space < 0:
+            return lo
+        if not text[space - 1].isspace():  # as ``_STABLE_POINT``'s ``\S`` (the same test)
+            return space
+        hi, width = space, _TAIL_WINDOW
         while hi > lo + 1:
             start = max(lo + 1, hi - width)
             last = -1
