@@ -20,6 +20,21 @@ from typing import Final
 
 from ragchunk.text.bytemap import ByteMap
 
+_CL100K: Final = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""  # noqa: E501
+_CL100K_GREEDY: Final = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s"""  # noqa: E501
+FASTER_PATTERNS: Final = {_CL100K: _CL100K_GREEDY}
+"""Pre-tokenizer patterns, each with an equivalent one that tiktoken runs faster.
+
+In cl100k's pattern every possessive quantifier either ends its alternative or is followed only
+by ``[\r\n]*`` (which also matches nothing), an alternative's optional first character can
+never be the character that follows it, and ``$`` holds only at the end of the text: giving
+characters back never completes a match the possessive form misses, so the greedy pattern cuts
+the same pieces. fancy-regex then runs those alternatives on the regex crate's automata instead
+of its backtracking machine: encoding 1 MB of prose takes about a quarter less time. Encodings
+are built with the faster pattern (``encoding_files``); a test compares their tokens with
+tiktoken's own encoding on adversarial text.
+"""
+
 # Encodings whose pre-tokenizer never joins a non-space character with a following space or tab
 # into one piece, and has no look-behind: there, a position p with text[p-1] not whitespace and
 # text[p] == " " is a piece boundary in the whole text *and* in every substring containing it, so
@@ -27,8 +42,8 @@ from ragchunk.text.bytemap import ByteMap
 # context. Only the edges need re-encoding (see TiktokenSizer.size).
 _PIECE_STABLE_PATTERNS: Final = frozenset(
     {
-        # cl100k_base
-        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",  # noqa: E501
+        _CL100K,
+        _CL100K_GREEDY,
         # r50k_base, p50k_base, gpt2
         r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
         r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
