@@ -89,8 +89,9 @@ def _build(name: str) -> object:
     import tiktoken
     import tiktoken.registry
 
-    constructors = tiktoken.registry.ENCODING_CONSTRUCTORS or {}  # filled by list_encoding_names
-    if name not in constructors:  # (not expected: tiktoken's own path, whatever it does)
+    # Filled by list_encoding_names(); a tiktoken without it takes its own path.
+    constructors = getattr(tiktoken.registry, "ENCODING_CONSTRUCTORS", None) or {}
+    if name not in constructors:
         return tiktoken.get_encoding(name)
     parameters = constructors[name]()
     pattern = parameters["pat_str"]
