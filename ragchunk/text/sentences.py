@@ -80,7 +80,6 @@ _TITLE_GOES_ON: Final = re.compile(r"[^《〈》〉。！？｡\n]{0,20}+[》〉
 # A list marker opening a sentence: its successors (2), b.) later in the sentence start new ones.
 _ITEM_FIRST: Final = "0123456789abcdefghijklmnopqrstuvwxyz"
 _ITEM_SECOND: Final = "0123456789.)"
-_NON_SPACE: Final = re.compile(r"\S")
 _EXTENDERS: Final = 0x300  # the first code point that may attach to the one before it
 
 
@@ -167,25 +166,17 @@ def strip_span(text: str, lo: int, hi: int) -> tuple[int, int] | None:
 
     The ends stay on grapheme cluster boundaries: a combining mark on a space keeps its space.
     """
-    s = lo
-    if s >= hi:
+    # The range stripped in C, a copy: cheaper than searching for its first non-space (a
+    # line break and an indentation open most ranges), and linear (ranges do not overlap).
+    rest = text[lo:hi].lstrip()
+    if not rest:
         return None
-    if text[s].isspace():  # usually the one space or line break after a cut: no search
-        s += 1
-        if s == hi:
-            return None
-        if text[s].isspace():
-            first = _NON_SPACE.search(text, s, hi)
-            if first is None:
-                return None
-            s = first.start()
+    s = hi - len(rest)
+    e = s + len(rest.rstrip())
     # Below U+0300 nothing extends a cluster: the common case needs no grapheme rules.
     if ord(text[s]) >= _EXTENDERS:
         while s > lo and not is_grapheme_boundary(text, s):
             s -= 1
-    e = hi
-    while e > s and text[e - 1].isspace():
-        e -= 1
     if e < hi and (ord(text[e]) >= _EXTENDERS or ord(text[e - 1]) >= _EXTENDERS):
         e = grapheme_ceil(text, e, hi)
     return s, e

