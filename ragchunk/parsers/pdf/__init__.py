@@ -128,6 +128,7 @@ def _document(
         hyphens_kept=hyphens.kept,
         ligatures=counts.ligatures,
         control_characters=counts.controls,
+        symbol_bullets=counts.bullets,
     )
     return Document(
         text=layout.text,

@@ -2,7 +2,9 @@
 
 ``normalise`` turns ligature code points (U+FB00-U+FB06) into their letters, drops control
 characters other than tab (NUL included: PostgreSQL rejects it), soft hyphens and the
-noncharacters U+FFFE/U+FFFF, and replaces lone surrogates (broken font maps) with U+FFFD.
+noncharacters U+FFFE/U+FFFF, replaces lone surrogates (broken font maps) with U+FFFD, and
+gives the list bullets of symbol fonts that a PDF leaves in the Private Use Area as the
+characters they show (``SYMBOL_BULLETS``).
 
 ``remove_repeated`` finds lines repeated across pages, comparing them with digits (and a line
 that is only a roman numeral) read as ``#``, so ``Page 3 of 8`` matches ``Page 4 of 8``:
@@ -45,6 +47,19 @@ LIGATURES: Final = {
     "\ufb05": "st",
     "\ufb06": "st",
 }
+SYMBOL_BULLETS: Final = {
+    "\uf0b7": "\u2022",  # Symbol's bullet: Word's default
+    "\uf0a7": "\u25aa",  # Wingdings' small square
+    "\uf0a8": "\u2666",  # Symbol's diamond
+    "\uf06e": "\u25a0",  # Wingdings' square
+    "\uf076": "\u2756",  # Wingdings' four diamonds
+    "\uf0d8": "\u27a2",  # Wingdings' arrowhead
+    "\uf0fc": "\u2714",  # Wingdings' check mark
+}
+"""List bullets of Word's symbol fonts and the characters they show. A PDF whose font has no
+Unicode map gives such a glyph as U+F000 plus its code in the font (Private Use Area); only a
+line's first character, before a space, is read as a bullet (elsewhere the same code may be a
+letter of the Symbol font: U+F06E is its nu)."""
 _LIGATURE: Final = re.compile("[\ufb00-\ufb06]")
 _DROPPED: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\ufffe\uffff]")
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
@@ -70,6 +85,7 @@ class CharacterCounts:
     ligatures: int = 0
     controls: int = 0
     surrogates: int = 0
+    bullets: int = 0
 
 
 def normalise(
@@ -99,6 +115,9 @@ def _clean_characters(text: str, *, ligatures: bool, counts: CharacterCounts) ->
     if _SURROGATE.search(text):
         counts.surrogates += len(_SURROGATE.findall(text))
         text = _SURROGATE.sub("\ufffd", text)
+    if text[:1] in SYMBOL_BULLETS and text[1:2].isspace():
+        counts.bullets += 1
+        text = SYMBOL_BULLETS[text[0]] + text[1:]
     return text
 
 

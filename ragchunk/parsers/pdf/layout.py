@@ -34,7 +34,7 @@ NEIGHBOURS: Final = 3
 """Lines above and below that show how wide a line's column is."""
 _SENTENCE_END: Final = re.compile(r"[.!?:;]['\")\]\u2019\u201d]*$")
 _LIST_MARK: Final = re.compile(
-    r"[\u2022\u2023\u25aa\u25e6\u2013\u2014*\uf0b7-]\s|\d{1,3}[.)]\s|[a-z][.)]\s|\([a-z0-9]{1,4}\)\s"
+    r"[\u2022\u2023\u25a0\u25aa\u25e6\u2666\u2714\u2756\u27a2\u2013\u2014*\uf0b7-]\s|\d{1,3}[.)]\s|[a-z][.)]\s|\([a-z0-9]{1,4}\)\s"
 )
 
 

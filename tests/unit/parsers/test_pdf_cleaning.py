@@ -183,6 +183,31 @@ def test_characters_are_normalised_and_counted() -> None:
     assert kept.lines[0].text == "e\ufb03cient \ufb01le"
 
 
+def test_symbol_font_bullets_become_the_characters_they_show() -> None:
+    counts = CharacterCounts()
+    lines = ("\uf0b7 North pier", "\uf0a7 South pier", "\uf06en = 3", "where \uf06e is", "\uf0b7")
+    page = PageLines(tuple(map(Line, lines)), 600, 800)
+    (cleaned,) = normalise([page], ligatures=True, counts=counts)
+    # Only a line's first character before a space is a bullet: U+F06E is also Symbol's nu.
+    expected = [
+        "\u2022 North pier",
+        "\u25aa South pier",
+        "\uf06en = 3",
+        "where \uf06e is",
+        "\uf0b7",
+    ]
+    assert [line.text for line in cleaned.lines] == expected
+    assert counts.bullets == 2
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_word_bullets_of_a_real_pdf_are_bullets_in_its_text(engine: str) -> None:
+    doc = report(engine, data=(FIXTURES / "pdf" / "report-plain.pdf").read_bytes())
+    assert "\u2022 North pier: radar R1 and float F1" in doc.text
+    assert "\uf0b7" not in doc.text
+    assert doc.extraction["symbol_bullets"] == doc.text.count("\u2022 ")  # type: ignore[operator]
+
+
 def test_pdfium_puts_glyphs_drawn_late_back_in_their_words() -> None:
     doc = report("pdfium")
     for word in ("the difference that", "the efficient,", "the effluent samples"):
