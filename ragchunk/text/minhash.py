@@ -140,7 +140,8 @@ def _shingle_block(texts: Sequence[str]) -> tuple[npt.NDArray[np.uint32], npt.ND
     lowered = [text.lower() for text in texts]
     lengths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered))
     # One separator between texts: it is no word character, so no word spans two texts.
-    codes = np.frombuffer("\0".join(lowered).encode("utf-32-le"), dtype=np.uint32)
+    joined = "\0".join(lowered).encode("utf-32-le", "surrogatepass")  # a lone one is no letter
+    codes = np.frombuffer(joined, dtype=np.uint32)
     padded = np.zeros(codes.size + 2, dtype=np.int8)  # no word before the first character
     _word_flags(codes, padded[1:-1])
     edges = np.flatnonzero(padded[1:] != padded[:-1])

@@ -101,6 +101,12 @@ def test_texts_without_words_are_matched_exactly() -> None:
     assert deduper.duplicates(["a", "b", "c"], ["--- ***", "---  ***", "+++"]) == [None, "a", None]
 
 
+def test_a_lone_surrogate_separates_words_as_any_other_non_letter() -> None:
+    deduper = Deduper(DedupeOptions())
+    texts = ["tide gauge \udc80 silt banks", "tide gauge silt\udc80banks"]
+    assert deduper.duplicates(["a", "b"], texts) == [None, "a"]
+
+
 def test_shingles_do_not_depend_on_the_batch() -> None:
     texts = [NOTES[k : k + 600] for k in range(0, 6000, 500)]
     alone = [minhash.shingle([text]).set_of(0) for text in texts]
