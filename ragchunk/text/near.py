@@ -165,11 +165,12 @@ class NearIndex:
 
         texts = np.concatenate((left, right))
         order = np.argsort(texts, kind="stable")
+        ordered = texts[order]
         new = np.ones(texts.size, dtype=bool)
-        new[1:] = texts[order][1:] != texts[order][:-1]
+        new[1:] = ordered[1:] != ordered[:-1]
         rank = np.empty(texts.size, dtype=np.int64)
         rank[order] = np.cumsum(new) - 1
-        tagged = np.sort(self._tagged_hashes(texts[order][new]))
+        tagged = np.sort(self._tagged_hashes(ordered[new]))
         distinct = np.ones(tagged.size, dtype=bool)
         distinct[1:] = tagged[1:] != tagged[:-1]
         tagged = tagged[distinct]  # the sets, by rank
