@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         RagchunkError,
         UsageError,
     )
+    from ragchunk.loop import run
     from ragchunk.model import Chunk, Document, Page, Section, Span
     from ragchunk.options import Budget
     from ragchunk.parsers._spec import ParseOptions
@@ -52,6 +53,7 @@ _HOMES = {
     "Deduper": "dedupe",
     "dedupe_chunks": "dedupe",
     "ParseOptions": "parsers._spec",
+    "run": "loop",
 }
 """Where each public name lives: imported on first use, so ``ragchunk --help`` (which runs
 this package's ``__init__`` first) does not pay for the engine's modules."""
@@ -78,6 +80,7 @@ __all__ = [
     "chunk_file",
     "chunk_text",
     "dedupe_chunks",
+    "run",
 ]
 
 

@@ -1,9 +1,10 @@
 """Runs over many inputs: where each output goes, what the manifest records, what is removed.
 
 ``prepare`` finds the inputs and routes them (everything that can fail as bad usage happens
-there, before any input is read). ``results`` runs them on the chosen engine: this machine's
-worker processes (``ragchunk.workers``) or a Ray cluster (``ragchunk.integrations.ray``), with
-the same results either way; ``ragchunk.tally`` counts what becomes of each input. Nothing here
+there, before any input is read), the sink included (``ragchunk.writers.choose``). ``results``
+runs them on the chosen engine: this machine's worker processes (``ragchunk.workers``) or a Ray
+cluster (``ragchunk.integrations.ray``), with the same results either way; ``ragchunk.loop``
+writes them to the sinks and ``ragchunk.tally`` counts what becomes of each input. Nothing here
 prints: the command line renders (``ragchunk.cli._batch``).
 """
 
@@ -12,21 +13,20 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import sys
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Final, TypeAlias, cast
+from typing import TYPE_CHECKING, Final
 
-from ragchunk import workers
-from ragchunk.defaults import OUTPUT_FORMATS, Engine, OutputFormat
+from ragchunk import workers, writers
+from ragchunk.defaults import Engine
 from ragchunk.errors import OptionError, UsageError
 from ragchunk.globs import make_globs
 from ragchunk.inputs import STDIN, WalkOptions, absolute, find_inputs
 from ragchunk.results import FileResult
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Sequence
 
     from ragchunk.config import Config, RunSettings
     from ragchunk.dedupe import DedupeOptions, Deduper
@@ -34,12 +34,10 @@ if TYPE_CHECKING:
     from ragchunk.manifest import Manifest
     from ragchunk.scopes import Plans
     from ragchunk.workers import Job
-    from ragchunk.writers.parquet import ParquetSink
+    from ragchunk.writers._spec import Renderer
 
 DEDUPE_GROUP: Final = 2000
 """``--dedupe`` checks the chunks of consecutive results in groups of about this many."""
-Stream: TypeAlias = "IO[str] | ParquetSink"
-"""Where the records of every input go when they share one output: JSONL text or Parquet."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,7 +53,9 @@ class Batch:
         roots: the directories named on the command line (walked).
         output_file: ``-o FILE``: one output file for every input.
         output_dir: ``-o DIR/``: one output file per input, mirroring the tree.
-        output_format: what the output files hold (standard output is always JSONL).
+        output_url: ``-o URL``: one store for every input (``sqlite:///index.db``).
+        output_format: the sink ``-o`` writes (``ragchunk.writers``; standard output gets
+            the default sink).
         manifest: the loaded ``--manifest``.
         workers: worker processes (on Ray: the local cluster's CPUs, or at most this many
             tasks at once on an existing cluster).
@@ -74,13 +74,24 @@ class Batch:
     skipped: tuple[Skipped, ...] = ()
     output_file: Path | None = None
     output_dir: Path | None = None
-    output_format: OutputFormat = "jsonl"
+    output_url: str | None = None
+    output_format: str = writers.DEFAULT_SINK
     manifest: Manifest | None = None
     workers: int = 1
     fail_fast: bool = False
     engine: Engine = "local"
     ray_address: str | None = None
     dedupe: DedupeOptions | None = None
+
+    @property
+    def destination(self) -> str | None:
+        """Return the output every input shares (``-o FILE`` or ``-o URL``), if any."""
+        return self.output_url or (str(self.output_file) if self.output_file else None)
+
+    @property
+    def has_output(self) -> bool:
+        """Return whether ``-o`` was given: else the records go to standard output, if any."""
+        return self.destination is not None or self.output_dir is not None
 
 
 def is_directory_output(output: str) -> bool:
@@ -104,9 +115,10 @@ def prepare(
             is not a directory, an output format that does not fit ``-o``, an engine or format
             whose extra is not installed.
     """
-    output_dir = Path(output) if output and is_directory_output(output) else None
-    output_file = Path(output) if output and output_dir is None else None
-    chosen = choose_output_format(output, output_format, is_directory=output_dir is not None)
+    url = output if output and writers.is_url(output) else None
+    output_dir = Path(output) if output and not url and is_directory_output(output) else None
+    output_file = Path(output) if output and not url and output_dir is None else None
+    chosen = writers.choose(output, output_format, is_directory=output_dir is not None)
     engine = run.engine or "local"
     _check_engine(engine, run.ray_address)
     manifest = _load_manifest(run.manifest)
@@ -144,6 +156,7 @@ def prepare(
         roots=tuple(p for p in paths if p != STDIN and Path(p).is_dir()),
         output_file=output_file,
         output_dir=output_dir,
+        output_url=url,
         output_format=chosen,
         manifest=manifest,
         workers=count,
@@ -178,38 +191,6 @@ def _unmatched_globs(config: Config | None, inputs: Sequence[Input]) -> tuple[No
     )
 
 
-def choose_output_format(
-    output: str | None, given: str | None, *, is_directory: bool = False
-) -> OutputFormat:
-    """Return what ``-o`` writes: ``--output-format`` if given, else what its suffix says.
-
-    A ``.parquet`` file is Parquet, anything else JSONL; a directory holds JSONL files unless
-    ``--output-format`` says otherwise.
-
-    Raises:
-        OptionError: an unknown format, one that contradicts the ``-o`` name, or Parquet
-            without ``-o`` (it is never written to standard output).
-        UsageError: Parquet without pyarrow installed.
-    """
-    if given is not None and given not in OUTPUT_FORMATS:
-        known = ", ".join(OUTPUT_FORMATS)
-        raise OptionError("--output-format", f"must be one of {known} (got {given!r})")
-    suffix = Path(output).suffix.lower() if output and not is_directory else ""
-    implied = {".parquet": "parquet", ".jsonl": "jsonl"}.get(suffix)
-    if given is not None and implied is not None and given != implied:
-        raise OptionError("--output-format", f"{given} does not fit -o {output}")
-    chosen = cast("OutputFormat", given or implied or "jsonl")
-    if chosen == "parquet":
-        if output is None:
-            message = "parquet needs -o FILE or -o DIR/ (it is not written to standard output)"
-            raise OptionError("--output-format", message)
-        from ragchunk.writers.parquet import missing_pyarrow
-
-        if (missing := missing_pyarrow()) is not None:
-            raise UsageError(missing)
-    return chosen
-
-
 def _check_engine(engine: Engine, address: str | None) -> None:
     if engine not in ("local", "ray"):
         raise OptionError("--engine", f"must be one of local, ray (got {engine!r})")
@@ -235,9 +216,9 @@ def _route(
 ) -> tuple[list[Job], list[Path | None], list[FileResult]]:
     """Give each job its output path and known hash; refuse jobs whose output is unsafe."""
     from ragchunk.errors import InputError
-    from ragchunk.writers.tree import SUFFIX, mirror_path
+    from ragchunk.writers.tree import mirror_path
 
-    suffix = ".parquet" if output_format == "parquet" else SUFFIX
+    suffix = writers.file_suffix(output_format)
 
     routed: list[Job] = []
     outputs: list[Path | None] = []
@@ -269,22 +250,21 @@ def _route(
 
 @contextlib.contextmanager
 def results(
-    batch: Batch, *, jsonl: bool, progress: bool = False
+    batch: Batch, *, render: Renderer | None = None, progress: bool = False
 ) -> Iterator[Iterator[tuple[Job, Path | None, FileResult]]]:
     """Yield ``(job, output, result)`` per input, in input order, as the results come in.
 
-    With ``jsonl``, the chunks are encoded as JSONL where they are made (``result.rendered``):
-    only bytes cross between processes. The workers are shut down when the block ends.
-    ``progress`` shows Ray's own progress bars (the local engine's is the caller's to show).
+    With ``render`` (a sink's renderer), the chunks are rendered where they are made
+    (``result.rendered``): only bytes cross between processes. The workers are shut down when
+    the block ends. ``progress`` shows Ray's own progress bars (the local engine's is the
+    caller's to show).
 
     Raises:
         UsageError: the Ray cluster cannot be started or reached.
     """
-    from ragchunk.writers.jsonl import encode
-
     jobs = batch.jobs
-    if jsonl:
-        jobs = tuple(dataclasses.replace(job, render=encode) for job in jobs)
+    if render is not None:
+        jobs = tuple(dataclasses.replace(job, render=render) for job in jobs)
     if batch.engine == "ray":
         from ragchunk.integrations import ray
 
@@ -323,73 +303,3 @@ def _deduplicated(
                 yield from deduper.apply_all(group)
                 group, chunks = [], 0
         yield from deduper.apply_all(group)
-
-
-@contextlib.contextmanager
-def output_stream(batch: Batch, default: IO[str] | None) -> Iterator[Stream | None]:
-    """Yield where records go when inputs share one output: ``-o FILE``, ``default`` or None.
-
-    None is for ``-o DIR/``, where each input has a file of its own. The ``-o`` file is
-    written atomically: it appears only if the block ends normally.
-    """
-    if batch.output_file is not None and batch.output_format == "parquet":
-        from ragchunk.writers.parquet import parquet_writer
-
-        with parquet_writer(batch.output_file) as sink:
-            yield sink
-    elif batch.output_file is not None:
-        from ragchunk.writers.atomic import atomic_writer
-
-        with atomic_writer(batch.output_file) as handle:
-            yield handle
-    elif batch.output_dir is not None:
-        yield None
-    else:
-        yield default
-
-
-def write_output(
-    result: FileResult,
-    target: Path | None,
-    stream: Stream | None,
-    output_format: OutputFormat = "jsonl",
-) -> None:
-    """Write one input's records to its own file (atomically), else to ``stream`` if any.
-
-    Parquet needs the chunks themselves (no rendered JSONL); JSONL takes either.
-    """
-    if target is None and stream is None:
-        return
-    # A Parquet sink exists only once its module is loaded: a JSONL run never imports it.
-    parquet = sys.modules.get("ragchunk.writers.parquet")
-    sink = stream if parquet is not None and isinstance(stream, parquet.ParquetSink) else None
-    if sink is not None:
-        cast("ParquetSink", sink).write_chunks(result.chunks)
-    elif target is not None and output_format == "parquet":
-        from ragchunk.writers.parquet import write_parquet
-
-        write_parquet(target, result.chunks)
-    else:
-        from ragchunk.writers import jsonl
-
-        pieces = result.rendered
-        if pieces is None:  # blocks of chunks, as a worker renders them: never one large string
-            chunks, size = result.chunks, workers.RENDER_BLOCK
-            pieces = tuple(jsonl.encode(chunks[k : k + size]) for k in range(0, len(chunks), size))
-        if target is not None:
-            from ragchunk.writers.atomic import atomic_writer
-
-            with atomic_writer(target) as handle:
-                _write_bytes(handle, pieces)
-        elif stream is not None:
-            _write_bytes(cast("IO[str]", stream), pieces)
-
-
-def _write_bytes(stream: IO[str], pieces: Iterable[bytes]) -> None:
-    """Write UTF-8 ``pieces`` to a text stream: to its byte buffer when it has one."""
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:  # a text-only stream (io.StringIO)
-        stream.writelines(piece.decode("utf-8") for piece in pieces)
-        return
-    stream.flush()  # what the text layer holds goes first
-    buffer.writelines(pieces)

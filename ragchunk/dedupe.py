@@ -37,7 +37,7 @@ from ragchunk.errors import OptionError, UsageError
 from ragchunk.results import FileResult
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from ragchunk.model import Chunk
     from ragchunk.text.near import NearIndex
@@ -277,6 +277,13 @@ def dedupe_chunks(chunks: Iterable[Chunk], options: DedupeOptions | None = None)
         FileResult("-", "-", chunks=made, chunk_count=len(made))
     )
     return list(result.chunks)
+
+
+def reads_rendered(render: Callable[[Sequence[Chunk]], bytes]) -> bool:
+    """Return whether a ``Deduper`` reads results rendered by ``render``: JSONL's only."""
+    from ragchunk.writers.jsonl import encode
+
+    return render is encode
 
 
 def _is_parent(record: dict[str, Any]) -> bool:

@@ -49,10 +49,6 @@ PARSE_HELP: Final = {
 }
 """The help of each ``ParseOptions`` field: its flag's, its configuration key's."""
 
-OutputFormat: TypeAlias = Literal["jsonl", "parquet"]
-OUTPUT_FORMATS: Final = ("jsonl", "parquet")
-"""What ``-o`` writes: JSONL (the default), or Parquet (``-o X.parquet``, ``--output-format``)."""
-
 Engine: TypeAlias = Literal["local", "ray"]
 ENGINES: Final = ("local", "ray")
 """Where a run's inputs are chunked: this machine's processes (``--jobs``), or a Ray cluster."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,9 @@ class Tally:
     violating: int = 0
     duplicates: int = 0
     compared: int = 0  # the chunks --dedupe compared (not the parents of --parents)
+    embedded: int = 0  # texts sent to the embedder
+    cached: int = 0  # texts the embedding cache answered
+    llm: Counter[str] = field(default_factory=Counter)  # what the chat model cost and made
     failures: list[FileResult] = field(default_factory=list)
     entries: dict[str, Entry] = field(default_factory=dict)
 
@@ -72,6 +76,9 @@ class Tally:
         self.chunks += result.chunk_count
         self.duplicates += result.duplicates
         self.compared += result.compared
+        self.embedded += result.embedded
+        self.cached += result.cached
+        self.llm.update(dict(result.llm))
         if result.violations:
             self.violations += len(result.violations)
             self.violating += 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import re
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
@@ -12,6 +11,7 @@ import typer
 from typer.core import TyperCommand
 
 from ragchunk.errors import UsageError
+from ragchunk.text.printable import one_line as one_line
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -19,11 +19,6 @@ if TYPE_CHECKING:
 EXIT_OK: Final = 0
 EXIT_FAILED_INPUTS: Final = 1
 EXIT_USAGE: Final = 2
-
-# Line breaks, other control characters, and the lone surrogates standing for the bytes of a
-# file name that is not UTF-8 (os.fsdecode's surrogateescape).
-_UNPRINTABLE: Final = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
-_ESCAPES: Final = {"\n": "\\n", "\r": "\\r"}
 
 app = typer.Typer(
     name="ragchunk",
@@ -61,25 +56,6 @@ def stdout_console() -> Console:
     from rich.console import Console
 
     return Console(highlight=False)
-
-
-def one_line(message: str) -> str:
-    r"""Return ``message`` on one printable line: control characters and stray bytes escaped.
-
-    A file name may hold a line feed or bytes that are not UTF-8 (``\xff``, as the name's
-    byte); messages name files, and each must stay one line (SPEC §6).
-    """
-    return _UNPRINTABLE.sub(_escape, message)
-
-
-def _escape(match: re.Match[str]) -> str:
-    char = match.group()
-    code = ord(char)
-    if char in _ESCAPES:
-        return _ESCAPES[char]
-    if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the undecodable byte itself
-        return f"\\x{code - 0xDC00:02x}"
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 @contextlib.contextmanager

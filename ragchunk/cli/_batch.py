@@ -1,10 +1,10 @@
 """Rendering a ``split`` run: progress, notes, warnings, tables, the summaries, exit codes.
 
 ``ragchunk.batch.prepare`` does everything that can fail as bad usage (it runs inside
-``usage_errors``); ``execute`` runs the batch and renders the results as they stream in, and
-returns the exit code. stdout carries only data (JSONL, or the table the user asked for);
-everything else goes to stderr, the ``--stats`` summary included, so that ``split --stats | …``
-still pipes the chunks.
+``usage_errors``); ``execute`` runs the batch (``ragchunk.loop.run_batch``) and renders the
+results as they stream in, and returns the exit code. stdout carries only data (JSONL, or the
+table the user asked for); everything else goes to stderr, the ``--stats`` summary included,
+so that ``split --stats | …`` still pipes the chunks.
 """
 
 from __future__ import annotations
@@ -15,33 +15,29 @@ import signal
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
-from ragchunk.batch import Batch, Stream, output_stream, results, write_output
 from ragchunk.cli._app import (
     EXIT_FAILED_INPUTS,
     EXIT_OK,
     one_line,
     stderr_console,
-    stdout_console,
 )
 from ragchunk.cli._progress import progress_bar, shows_progress
 from ragchunk.errors import EngineError
 from ragchunk.inputs import describe_skipped
+from ragchunk.loop import Extra, run_batch
 from ragchunk.passes import LARGE_CHUNK
 from ragchunk.tally import Tally
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from rich.console import Console
     from rich.text import Text
 
+    from ragchunk.batch import Batch
     from ragchunk.results import FileResult
-    from ragchunk.workers import Job
     from ragchunk.writers.stats import ChunkStats
 
 _ONCE_PER_RUN: Final = frozenset({LARGE_CHUNK})
@@ -71,17 +67,13 @@ class Display:
 
 @dataclass(slots=True)
 class _Run:
-    """One run as the user sees it: the tally, the stream, the console."""
+    """One run as the user sees it: the tally, the console."""
 
     tally: Tally
     display: Display
     stats: ChunkStats | None = None
-    stream: Stream | None = None
     stderr: Console | None = None
     said: set[str] = field(default_factory=set)  # warnings said once per run, by code
-    embedded: int = 0
-    cached: int = 0
-    llm: Counter[str] = field(default_factory=Counter)
 
     @property
     def console(self) -> Console:
@@ -94,27 +86,23 @@ class _Run:
         """Print one line on stderr, literally (file names may hold ``[...]`` or line feeds)."""
         self.console.print(_text(one_line(message)))
 
-    def record(self, job: Job, target: Path | None, result: FileResult) -> bool:
-        """Render one result and count it; return False to stop (``--fail-fast``)."""
-        self.show(result)
+    def finished(self, result: FileResult) -> None:
+        """Render one result once it is written and counted: failures, stats, violations."""
         if result.error is not None:
-            self.tally.fail(job, result)
             self.say(f"error: {result.error}")
-            return not self.tally.batch.fail_fast
+            return
         if result.unchanged:
-            self.tally.skip()
-            return True
-        write_output(result, target, self.stream, self.tally.batch.output_format)
-        self.embedded += result.embedded
-        self.cached += result.cached
-        self.llm.update(dict(result.llm))
+            return
         self.render(result)
-        self.tally.add(job, target, result)
         for violation in result.violations:  # even with --quiet: --check asked for them
             self.say(f"violation: {result.source}: {violation}")
         for failure in result.failed_parts:  # the container's other documents were written
             self.say(f"error: {failure}")
-        return not (result.failed_parts and self.tally.batch.fail_fast)
+
+    def stops_at(self, result: FileResult) -> bool:
+        """Return whether the run stops after ``result`` (``--fail-fast``)."""
+        failed = result.error is not None or bool(result.failed_parts)
+        return failed and self.tally.batch.fail_fast
 
     @property
     def duplicate_fate(self) -> str:
@@ -123,13 +111,7 @@ class _Run:
         return "marked" if dedupe is not None and dedupe.mark else "dropped"
 
     def render(self, result: FileResult) -> None:
-        """Add one input's chunks to the table and the stats the user asked for."""
-        if self.display.table:
-            from ragchunk.writers.table import build
-
-            title = f"{one_line(result.doc_id)} · {_count(result.chunk_count, 'chunk')}"
-            console = stdout_console()
-            console.print(build(result.chunks, title, console.width))
+        """Add one input's chunks to the stats the user asked for (the table is a sink)."""
         if self.stats is not None:
             from ragchunk.writers.stats import ChunkFacts
 
@@ -208,25 +190,18 @@ def execute(batch: Batch, display: Display) -> int:
 
 
 def _consume(run: _Run) -> None:
-    """Render the results in order; the manifest is saved even when this is cut short."""
+    """Run the batch, rendering the results in order; the manifest is saved even if cut short."""
     batch = run.tally.batch
-    # Tables, stats and Parquet need the chunks; JSONL is rendered where the chunks are made.
-    # A table replaces the JSONL on stdout; stats go to stderr, so stdout keeps the data.
-    # --dedupe reads the chunks in this process: as objects when they are made here, else
-    # as the JSONL the workers made (decoding it costs less than pickling chunks).
-    in_process = batch.engine == "local" and min(batch.workers, len(batch.jobs)) <= 1
-    wants_chunks = (
-        run.display.table or run.display.stats or (batch.dedupe is not None and in_process)
-    )
-    jsonl = not wants_chunks and batch.output_format == "jsonl"
+    # A table replaces the records on stdout; stats go to stderr, so stdout keeps the data.
+    extra: list[Extra] = []
+    if run.display.table:
+        extra.append(("table", sys.stdout))
+    elif not batch.has_output and not run.display.dry_run:
+        extra.append((batch.output_format, sys.stdout))
     # On Ray, Ray Data draws the progress, if it can: it needs stdout to be a terminal too.
     ray_bars = batch.engine == "ray" and sys.stdout.isatty()
     with (
-        run.tally.recording(),
         _terminate_as_interrupt(),
-        output_stream(
-            batch, None if run.display.table or run.display.dry_run else sys.stdout
-        ) as run.stream,
         progress_bar(
             lambda: run.console,
             len(batch.jobs),
@@ -234,23 +209,29 @@ def _consume(run: _Run) -> None:
             embeds=_embeds(batch),
             shown=not ray_bars,
         ) as advance,
-        results(
-            batch,
-            jsonl=jsonl,
-            progress=ray_bars and shows_progress(quiet=run.display.quiet, total=len(batch.jobs)),
-        ) as outcomes,
     ):
-        for job, target, result in outcomes:
-            if not run.record(job, target, result):
-                break
-            advance(result)
+
+        def finished(result: FileResult) -> None:
+            run.finished(result)
+            if not run.stops_at(result):
+                advance(result)
+
+        run_batch(
+            batch,
+            extra=extra,
+            arrived=run.show,
+            on_result=finished,
+            chunks=run.stats is not None,  # the stats read the chunks
+            progress=ray_bars and shows_progress(quiet=run.display.quiet, total=len(batch.jobs)),
+            tally=run.tally,
+        )
 
 
 def _summarise(run: _Run, seconds: float) -> None:
     tally, batch = run.tally, run.tally.batch
     if run.display.dry_run:
         _say_planned(run)
-    elif run.llm and not run.display.quiet:
+    elif tally.llm and not run.display.quiet:
         _say_model(run)
     if batch.fail_fast and tally.failures and tally.done < len(batch.jobs):
         left = len(batch.jobs) - tally.done
@@ -280,12 +261,12 @@ def _summarise(run: _Run, seconds: float) -> None:
             f"{seconds:.1f} s"
         )
         if _embeds(batch):
-            run.say(f"embeddings: {run.embedded} computed, {run.cached} from the cache")
+            run.say(f"embeddings: {tally.embedded} computed, {tally.cached} from the cache")
 
 
 def _say_planned(run: _Run) -> None:
     """``--dry-run``: the calls and prompt tokens the run would make (shown even with -q)."""
-    llm = run.llm
+    llm = run.tally.llm
     run.say(
         f"dry run: {_count(llm['planned_calls'], 'call')} to the chat model, about "
         f"{llm['planned_tokens']} prompt tokens; {llm['planned_cached']} answered by the "
@@ -295,7 +276,7 @@ def _say_planned(run: _Run) -> None:
 
 def _say_model(run: _Run) -> None:
     """The end-of-run summary of a rewriting strategy: what the chat model cost and made."""
-    llm = run.llm
+    llm = run.tally.llm
     run.say(
         f"chat model: {_count(llm['calls'], 'call')} ({llm['failures']} failed), "
         f"{llm['cached']} answered by the cache, {llm['tokens_in']} tokens in, "

@@ -66,14 +66,13 @@ class Command:
 
 def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
     """Return parameter name → the words its value may be (filled from the registries)."""
-    from ragchunk import parsers, strategies
+    from ragchunk import parsers, strategies, writers
     from ragchunk.code import languages
     from ragchunk.defaults import (
         CLEAN_PARTS,
         DEFAULT_TOKENIZER,
         ENGINES,
         OCR_MODES,
-        OUTPUT_FORMATS,
         PDF_ENGINES,
         UNITS,
     )
@@ -98,7 +97,7 @@ def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
         "pdf_engine": lambda: PDF_ENGINES,
         "ocr": lambda: OCR_MODES,
         "keep": lambda: CLEAN_PARTS,
-        "output_format": lambda: tuple(OUTPUT_FORMATS),
+        "output_format": writers.output_formats,
         "engine": lambda: tuple(ENGINES),
     }
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
 
-from ragchunk import strategies
+from ragchunk import strategies, writers
 from ragchunk.cli._app import EXIT_OK, PlainUsage, app, usage_errors
 from ragchunk.cli._chat import (
     ApiBaseFlag,
@@ -76,7 +76,6 @@ from ragchunk.defaults import (
     DEFAULT_TIMEOUT,
     DEFAULT_TOKENIZER,
     ENGINES,
-    OUTPUT_FORMATS,
 )
 from ragchunk.errors import OptionError
 
@@ -243,10 +242,9 @@ def split_command(
         Optional[str],  # noqa: UP045
         typer.Option(
             "--output-format",
-            help="What -o writes: jsonl or parquet [default: parquet for a .parquet file, "
-            "else jsonl].",
+            help=writers.formats_help(),
             show_default=False,
-            autocompletion=lambda: list(OUTPUT_FORMATS),
+            autocompletion=lambda: list(writers.output_formats()),
         ),
     ] = None,
     engine: Annotated[

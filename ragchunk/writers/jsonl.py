@@ -12,15 +12,21 @@ differ: ``1e-05`` against orjson's ``0.00001``.) README "The output record" docu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from ragchunk.writers._spec import SinkSpec
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ragchunk.model import Chunk, Metadata
+    from ragchunk.results import FileResult
+    from ragchunk.writers._spec import Destination
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -127,3 +133,40 @@ def lines(chunks: Iterable[Chunk]) -> str:
 def metadata_text(metadata: Metadata) -> str:
     """Return a record's ``metadata`` as the JSON text its JSONL line holds."""
     return record_bytes_of(dict(metadata))[:-1].decode("utf-8") if metadata else "{}"
+
+
+class JsonlSink:
+    """The JSONL sink: each input's rendered lines, as they are, to one text stream."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, result: FileResult) -> None:
+        """Write the JSONL pieces the run rendered for one input (``SINK.render``)."""
+        pieces = result.rendered or ()
+        buffer = getattr(self._stream, "buffer", None)
+        if buffer is None:  # a text-only stream (io.StringIO)
+            self._stream.writelines(piece.decode("utf-8") for piece in pieces)
+            return
+        self._stream.flush()  # what the text layer holds goes first
+        buffer.writelines(pieces)
+
+
+@contextlib.contextmanager
+def open_sink(to: Destination) -> Iterator[JsonlSink]:
+    """Yield the JSONL sink of a stream, or of a file written atomically (``atomic``)."""
+    if not isinstance(to, str):
+        yield JsonlSink(to)
+        return
+    from ragchunk.writers.atomic import atomic_writer
+
+    with atomic_writer(Path(to)) as handle:
+        yield JsonlSink(handle)
+
+
+SINK = SinkSpec(
+    name="jsonl",
+    summary="One JSON record per line (SPEC §2), to standard output or -o.",
+    open=open_sink,
+    render=encode,
+)

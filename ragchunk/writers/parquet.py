@@ -46,19 +46,21 @@ import contextlib
 import json
 import re
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
 
 from ragchunk.errors import UsageError
+from ragchunk.writers._spec import SinkSpec
 from ragchunk.writers.atomic import atomic_binary_writer
 from ragchunk.writers.jsonl import escape_surrogates
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from ragchunk.model import Chunk
+    from ragchunk.results import FileResult
+    from ragchunk.writers._spec import Destination
 
 SCHEMA_VERSION: Final = "1"
 """Written to every file's key-value metadata as ``ragchunk.schema``."""
@@ -254,6 +256,10 @@ class ParquetSink:
         self._bytes = 0
         self.rows_written = 0
 
+    def write(self, result: FileResult) -> None:
+        """Add the records of one input (the ``Sink`` protocol)."""
+        self.write_chunks(result.chunks)
+
     def write_chunks(self, chunks: Sequence[Chunk]) -> None:
         """Add the records of ``chunks``."""
         if chunks:
@@ -327,6 +333,24 @@ def parquet_writer(path: Path) -> Iterator[ParquetSink]:
             sink.discard()
             raise
         sink.close()
+
+
+@contextlib.contextmanager
+def open_sink(to: Destination) -> Iterator[ParquetSink]:
+    """Yield the Parquet sink of the file ``to`` (never a text stream: ``SINK.stream``)."""
+    if not isinstance(to, str):
+        raise UsageError("Parquet is written to a file, never to a text stream")
+    with parquet_writer(Path(to)) as sink:
+        yield sink
+
+
+SINK = SinkSpec(
+    name="parquet",
+    summary="The records as columns (the schema above), to -o FILE or DIR/; needs pyarrow.",
+    open=open_sink,
+    stream=False,
+    missing=missing_pyarrow,
+)
 
 
 def write_parquet(path: Path, chunks: Sequence[Chunk]) -> None:

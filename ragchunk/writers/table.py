@@ -1,16 +1,28 @@
-"""A rich table previewing chunks: span, lines or pages, size, headings, visible whitespace."""
+"""The table sink: a rich table per input previewing its chunks (``split --table``).
+
+Each row shows a chunk's span, lines or pages, size, headings and text with visible whitespace.
+It writes to a terminal (standard output), never to a file.
+"""
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Final
 
 from rich.table import Table
 from rich.text import Text
 
+from ragchunk.text.printable import one_line
+from ragchunk.writers._spec import SinkSpec
+
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
+
+    from rich.console import Console
 
     from ragchunk.model import Chunk
+    from ragchunk.results import FileResult
+    from ragchunk.writers._spec import Destination
 
 # Whitespace made visible; every other control character shown as its Unicode picture (or as
 # U+FFFD for C1 controls), so that text from a document can never drive the terminal (an ESC
@@ -96,3 +108,34 @@ def build(chunks: Sequence[Chunk], title: str, width: int = 160) -> Table:
         style = "bold" if chunk.metadata.get("kind") == "parent" else None
         table.add_row(*cells, Text(preview(chunk.text)), style=style)
     return table
+
+
+class TableSink:
+    """Prints one table per input on a console: ``doc_id · N chunks`` above its rows."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+
+    def write(self, result: FileResult) -> None:
+        """Print the table of one input's chunks, laid out for the console's width."""
+        count = result.chunk_count
+        title = f"{one_line(result.doc_id)} · {count} chunk{'' if count == 1 else 's'}"
+        self._console.print(build(result.chunks, title, self._console.width))
+
+
+@contextlib.contextmanager
+def open_sink(to: Destination) -> Iterator[TableSink]:
+    """Yield the table sink of a text stream (never a file: ``SINK.files``)."""
+    from rich.console import Console
+
+    if isinstance(to, str):
+        raise TypeError("the table sink writes to a text stream, never to a file")
+    yield TableSink(Console(file=to, highlight=False))
+
+
+SINK = SinkSpec(
+    name="table",
+    summary="A table per input previewing its chunks, on the terminal (--table).",
+    open=open_sink,
+    files=False,
+)

@@ -97,13 +97,16 @@ def test_the_ray_engine_without_ray_installed_says_what_to_install(
 def test_parquet_without_pyarrow_says_what_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import dataclasses
+
     from ragchunk.writers import parquet
 
     with monkeypatch.context() as patched:
         patched.setattr("importlib.util.find_spec", lambda _name: None)
         message = parquet.missing_pyarrow()
     assert message == "Parquet output needs pyarrow: pip install 'ragchunk[parquet]'"
-    monkeypatch.setattr(parquet, "missing_pyarrow", lambda: message)
+    assert parquet.SINK.missing is parquet.missing_pyarrow  # the sink says what it needs
+    monkeypatch.setattr(parquet, "SINK", dataclasses.replace(parquet.SINK, missing=lambda: message))
     out = tmp_path / "chunks.parquet"
     result = runner.invoke(app, ["split", str(FIXTURES / "markdown"), "-o", str(out)])
     assert result.exit_code == 2

@@ -3,26 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 from pathlib import Path
 
 import pytest
 
-from ragchunk import workers
-from ragchunk.batch import (
-    Batch,
-    choose_output_format,
-    is_directory_output,
-    output_stream,
-    prepare,
-    results,
-    write_output,
-)
+from ragchunk import workers, writers
+from ragchunk.batch import Batch, is_directory_output, prepare
 from ragchunk.config import Config, RunSettings, Settings
 from ragchunk.errors import OptionError
+from ragchunk.loop import Extra, run_batch
+from ragchunk.results import FileResult
 from ragchunk.scopes import make_plans
 from ragchunk.tally import Tally
+from ragchunk.writers.jsonl import encode
 
 PARAGRAPH = "A sentence about retrieval. Another about chunks, overlap and size.\n\n"
 
@@ -54,20 +50,14 @@ class _StopError(Exception):
 def run_all(batch: Batch, *, stop_after: int | None = None) -> Tally:
     """Run the batch as the command line does, writing outputs; stop early on request."""
     tally = Tally.start(batch)
-    with (
-        contextlib.suppress(_StopError),
-        tally.recording(),
-        output_stream(batch, io.StringIO()) as out,
-        results(batch, jsonl=batch.output_format == "jsonl") as outcomes,
-    ):
-        for job, target, result in outcomes:
-            if result.unchanged:
-                tally.skip()
-            else:
-                write_output(result, target, out, batch.output_format)
-                tally.add(job, target, result)
-            if tally.done == stop_after:
-                raise _StopError
+    extra: list[Extra] = [] if batch.has_output else [(batch.output_format, io.StringIO())]
+
+    def stop(result: FileResult) -> None:
+        if tally.done == stop_after:
+            raise _StopError
+
+    with contextlib.suppress(_StopError):
+        run_batch(batch, extra=extra, on_result=stop, tally=tally)
     return tally
 
 
@@ -176,28 +166,42 @@ def test_a_recorded_output_outside_the_output_directory_is_never_removed(tmp_pat
     assert outside.read_text(encoding="utf-8") == "{}\n"
 
 
-def test_write_output_goes_to_the_file_else_the_stream(tmp_path: Path) -> None:
+def test_the_jsonl_sink_writes_to_a_stream_or_a_file(tmp_path: Path) -> None:
     source = make_tree(tmp_path, ["a.txt"]) / "a.txt"
     (result,) = workers.run_jobs(make_batch([str(source)], output=None, root=tmp_path).jobs)
+    rendered = dataclasses.replace(result, rendered=(encode(result.chunks),))
+    sink = writers.get("jsonl")
+    assert sink.render is encode  # it takes bytes, rendered where the chunks are made
     stream = io.StringIO()
-    write_output(result, None, stream)
+    with sink.open(stream) as out:
+        out.write(rendered)
     assert [json.loads(line)["doc_id"] for line in stream.getvalue().splitlines()] == [
         "a.txt"
     ] * result.chunk_count
     target = tmp_path / "out" / "a.jsonl"
-    write_output(result, target, stream)
+    with sink.open(str(target)) as out:
+        out.write(rendered)
     assert target.read_text(encoding="utf-8") == stream.getvalue()
-    write_output(result, None, None)  # tables and stats only: nothing is written
     assert listing(tmp_path) == ["a.txt", "out/a.jsonl"]
 
 
+def test_a_run_without_a_sink_writes_nothing_and_hands_over_the_chunks(tmp_path: Path) -> None:
+    docs = make_tree(tmp_path / "docs", ["a.txt", "b.txt"])
+    seen: list[FileResult] = []
+    tally = run_batch(make_batch([str(docs)], output=None, root=docs), on_result=seen.append)
+    assert [r.doc_id for r in seen] == ["a.txt", "b.txt"]
+    assert all(r.rendered is None and len(r.chunks) == r.chunk_count > 0 for r in seen)
+    assert tally.chunks == sum(r.chunk_count for r in seen)
+    assert listing(tmp_path) == ["docs/a.txt", "docs/b.txt"]
+
+
 def test_the_output_format_comes_from_the_flag_else_the_name() -> None:
-    assert choose_output_format(None, None) == "jsonl"
-    assert choose_output_format("all.jsonl", None) == "jsonl"
-    assert choose_output_format("all.PARQUET", None) == "parquet"
-    assert choose_output_format("all.data", "parquet") == "parquet"
-    assert choose_output_format("out.parquet", None, is_directory=True) == "jsonl"
-    assert choose_output_format("out/", "parquet", is_directory=True) == "parquet"
+    assert writers.choose(None, None) == "jsonl"
+    assert writers.choose("all.jsonl", None) == "jsonl"
+    assert writers.choose("all.PARQUET", None) == "parquet"
+    assert writers.choose("all.data", "parquet") == "parquet"
+    assert writers.choose("out.parquet", None, is_directory=True) == "jsonl"
+    assert writers.choose("out/", "parquet", is_directory=True) == "parquet"
 
 
 @pytest.mark.parametrize(
@@ -213,7 +217,7 @@ def test_output_formats_that_do_not_fit_are_usage_errors(
     output: str | None, given: str, message: str
 ) -> None:
     with pytest.raises(OptionError) as caught:
-        choose_output_format(output, given)
+        writers.choose(output, given)
     assert str(caught.value).startswith(message)
 
 
