@@ -52,7 +52,7 @@ def run_all(batch: Batch, *, stop_after: int | None = None) -> Tally:
     tally = Tally.start(batch)
     extra: list[Extra] = [] if batch.has_output else [(batch.output_format, io.StringIO())]
 
-    def stop(result: FileResult) -> None:
+    def stop(_result: FileResult) -> None:
         if tally.done == stop_after:
             raise _StopError
 
