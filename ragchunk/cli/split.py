@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
 
-from ragchunk import strategies, writers
+from ragchunk import strategies
 from ragchunk.cli._app import EXIT_OK, PlainUsage, app, usage_errors
 from ragchunk.cli._chat import (
     ApiBaseFlag,
@@ -110,6 +110,13 @@ Examples:
   ragchunk split docs/ -s proposition --api-base URL --model m --dry-run   (cost first)
   ragchunk split reports/ --dedupe near -o chunks.jsonl   drop repeated boilerplate chunks
 """
+
+
+def _output_formats() -> list[str]:
+    """Return the ``--output-format`` choices, from the sink table (loaded only now)."""
+    from ragchunk import writers
+
+    return list(writers.output_formats())
 
 
 @app.command("split", cls=PlainUsage, help=SPLIT_HELP)
@@ -242,9 +249,11 @@ def split_command(
         Optional[str],  # noqa: UP045
         typer.Option(
             "--output-format",
-            help=writers.formats_help(),
+            # Written out: --help loads no sink (the table is read when a run chooses one).
+            help="What -o writes: jsonl or parquet [default: parquet for a .parquet file, "
+            "else jsonl].",
             show_default=False,
-            autocompletion=lambda: list(writers.output_formats()),
+            autocompletion=_output_formats,
         ),
     ] = None,
     engine: Annotated[

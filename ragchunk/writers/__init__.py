@@ -59,17 +59,6 @@ def output_formats() -> tuple[str, ...]:
     return tuple(name for name, line in SINKS.items() if line.suffixes or line.schemes)
 
 
-def formats_help() -> str:
-    """Return the help of ``--output-format``: the formats, and what ``-o`` gets by default."""
-    by_suffix = [
-        f"{name} for a {line.suffixes[0]} file"
-        for name, line in SINKS.items()
-        if line.suffixes and name != DEFAULT_SINK
-    ]
-    default = ", ".join([*by_suffix, f"else {DEFAULT_SINK}"])
-    return f"What -o writes: {' or '.join(output_formats())} [default: {default}]."
-
-
 def file_suffix(name: str) -> str:
     """Return the suffix of the files sink ``name`` writes under ``-o DIR/``."""
     suffixes = SINKS[name].suffixes
