@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Final, Literal, TypeAlias
 
+STDIN: Final = "-"
+"""The path that names standard input (``split -``), wherever a path is taken."""
+
 UNITS: Final = ("chars", "tokens")
 """The units a size can be given in."""
 

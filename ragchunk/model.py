@@ -157,7 +157,10 @@ class Span:
 # one per chunk on the hot path. Treat chunks as read-only all the same.
 @dataclass(slots=True)
 class Chunk:
-    """One output record (SPEC §2). Build it with ``ragchunk.chunks.assemble``; do not mutate it."""
+    """One output record (SPEC §2).
+
+    Build it with ``ragchunk.pipeline.chunks.assemble``; do not mutate it.
+    """
 
     id: str
     doc_id: str

@@ -25,7 +25,7 @@ from ragchunk.defaults import DEFAULT_TOKENIZER, UNITS
 from ragchunk.errors import UsageError
 
 if TYPE_CHECKING:
-    from ragchunk.config import Settings
+    from ragchunk.runs.config import Settings
 
 
 def _complete_strategy(incomplete: str) -> list[str]:
@@ -207,8 +207,8 @@ def settings_from_flags(params: Mapping[str, object], given: Iterable[str]) -> S
     Raises:
         UsageError: a bad ``--unit`` or ``-O`` assignment.
     """
-    from ragchunk.config import Settings
     from ragchunk.options import parse_unit
+    from ragchunk.runs.config import Settings
 
     chosen = set(given)
 

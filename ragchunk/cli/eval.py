@@ -55,11 +55,11 @@ from ragchunk.errors import OptionError, RagchunkError, UsageError
 if TYPE_CHECKING:
     from ragchunk.backends import EmbedderSpec
     from ragchunk.backends.cache import CachedEmbedder
-    from ragchunk.config import Settings
     from ragchunk.evaluation.corpus import Corpus
     from ragchunk.evaluation.questions import Question
     from ragchunk.evaluation.run import Report
     from ragchunk.evaluation.setups import Setup
+    from ragchunk.runs.config import Settings
 
 EVAL_HELP = """Score chunking configurations by retrieval: which one finds your questions' evidence?
 
@@ -210,9 +210,9 @@ def eval_command(
     from ragchunk.evaluation.corpus import load_documents
     from ragchunk.evaluation.questions import read_questions, resolve
     from ragchunk.evaluation.report import check_plot, plot, report_json
-    from ragchunk.globs import make_globs
-    from ragchunk.plan import Policy
-    from ragchunk.scopes import plan_from_settings
+    from ragchunk.pipeline.plan import Policy
+    from ragchunk.pipeline.scopes import plan_from_settings
+    from ragchunk.runs.globs import make_globs
 
     with usage_errors():
         # -s, --size and --overlap are lists here: each setup sets its own.
@@ -347,7 +347,7 @@ def _numbers(text: str, flag: str) -> list[int]:
 
 def _write_json(report: Report, path: str) -> None:
     from ragchunk.evaluation.report import report_json
-    from ragchunk.writers.atomic import atomic_writer
+    from ragchunk.sinks.atomic import atomic_writer
 
     data = json.dumps(report_json(report), indent=2) + "\n"
     try:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from ragchunk.model import Chunk, Document, JSONValue
-    from ragchunk.results import Diagnostic
+    from ragchunk.pipeline.results import Diagnostic
 
 _PREVIEW: Final = 60
 
@@ -82,12 +82,12 @@ def inspect_command(
 ) -> None:
     """Parse one file and render its sections (the help text is INSPECT_HELP)."""
     from ragchunk import parsers
-    from ragchunk.config import Settings
     from ragchunk.errors import InputError
     from ragchunk.parsers._spec import ParseRequest
-    from ragchunk.plan import check_parse
-    from ragchunk.reading import parse_documents, read_input
-    from ragchunk.results import Diagnostic
+    from ragchunk.pipeline.plan import check_parse
+    from ragchunk.pipeline.reading import parse_documents, read_input
+    from ragchunk.pipeline.results import Diagnostic
+    from ragchunk.runs.config import Settings
 
     with usage_errors():
         if input_format is not None:
@@ -156,8 +156,8 @@ def _warn(diagnostics: list[Diagnostic]) -> None:
 
 def section_rows(doc: Document) -> list[Chunk]:
     """Return one record per section, with pages and lines derived as for chunks."""
-    from ragchunk.chunks import assemble
     from ragchunk.model import Span
+    from ragchunk.pipeline.chunks import assemble
 
     spans = [Span(s.start, s.end, headings=s.headings) for s in doc.sections]
     return assemble(doc, spans, strategy="inspect", fingerprint="")

@@ -81,8 +81,8 @@ from ragchunk.defaults import (
 from ragchunk.errors import OptionError
 
 if TYPE_CHECKING:
-    from ragchunk.dedupe import DedupeOptions
     from ragchunk.defaults import Engine
+    from ragchunk.runs.dedupe import DedupeOptions
 
 SPLIT_HELP = """Split documents into chunks and print them as JSONL (one record per line).
 
@@ -299,10 +299,10 @@ def split_command(
     ] = False,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
-    from ragchunk.batch import prepare
     from ragchunk.cli import _batch
-    from ragchunk.config import RunSettings, load_config
-    from ragchunk.scopes import make_plans
+    from ragchunk.pipeline.scopes import make_plans
+    from ragchunk.runs.batch import prepare
+    from ragchunk.runs.config import RunSettings, load_config
 
     with usage_errors():
         flags = settings_from_flags(ctx.params, given_flags(ctx))
@@ -360,7 +360,7 @@ def _parse_dedupe(value: str | None, *, mark: bool) -> DedupeOptions | None:
         if mark:
             raise OptionError("--dedupe-mark", "needs --dedupe exact or --dedupe near")
         return None
-    from ragchunk.dedupe import parse_dedupe
+    from ragchunk.runs.dedupe import parse_dedupe
 
     options = parse_dedupe(value, mark=mark)
     if options.method == "near" and "numpy" not in sys.modules:

@@ -39,9 +39,9 @@ from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENI
 from ragchunk.errors import UsageError
 
 if TYPE_CHECKING:
-    from ragchunk.config import RunSettings
-    from ragchunk.inputs import Found
-    from ragchunk.scopes import Plans
+    from ragchunk.pipeline.scopes import Plans
+    from ragchunk.runs.config import RunSettings
+    from ragchunk.runs.inputs import Found
     from ragchunk.view import View
 
 VIEW_HELP = """Draw a document's chunks as one self-contained HTML page.
@@ -120,8 +120,8 @@ def view_command(
     debug: DebugFlag = False,
 ) -> None:
     """Draw the pages (the help text is VIEW_HELP)."""
-    from ragchunk.config import RunSettings, load_config
-    from ragchunk.scopes import make_plans
+    from ragchunk.pipeline.scopes import make_plans
+    from ragchunk.runs.config import RunSettings, load_config
 
     with usage_errors():
         flags = settings_from_flags(ctx.params, given_flags(ctx))
@@ -156,7 +156,7 @@ def view_command(
 
 
 def _is_directory(path: str) -> bool:
-    from ragchunk.inputs import STDIN
+    from ragchunk.defaults import STDIN
 
     return path != STDIN and Path(path).is_dir()
 
@@ -179,8 +179,8 @@ def _directory_output(path: str, output: str | None) -> Path:
 
 def _walk(path: str, run: RunSettings, directory: Path) -> Found:
     """Return the inputs under ``path``; the output directory itself is never an input."""
-    from ragchunk.globs import make_globs
-    from ragchunk.inputs import WalkOptions, absolute, find_inputs
+    from ragchunk.runs.globs import make_globs
+    from ragchunk.runs.inputs import WalkOptions, absolute, find_inputs
 
     walk = WalkOptions(
         include=make_globs(run.include or ()),
@@ -208,7 +208,7 @@ def _view_file(
     path: str, plans: Plans, compared: Plans | None, output: str | None
 ) -> tuple[Path | None, bool]:
     """Draw one input's page; return it (None when the input failed) and whether it failed."""
-    from ragchunk.inputs import doc_id_for
+    from ragchunk.runs.inputs import doc_id_for
     from ragchunk.view import render_page
     from ragchunk.view.site import file_output
 

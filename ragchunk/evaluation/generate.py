@@ -42,7 +42,7 @@ from ragchunk.backends.chat import ChatRequest
 from ragchunk.errors import OptionError
 from ragchunk.evaluation import prompts, vetting
 from ragchunk.evaluation.windows import Window, allot, cut_windows
-from ragchunk.results import Diagnostic
+from ragchunk.pipeline.results import Diagnostic
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -213,7 +213,7 @@ def write_questions(path: str | Path, questions: GeneratedQuestions) -> None:
     Each line is ``{"id", "question", "document", "evidence": [{"start", "end", "excerpt"}],
     "generated": {"model", "prompt", "window"}}``; offsets are characters of the document text.
     """
-    from ragchunk.writers.atomic import atomic_writer
+    from ragchunk.sinks.atomic import atomic_writer
 
     generated: dict[str, JSONValue] = {
         "model": questions.model,

@@ -149,7 +149,7 @@ class Strategy(Generic[OptionsT]):
         embeds: whether it needs ``ctx.embedder()`` (checked when the plan is made).
         token_vectors: whether it needs token vectors (only a local model has them).
         rewrites: what a chat model makes of its spans (``proposition``, ``resume``): the
-            engine's rewrite pass (``ragchunk.rewrite``) asks the model; None for none.
+            engine's rewrite pass (``ragchunk.pipeline.rewrite``) asks the model; None for none.
     """
 
     name: str

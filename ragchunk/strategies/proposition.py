@@ -2,7 +2,7 @@
 
 The strategy itself only cuts the passages: whole sentences packed up to the size (tokens by
 default), with no overlap, so every character is in exactly one passage. The engine's rewrite
-pass (``ragchunk.rewrite``) then sends each passage to the chat endpoint (``--api-base``,
+pass (``ragchunk.pipeline.rewrite``) then sends each passage to the chat endpoint (``--api-base``,
 ``--model``) in one call that returns a JSON array of propositions: self-contained one-sentence
 facts, pronouns resolved. A proposition's record has the proposition as ``text``, its
 passage's span as ``start``/``end`` (pages and headings from that span) and

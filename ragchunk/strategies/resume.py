@@ -1,7 +1,7 @@
 """resume: a CV's sections extracted by a chat model, one chunk per field.
 
-The engine's rewrite pass (``ragchunk.rewrite``) sends the whole parsed CV in one call with a
-versioned prompt (or the ``prompt`` file given) that asks for its fields: contact, summary,
+The engine's rewrite pass (``ragchunk.pipeline.rewrite``) sends the whole parsed CV in one call
+with a versioned prompt (or the ``prompt`` file given) that asks for its fields: contact, summary,
 each experience entry, each education entry, skills and the other sections the prompt names.
 Each field becomes a chunk with ``metadata.field``. A field found verbatim in the text has
 that span (and its pages); a rewritten one has the whole document's span and no page range.

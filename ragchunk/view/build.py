@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ragchunk.deadline import TimedOut, time_limit, timeout_message
-from ragchunk.engine import chunk_document, process
 from ragchunk.errors import RagchunkError
-from ragchunk.results import Diagnostic, first_line
+from ragchunk.pipeline.deadline import TimedOut, time_limit, timeout_message
+from ragchunk.pipeline.engine import chunk_document, process
+from ragchunk.pipeline.results import Diagnostic, first_line
 
 if TYPE_CHECKING:
     from ragchunk.model import Chunk, Document
-    from ragchunk.plan import Plan, Recipe
+    from ragchunk.pipeline.plan import Plan, Recipe
 
 
 @dataclass(frozen=True, slots=True)

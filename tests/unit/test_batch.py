@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk import workers
-from ragchunk.batch import (
+from ragchunk.errors import OptionError
+from ragchunk.pipeline.scopes import make_plans
+from ragchunk.runs import workers
+from ragchunk.runs.batch import (
     Batch,
     choose_output_format,
     is_directory_output,
@@ -19,10 +21,8 @@ from ragchunk.batch import (
     results,
     write_output,
 )
-from ragchunk.config import Config, RunSettings, Settings
-from ragchunk.errors import OptionError
-from ragchunk.scopes import make_plans
-from ragchunk.tally import Tally
+from ragchunk.runs.config import Config, RunSettings, Settings
+from ragchunk.runs.tally import Tally
 
 PARAGRAPH = "A sentence about retrieval. Another about chunks, overlap and size.\n\n"
 

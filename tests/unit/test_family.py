@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk.config import Settings, load_config
-from ragchunk.engine import check_chunks, chunk_document
 from ragchunk.errors import OptionError
-from ragchunk.family import find_family_violations, window
 from ragchunk.model import Chunk, Document, Page, Section
-from ragchunk.parents import ParentSpec, parse_parents
-from ragchunk.plan import Plan, make_plan
-from ragchunk.scopes import make_plans
+from ragchunk.pipeline.engine import check_chunks, chunk_document
+from ragchunk.pipeline.family import find_family_violations, window
+from ragchunk.pipeline.parents import ParentSpec, parse_parents
+from ragchunk.pipeline.plan import Plan, make_plan
+from ragchunk.pipeline.scopes import make_plans
+from ragchunk.runs.config import Settings, load_config
 
 TEXT = "".join(f"Paragraph {n} holds a sentence or two. It ends here.\n\n" for n in range(40))
 

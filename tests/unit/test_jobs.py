@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk import workers
-from ragchunk.engine import process
 from ragchunk.errors import UsageError
-from ragchunk.plan import Plan, Recipe, make_plan
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import Plan, Recipe, make_plan
+from ragchunk.runs import workers
+from ragchunk.runs.workers import Job, run_jobs
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.recursive import RecursiveOptions, split
-from ragchunk.workers import Job, run_jobs
 
 
 def crash_on_marker(doc, options, ctx):  # type: ignore[no-untyped-def]

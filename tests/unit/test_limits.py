@@ -14,22 +14,22 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ragchunk import worker, workers
 from ragchunk.cli import app
-from ragchunk.config import Settings
-from ragchunk.deadline import time_limit
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
-from ragchunk.engine import process
 from ragchunk.errors import LimitExceededError, OptionError
-from ragchunk.manifest import settings_digest
 from ragchunk.model import Span
-from ragchunk.plan import Plan, Policy, Recipe, make_plan
-from ragchunk.reading import read_input
-from ragchunk.scopes import plan_from_settings
+from ragchunk.pipeline.deadline import time_limit
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import Plan, Policy, Recipe, make_plan
+from ragchunk.pipeline.reading import read_input
+from ragchunk.pipeline.scopes import plan_from_settings
+from ragchunk.runs import worker, workers
+from ragchunk.runs.config import Settings
+from ragchunk.runs.manifest import settings_digest
+from ragchunk.runs.workers import KILL_GRACE, Job, run_jobs
+from ragchunk.sinks.jsonl import encode
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.recursive import RecursiveOptions, split
-from ragchunk.workers import KILL_GRACE, Job, run_jobs
-from ragchunk.writers.jsonl import encode
 
 pytestmark = pytest.mark.timeout(10)
 runner = CliRunner()

@@ -12,7 +12,7 @@ from ragchunk.api import chunk_text
 from ragchunk.backends.chat import ChatSpec, each, forget_modes
 from ragchunk.errors import OptionError
 from ragchunk.measure import measure_for
-from ragchunk.rewrite import _content_words, _field_spans, _parse_json, grounding
+from ragchunk.pipeline.rewrite import _content_words, _field_spans, _parse_json, grounding
 from tests.support.scripted import CHAT, Reply, ScriptedServer, chat_body
 
 PASSAGE = "The pump at Wend station failed in March. Engineers replaced its bearings in April."

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk.config import Settings
 from ragchunk.errors import UsageError
 from ragchunk.evaluation.corpus import load_documents
 from ragchunk.evaluation.questions import read_questions, resolve
 from ragchunk.evaluation.setups import read_setups, sweep
-from ragchunk.scopes import plan_from_settings
+from ragchunk.pipeline.scopes import plan_from_settings
+from ragchunk.runs.config import Settings
 from tests.conftest import FIXTURES
 
 PLAN = plan_from_settings(Settings())

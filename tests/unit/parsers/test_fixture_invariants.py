@@ -13,8 +13,8 @@ import pytest
 
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
-from ragchunk.plan import make_plan
-from ragchunk.reading import parse_documents
+from ragchunk.pipeline.plan import make_plan
+from ragchunk.pipeline.reading import parse_documents
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
 from tests.meaning import LOCAL, every_strategy

@@ -11,7 +11,7 @@ from ragchunk.model import Chunk, Document
 from ragchunk.options import Budget
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.code import parse
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.strategies.code import LINE_LEVELS, CodeOptions, is_minified
 from ragchunk.text.separators import DEFAULT_LEVELS, split_range
 from tests.conftest import FIXTURES

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from ragchunk.backends.chat import ChatClient, ChatSpec
-from ragchunk.check import find_violations
-from ragchunk.engine import chunk_document, limits_for
 from ragchunk.errors import OptionError
 from ragchunk.model import Document
-from ragchunk.plan import make_plan
-from ragchunk.rewrite import Rewriter
+from ragchunk.pipeline.check import find_violations
+from ragchunk.pipeline.engine import chunk_document, limits_for
+from ragchunk.pipeline.plan import make_plan
+from ragchunk.pipeline.rewrite import Rewriter
 from ragchunk.text.sentences import split_sentences
 
 SPEC = ChatSpec(url="http://127.0.0.1:9/v1", model="m")  # never reached: a dry run

@@ -1,0 +1,66 @@
+"""One document's spans: its recipe's strategy, then the passes over them (SPEC §3 holds after).
+
+``cut_spans`` is what the engine runs for a whole document, and for each parent's window under
+``--parents`` (``ragchunk.pipeline.family``): the strategy's spans, ``--refine``, ``--min-size``,
+``--contextualize``'s fit, and a chat model's rewrite.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ragchunk.model import Dropped
+from ragchunk.pipeline.context import strategy_context
+from ragchunk.pipeline.embedding import refine_spans
+from ragchunk.pipeline.passes import (
+    contextualized,
+    fit_context_spans,
+    merge_small_spans,
+    warn_if_large,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ragchunk.backends.cache import CachedEmbedder
+    from ragchunk.measure import Sizer
+    from ragchunk.model import Document, Span
+    from ragchunk.pipeline.plan import Recipe
+    from ragchunk.pipeline.rewrite import Rewriter
+
+
+def cut_spans(
+    doc: Document,
+    recipe: Recipe[Any],
+    warn: Callable[[str, str], None],
+    drops: list[Dropped],
+    embedder: CachedEmbedder | None,
+    rewriter: Rewriter | None,
+) -> tuple[list[Span], Callable[[], Sizer]]:
+    """Return the spans of the recipe's strategy and passes over ``doc``, and its token sizer.
+
+    What a template drops is appended to ``drops``; the rewriter (when the strategy rewrites)
+    has been made by the caller.
+    """
+
+    def drop(start: int, end: int, reason: str) -> None:
+        drops.append(Dropped(start, end, reason))
+
+    ctx = strategy_context(doc, recipe, warn=warn, drop=drop, embedder=embedder)
+    sizer, tokens = ctx.sizer, ctx.tokens
+    if recipe.contextualize:
+        ctx = contextualized(doc, ctx)
+    spans = recipe.strategy.split(doc, recipe.options, ctx)
+    drops.sort(key=lambda span: (span.start, span.end))
+    if recipe.refine and recipe.limit is not None:
+        spans = refine_spans(doc, spans, ctx, limit=recipe.limit, unit=recipe.budget.unit)
+    if recipe.min_size:
+        spans = merge_small_spans(doc, spans, ctx, sizer, recipe, drops)
+    if recipe.contextualize and recipe.limit is not None:
+        spans = fit_context_spans(doc, spans, ctx, sizer, recipe)
+    kind = recipe.strategy.rewrites  # the model rewrites the spans the passes settled
+    if kind is not None and rewriter is not None:
+        spans = rewriter.rewrite(doc, spans, kind, recipe.options, warn)
+    if recipe.limit is None:
+        warn_if_large(doc, spans, tokens, recipe.strategy.name, warn)
+    return spans, tokens
