@@ -71,6 +71,6 @@ def test_no_module_is_over_600_lines(capsys: pytest.CaptureFixture[str]) -> None
     if long:
         listed = ", ".join(f"{path} ({n})" for path, n in long.items())
         with capsys.disabled():
-            print(f"\nnote: over {WARN_LINES} lines, look for a second job: {listed}")
+            sys.stdout.write(f"\nnote: over {WARN_LINES} lines, look for a second job: {listed}\n")
     too_long = {path: n for path, n in lengths.items() if n > MAX_LINES}
     assert not too_long, too_long
