@@ -1,4 +1,4 @@
-"""Many documents: a run over the inputs of ``split`` (and of the library), in order.
+"""Many documents: a run over the inputs of ``split``, in input order.
 
 ``inputs`` (the files a run chunks: walks, ``ignores`` for ``.gitignore``, ``globs``),
 ``config`` (configuration files), ``batch`` (a run: output routing, the engine that runs it),
