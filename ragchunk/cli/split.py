@@ -109,27 +109,19 @@ Examples:
   ragchunk split report.pdf -s hierarchical --refine --size 1000
   ragchunk split a.md --embed --embedder openai \\
     --embed-url http://127.0.0.1:8080/v1 --embed-model nomic-embed-text
-  ragchunk split notes.txt -s proposition --model m \\
-    --api-base http://127.0.0.1:8080/v1
+  ragchunk split notes.txt -s proposition --api-base URL --model m
   ragchunk split docs/ -s proposition --api-base URL --model m --dry-run
 """
+SPLIT_SUMMARY = "Split documents into chunks, printed as JSONL."
+"""The line of ``ragchunk --help`` that names this command (its first sentence is too long)."""
 
 
-@app.command(
-    "split",
-    cls=PanelledCommand,
-    help=SPLIT_HELP,
-    short_help="Split documents into chunks, printed as JSONL.",
-)
+@app.command("split", cls=PanelledCommand, help=SPLIT_HELP, short_help=SPLIT_SUMMARY)
 def split_command(
     ctx: typer.Context,
     paths: Annotated[
         list[str],
-        typer.Argument(
-            help="Files, directories, or - for standard input.",
-            show_default=False,
-            metavar="PATH...",
-        ),
+        typer.Argument(help="Files, directories, or - for standard input.", metavar="PATH..."),
     ],
     strategy: StrategyFlag = strategies.DEFAULT_STRATEGY,
     size: SizeFlag = None,
@@ -166,7 +158,6 @@ def split_command(
     password: PasswordFlag = None,
     language: LanguageFlag = None,
     debug: DebugFlag = False,
-    # Batch runs (issue 6).
     include: IncludeFlag = None,
     exclude: ExcludeFlag = None,
     no_gitignore: NoGitignoreFlag = False,
@@ -233,7 +224,6 @@ def split_command(
     contextualize: ContextualizeFlag = False,
     min_size: MinSizeFlag = None,
     parents: ParentsFlag = None,
-    # Stable identity (issue 13).
     root: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
@@ -245,7 +235,6 @@ def split_command(
             rich_help_panel=OUTPUT,
         ),
     ] = None,
-    # How inputs are read (issues 12 and 16); -O main_content=true, -O header=false too.
     pdf_engine: PdfEngineFlag = None,
     ocr: OcrFlag = None,
     ocr_language: OcrLanguageFlag = None,
@@ -268,7 +257,6 @@ def split_command(
     device: DeviceFlag = None,
     cache_dir: CacheDirFlag = None,
     no_cache: NoCacheFlag = False,
-    # Parquet output and Ray (issue 18).
     output_format: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
@@ -309,7 +297,6 @@ def split_command(
     api_retries: ApiRetriesFlag = 2,
     emit_passages: EmitPassagesFlag = False,
     dry_run: DryRunFlag = False,
-    # Near-duplicate removal (issue 17).
     dedupe: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
