@@ -1,8 +1,8 @@
 """The flags of embedding (semantic, late, ``--refine``, ``--embed``) for ``split``.
 
-They sit in their own help panel; ``_options.settings_from_flags`` turns them into settings,
-where a flag whose default is a value counts only when given (a configuration file's value is
-not overridden by a default).
+They sit in their own help panel (``_panels.EMBEDDING``); ``_options.settings_from_flags``
+turns them into settings, where a flag whose default is a value counts only when given (a
+configuration file's value is not overridden by a default).
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-EMBEDDING = "Embeddings (semantic, late, --refine, --embed)"
-"""The help panel of these flags."""
+from ragchunk.cli._panels import EMBEDDING
 
 RefineFlag = Annotated[
     bool,

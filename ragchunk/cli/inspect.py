@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Final, Optional
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
 from ragchunk.cli._app import (
     EXIT_FAILED_INPUTS,
-    PlainUsage,
     app,
     one_line,
     stdout_console,
     usage_errors,
 )
+from ragchunk.cli._options import FormatFlag, PasswordFlag
+from ragchunk.cli._panels import PanelledCommand
 from ragchunk.cli._parsing import (
     CommentsFlag,
     HiddenSlidesFlag,
@@ -52,7 +53,12 @@ Examples:
 """
 
 
-@app.command("inspect", cls=PlainUsage, help=INSPECT_HELP)
+@app.command(
+    "inspect",
+    cls=PanelledCommand,
+    help=INSPECT_HELP,
+    short_help="Show how ragchunk reads a file.",
+)
 def inspect_command(
     path: Annotated[
         str, typer.Argument(help="The file to parse, or - for standard input.", metavar="PATH")
@@ -60,16 +66,8 @@ def inspect_command(
     text: Annotated[
         bool, typer.Option("--text", help="Print the document text exactly, nothing else.")
     ] = False,
-    input_format: Annotated[
-        Optional[str],  # noqa: UP045 - Typer needs Optional on Python 3.11
-        typer.Option(
-            "--format", help="Force the input format instead of detecting it.", show_default=False
-        ),
-    ] = None,
-    password: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(help="Password for encrypted PDFs.", show_default=False),
-    ] = None,
+    input_format: FormatFlag = None,
+    password: PasswordFlag = None,
     # How inputs are read (issues 12 and 16), as for `split`.
     pdf_engine: PdfEngineFlag = None,
     ocr: OcrFlag = None,

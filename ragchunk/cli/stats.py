@@ -13,13 +13,13 @@ import typer
 
 from ragchunk.cli._app import (
     EXIT_FAILED_INPUTS,
-    PlainUsage,
     app,
     one_line,
     stderr_console,
     stdout_console,
     usage_errors,
 )
+from ragchunk.cli._panels import PanelledCommand
 from ragchunk.defaults import UNITS
 from ragchunk.errors import InputError, UsageError
 
@@ -35,12 +35,18 @@ Examples:
 
 \b
   ragchunk split docs/ -o chunks.jsonl && ragchunk stats chunks.jsonl
-  ragchunk split notes.txt --count-tokens | ragchunk stats - --unit tokens --limit 128
+  ragchunk split notes.txt --count-tokens |
+    ragchunk stats - --unit tokens --limit 128
   ragchunk stats out/*.jsonl --top 5
 """
 
 
-@app.command("stats", cls=PlainUsage, help=STATS_HELP)
+@app.command(
+    "stats",
+    cls=PanelledCommand,
+    help=STATS_HELP,
+    short_help="Summarise the chunks that split wrote.",
+)
 def stats_command(
     paths: Annotated[
         list[str],

@@ -35,6 +35,7 @@ from ragchunk.cli._options import (
     parse_recipe_flags,
     settings_from_flags,
 )
+from ragchunk.cli._panels import OUTPUT, STRATEGY, PanelledCommand
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
 from ragchunk.errors import UsageError
 
@@ -62,7 +63,12 @@ Examples:
 """
 
 
-@app.command("view", help=VIEW_HELP)
+@app.command(
+    "view",
+    cls=PanelledCommand,
+    help=VIEW_HELP,
+    short_help="Draw a document's chunks as one HTML page.",
+)
 def view_command(
     ctx: typer.Context,
     path: Annotated[
@@ -88,6 +94,7 @@ def view_command(
             "first one's.",
             metavar="OPTIONS",
             show_default=False,
+            rich_help_panel=STRATEGY,
         ),
     ] = None,
     output: Annotated[
@@ -99,10 +106,12 @@ def view_command(
             "to this directory.",
             metavar="FILE|DIR/",
             show_default=False,
+            rich_help_panel=OUTPUT,
         ),
     ] = None,
     open_page: Annotated[
-        bool, typer.Option("--open", help="Open the page in the web browser.")
+        bool,
+        typer.Option("--open", help="Open the page in the web browser.", rich_help_panel=OUTPUT),
     ] = False,
     count_tokens: CountTokensFlag = False,
     contextualize: ContextualizeFlag = False,
