@@ -11,6 +11,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from ragchunk import backends
+
 EMBEDDING = "Embeddings (semantic, late, --refine, --embed)"
 """The help panel of these flags."""
 
@@ -39,7 +41,7 @@ EmbedderFlag = Annotated[
         "--embedder",
         help="local (a sentence-transformers model on this machine) or openai (any "
         "OpenAI-compatible /v1/embeddings endpoint).",
-        autocompletion=lambda: ["local", "openai"],
+        autocompletion=lambda: list(backends.names("embedder")),
         rich_help_panel=EMBEDDING,
     ),
 ]
