@@ -10,15 +10,14 @@ characters all map back to the original text). The tokens are run through the mo
 of its real maximum sequence length (``max_seq_length``, special tokens included), consecutive
 windows sharing at least ``window_overlap`` tokens (``windows.layout``: the fewest windows, all
 full, so batches hold no padding); each token takes its vector from the window in which it lies
-farther from an edge, so every token gets exactly one vector. On a CPU with native bfloat16 the
-windows run through a bfloat16 copy of the transformer (``_token_network``). Pooling streams
-over the windows, so memory grows with the number of spans, not with the text.
+farther from an edge, so every token gets exactly one vector. On a CPU with native bfloat16
+the windows run through a bfloat16 copy of the transformer (``backends/precision.py``).
+Pooling streams over the windows, so memory grows with the number of spans, not with the text.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import hashlib
 import importlib
 import importlib.util
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.backends import one_thread
 from ragchunk.backends._spec import EmbeddingBackend, at_least
+from ragchunk.backends.precision import token_network
 from ragchunk.backends.windows import add_sums, layout
 from ragchunk.errors import BackendError, OptionError, TokenMappingError, UsageError
 
@@ -124,7 +124,7 @@ class LocalEmbedder:
         self._model = _load(self._path, self._name, options.device)
         self._identity = options.identity()
         self._tokenized: tuple[str, list[tuple[int, int]], list[int]] | None = None
-        self._network: Any = None  # the transformer of token vectors (_token_network)
+        self._network: Any = None  # the transformer of token vectors (precision.token_network)
 
     @property
     def identity(self) -> str:
@@ -261,7 +261,7 @@ class LocalEmbedder:
         windows = layout(len(ids), length, overlap)
         batch = self._options.batch_size
         if self._network is None:
-            self._network = _token_network(self._model)
+            self._network = token_network(self._model)
         network = self._network
         device = self._model.device
         for b in range(0, len(windows), batch):
@@ -296,56 +296,6 @@ class LocalEmbedder:
         except (RuntimeError, ValueError, MemoryError) as exc:
             reason = first_line(str(exc)) or type(exc).__name__
             raise BackendError(f"the local model {self._name} failed: {reason}") from exc
-
-
-def _token_network(model: Any) -> Any:
-    """Return the transformer module that computes token vectors for late chunking.
-
-    On a CPU that computes bfloat16 natively (AVX-512 BF16 or AMX) it is a bfloat16 copy of
-    the model's transformer: its passes take about 40 % less CPU time, and late-pooled vectors
-    stay within a cosine of 0.9999 of float32's (measured in benchmarks/README.md). The copy
-    costs half the model's size in memory; ``embed`` keeps the model as loaded. Elsewhere, and
-    on GPUs, the model's own transformer is used as loaded.
-    """
-    network = model[0].auto_model
-    if model.device.type != "cpu" or not _native_bfloat16():
-        return network
-    return _bfloat16_copy(network)
-
-
-def _bfloat16_copy(module: Any) -> Any:
-    """Return a copy of ``module`` whose floating-point weights are bfloat16.
-
-    Only the tensors are new: the modules are copied shallowly, sharing their configuration
-    (``copy.deepcopy`` of a transformers model takes several times longer).
-    """
-    import torch
-
-    def convert(tensor: Any) -> Any:
-        return tensor.detach().to(torch.bfloat16) if tensor.is_floating_point() else tensor
-
-    clone = copy.copy(module)
-    clone._parameters = {
-        name: None if p is None else torch.nn.Parameter(convert(p), requires_grad=False)
-        for name, p in module._parameters.items()
-    }
-    clone._buffers = {
-        name: None if b is None else convert(b) for name, b in module._buffers.items()
-    }
-    clone._modules = {
-        name: None if m is None else _bfloat16_copy(m) for name, m in module._modules.items()
-    }
-    return clone
-
-
-def _native_bfloat16() -> bool:
-    import torch
-
-    cpu = getattr(torch, "cpu", None)
-    return any(
-        bool(getattr(cpu, probe, lambda: False)())
-        for probe in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
-    )
 
 
 def _check_offsets(offsets: Sequence[tuple[int, int]], length: int, name: str) -> None:
