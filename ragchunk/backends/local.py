@@ -32,8 +32,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.backends import one_thread
 from ragchunk.backends._spec import EmbeddingBackend, at_least
-from ragchunk.backends.precision import token_network
-from ragchunk.backends.windows import add_sums, layout
 from ragchunk.errors import BackendError, OptionError, TokenMappingError, UsageError
 
 if TYPE_CHECKING:
@@ -180,6 +178,8 @@ class LocalEmbedder:
         """
         import numpy as np
 
+        from ragchunk.backends.windows import add_sums
+
         offsets, ids = self._tokenize(text)
         starts = [start for start, _ in offsets]
         ranges = [(bisect_left(starts, start), bisect_left(starts, end)) for start, end in spans]
@@ -254,6 +254,9 @@ class LocalEmbedder:
         padding and no attention mask is needed.
         """
         import torch
+
+        from ragchunk.backends.precision import token_network
+        from ragchunk.backends.windows import layout
 
         prefix, suffix = self._special_ids()
         length = self.max_tokens - len(prefix) - len(suffix)
