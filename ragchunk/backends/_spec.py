@@ -194,6 +194,9 @@ class ChatBackend:
         summary: one line for listings.
         options: its options class, called with the ``ChatSpec`` fields it declares.
         forget: forgets what it learnt about its models in this process (as a new one starts).
+
+    A spec holds its backend's ``BACKEND``, and crosses to worker processes with the plan: its
+    callables are module-level names (pickled by reference), never lambdas.
     """
 
     name: str
