@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ragchunk import backends
 from ragchunk.cli._panels import EMBEDDING
 
 RefineFlag = Annotated[
@@ -38,7 +39,7 @@ EmbedderFlag = Annotated[
         "--embedder",
         help="local (a sentence-transformers model on this machine) or openai (any "
         "OpenAI-compatible /v1/embeddings endpoint).",
-        autocompletion=lambda: ["local", "openai"],
+        autocompletion=lambda: list(backends.names("embedder")),
         rich_help_panel=EMBEDDING,
     ),
 ]
