@@ -1,7 +1,7 @@
 """The ``Context`` a strategy runs in: what the engine gives it instead of imports.
 
 ``strategy_context`` makes it for one document and recipe: the measure and the document's
-sizer, the hard size limit, the shared token sizer (encoded once, on first use), Markdown
+sizer, the capacity, the shared token sizer (encoded once, on first use), Markdown
 structure for plain documents, ``delegate`` to run another strategy by name, the warning sink,
 ``drop`` for templates and the run's embedder for the strategies that embed.
 """
@@ -36,13 +36,13 @@ def strategy_context(
     embedder: CachedEmbedder | None,
 ) -> Context:
     """Return the context the recipe's strategy splits ``doc`` in."""
-    measure = measure_for(recipe.budget.unit, recipe.tokenizer)
+    measure = measure_for(recipe.capacity.unit, recipe.tokenizer)
     sizer = measure.prepare(doc.text)
     tokens = _token_sizer(doc.text, recipe, sizer)
     ctx = Context(
         measure=measure,
         sizer=sizer,
-        limit=recipe.strategy_limit,
+        capacity=recipe.strategy_capacity,
         tokens=tokens,
         find_sections=_markdown_sections,
         delegate=_delegate,
@@ -66,7 +66,7 @@ def _token_sizer(text: str, recipe: Recipe[Any], sizer: Sizer) -> Callable[[], S
     In tokens it is the budget's own sizer; otherwise the text is encoded once, only if a
     token strategy or ``--count-tokens`` asks for it.
     """
-    if recipe.budget.unit == "tokens":
+    if recipe.capacity.unit == "tokens":
         return lambda: sizer
     return functools.cache(lambda: load_tokenizer(recipe.tokenizer).prepare(text))
 

@@ -47,15 +47,15 @@ def cut_spans(
         ctx = contextualized(doc, ctx)
     spans = recipe.strategy.split(doc, recipe.options, ctx)
     drops.sort(key=lambda span: (span.start, span.end))
-    if recipe.refine and recipe.limit is not None:
-        spans = refine_spans(doc, spans, ctx, limit=recipe.limit, unit=recipe.budget.unit)
+    if recipe.refine and recipe.capacity.hard:
+        spans = refine_spans(doc, spans, ctx, capacity=recipe.capacity)
     if recipe.min_size:
         spans = merge_small_spans(doc, spans, ctx, sizer, recipe, drops)
-    if recipe.contextualize and recipe.limit is not None:
+    if recipe.contextualize and recipe.capacity.hard:
         spans = fit_context_spans(doc, spans, ctx, sizer, recipe)
     kind = recipe.strategy.rewrites  # the model rewrites the spans the passes settled
     if kind is not None and rewriter is not None:
         spans = rewriter.rewrite(doc, spans, kind, recipe.options, warn)
-    if recipe.limit is None:
+    if not recipe.capacity.hard:
         warn_if_large(doc, spans, tokens, recipe.strategy.name, warn)
     return spans, tokens

@@ -76,7 +76,7 @@ def chunk_document(
         from ragchunk.rewrite import open_rewriter
 
         rewriter = open_rewriter(recipe, None)
-    counted = recipe.count_tokens or recipe.budget.unit == "tokens"
+    counted = recipe.count_tokens or recipe.capacity.unit == "tokens"
     if recipe.parents is not None:
         from ragchunk.family import chunk_family
 

@@ -1,7 +1,7 @@
 """Plans: everything decided before the first file is read (SPEC §4: options validated first).
 
-A ``Plan`` is a ``Recipe`` — what shapes the chunks: the strategy and its options, the size
-limit resolved once, the tokenizer, forced format or language, how parsers read (``ParseOptions``:
+A ``Plan`` is a ``Recipe`` — what shapes the chunks: the strategy and its options, the
+``Capacity`` resolved once (``resolve_capacity``, for every level and choice), the tokenizer, forced format or language, how parsers read (``ParseOptions``:
 the PDF engine, OCR, cleaning) and the optional passes; what chunk ids and the manifest's settings
 digest are made of — and a ``Policy``, how a run treats its inputs without ever changing a chunk
 (a password, a timeout, a byte cap, ``--debug``, ``--check``, ``--allow-empty``). ``make_plan``
@@ -25,7 +25,7 @@ from ragchunk.code.languages import check_language
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TOKENIZER
 from ragchunk.errors import OptionError
 from ragchunk.measure import load_tokenizer, measure_for
-from ragchunk.options import build_options, convert_value
+from ragchunk.options import Capacity, build_options, convert_value
 from ragchunk.parents import ParentSpec, parent_level
 from ragchunk.parsers._spec import DEFAULT_PARSE, PARSE_OPTION_NAMES, ParseOptions
 from ragchunk.strategies._spec import OptionsT, Strategy
@@ -42,10 +42,12 @@ class Recipe(Generic[OptionsT]):
 
     Attributes:
         strategy: the strategy to run.
-        options: its validated options (``options.budget`` holds size, overlap and unit).
-        limit: the hard size limit (SPEC §3.3) in the budget's unit, or None when the
-            strategy is unbounded by design and no ``--size`` was given. Resolved here once;
-            strategies, passes and the checker all read it.
+        options: its validated options (``options.budget``: the size, overlap and unit asked
+            for, part of the fingerprint).
+        capacity: the size chunks keep, resolved here once from the budget
+            (``resolve_capacity``): hard (the limit of SPEC §3.3) unless the strategy is
+            unbounded by design and no ``--size`` was given. Strategies (through
+            ``strategy_capacity``), passes and the checker all read it.
         tokenizer: the tokenizer name for token units, token strategies and ``count_tokens``.
         count_tokens: give every chunk a ``tokens`` count even when the unit is chars.
         format: a format forced with ``--format``, or None to detect it per file.
@@ -72,7 +74,7 @@ class Recipe(Generic[OptionsT]):
 
     strategy: Strategy[OptionsT]
     options: OptionsT
-    limit: int | None
+    capacity: Capacity
     tokenizer: str = DEFAULT_TOKENIZER
     count_tokens: bool = False
     format: str | None = None
@@ -123,11 +125,19 @@ class Recipe(Generic[OptionsT]):
         return self.options.budget
 
     @property
-    def strategy_limit(self) -> int | None:
-        """The limit the strategy itself keeps: none for an unbounded one under ``--refine``."""
+    def limit(self) -> int | None:
+        """The hard size limit (SPEC §3.3), or None when the capacity is soft."""
+        return self.capacity.limit
+
+    @property
+    def strategy_capacity(self) -> Capacity:
+        """The capacity the strategy itself keeps: soft for an unbounded one under ``--refine``.
+
+        The ``--refine`` pass then bounds its chunks to ``capacity``.
+        """
         if self.refine and not self.strategy.bounds(self.options).bounded:
-            return None
-        return self.limit
+            return dataclasses.replace(self.capacity, hard=False)
+        return self.capacity
 
     @property
     def needs_embedder(self) -> bool:
@@ -141,7 +151,7 @@ class Recipe(Generic[OptionsT]):
             return True
         if self.parents is not None and self.parents.needs_tokens:
             return True
-        return self.budget.unit == "tokens" or self.count_tokens or self.strategy.tokenizes
+        return self.capacity.unit == "tokens" or self.count_tokens or self.strategy.tokenizes
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -243,11 +253,8 @@ def make_plan(
     values = dict(options or {})
     parse_values = {key: values.pop(key) for key in PARSE_OPTION_NAMES if key in values}
     built = build_options(chosen.options, budget, values, strategy=chosen.name)
-    # SPEC §3.3: a strategy unbounded by design becomes bounded when a size is given, or
-    # when --refine bounds its chunks.
-    bounded = size is not None or refine or chosen.bounds(built).bounded
-    limit = budget.size if bounded else None
-    _check_min_size(min_size, limit)
+    capacity = resolve_capacity(chosen, built, sized=size is not None or refine)
+    _check_min_size(min_size, capacity.limit)
     if format is not None:
         parsers.check_name(format)
     parse_asked = parse_options(parse_values, parse)
@@ -276,13 +283,22 @@ def make_plan(
     }
     for choice in choices.values():
         _check_min_size(min_size, choice.limit)
-    level = parent_level(parents, chosen, budget.unit, limit)  # the parents' strategy, options
+    level = parent_level(parents, chosen, budget.unit, capacity.limit)  # strategy, options
     family = None
     if level is not None:
         keep = {name: common[name] for name in ("tokenizer", "format", "language", "parse")}
-        family = Recipe(strategy=level[0], options=level[1], limit=level[1].budget.size, **keep)
+        parent, parent_options = level
+        parent_capacity = resolve_capacity(parent, parent_options, sized=True)
+        family = Recipe(
+            strategy=parent, options=parent_options, capacity=parent_capacity, **keep
+        )
     recipe = Recipe(
-        strategy=chosen, options=built, limit=limit, choices=choices, parents=family, **common
+        strategy=chosen,
+        options=built,
+        capacity=capacity,
+        choices=choices,
+        parents=family,
+        **common,
     )
     if chosen.rewrites and not recipe.chat.ready:
         raise OptionError(
@@ -314,7 +330,19 @@ def _choice(
     chosen: Strategy[Any] = strategies.get(name)
     budget = given or chosen.options().budget.with_flags(overlap=overlap, unit=unit)
     built = build_options(chosen.options, budget, {}, strategy=name)
-    return Recipe(strategy=chosen, options=built, limit=budget.size, **common)
+    capacity = resolve_capacity(chosen, built, sized=True)
+    return Recipe(strategy=chosen, options=built, capacity=capacity, **common)
+
+
+def resolve_capacity(chosen: Strategy[OptionsT], options: OptionsT, *, sized: bool) -> Capacity:
+    """Return the capacity of ``options.budget``: the one place a size is made a limit.
+
+    SPEC §3.3: the size binds unless the strategy is unbounded by design (``Bounds``); it
+    binds such a strategy too when ``sized`` (a ``--size`` given, ``--refine`` bounding its
+    chunks, or a level that is always bounded: ``auto``'s choices, ``--parents``).
+    """
+    hard = sized or chosen.bounds(options).bounded
+    return Capacity.of(options.budget, hard=hard)
 
 
 def check_parse(parse: ParseOptions) -> None:
@@ -378,10 +406,11 @@ def limits_for(recipe: Recipe[Any]) -> Limits:
     from ragchunk.check import Limits
 
     bounds = recipe.strategy.bounds(recipe.options)
+    capacity = recipe.capacity
     return Limits(
-        size=recipe.limit,
-        overlap=recipe.budget.overlap,
-        measure=measure_for(recipe.budget.unit, recipe.tokenizer),
+        size=capacity.limit,
+        overlap=capacity.overlap,
+        measure=measure_for(capacity.unit, recipe.tokenizer),
         word_aligned=bounds.word_aligned,
         sentences=bounds.sentences,
         overlap_sentences=bounds.overlap_sentences,

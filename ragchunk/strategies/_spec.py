@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ragchunk.backends import Embedder
     from ragchunk.measure import Measure, Sizer
     from ragchunk.model import Document, Section, Span
-    from ragchunk.options import Budget
+    from ragchunk.options import Budget, Capacity
 
 
 class StrategyOptions(Protocol):
@@ -59,9 +59,9 @@ class Context:
         sizer: ``measure`` prepared for this document's text. With ``--contextualize`` a
             span's size includes the heading breadcrumb of the chunk starting there, so the
             hard limit holds for the ``context`` that will be embedded.
-        limit: the hard size limit every chunk must keep (SPEC §3.3), resolved once when the
-            plan was made; None when the strategy is unbounded by design and no ``--size``
-            was given.
+        capacity: the size chunks pack to and whether it is the hard limit every chunk must
+            keep (SPEC §3.3), resolved once when the plan was made: the one size a strategy
+            reads (soft when it is unbounded by design and no ``--size`` was given).
         tokens: the tokenizer's sizer for this document, made on first call and shared with
             the record builder (so ``tokens`` counts never encode the text a second time).
         find_sections: reads the structure (headings, blocks) of text as Markdown, for
@@ -85,7 +85,7 @@ class Context:
 
     measure: Measure
     sizer: Sizer
-    limit: int | None
+    capacity: Capacity
     tokens: Callable[[], Sizer]
     find_sections: Callable[[str], Sequence[Section]]
     delegate: Callable[[str, Budget, Document, Context], list[Span]]

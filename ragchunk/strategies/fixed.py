@@ -34,14 +34,14 @@ def find_cut(text: str, lo: int, limit: int) -> int:
 
 
 def split(doc: Document, options: FixedOptions, ctx: Context) -> list[Span]:
-    """Return spans covering ``doc.text`` in order, each within ``options.budget``."""
+    """Return spans covering ``doc.text`` in order, each within ``ctx.capacity``."""
     windows = pack(
         doc.text,
         0,
         len(doc.text),
         sizer=ctx.sizer,
-        size=options.budget.size,
-        overlap=options.budget.overlap,
+        size=ctx.capacity.size,
+        overlap=ctx.capacity.overlap,
         find_cut=find_cut,
         align_start=align_to_word,
     )

@@ -60,7 +60,7 @@ def _cuts(starts: Sequence[int]) -> tuple[FindCut, AlignStart]:
 def split(doc: Document, options: LateOptions, ctx: Context) -> list[Span]:
     """Return token windows covering ``doc.text``, each with its late-pooled ``embedding``.
 
-    Spans are absolute, half-open and in document order; each fits ``ctx.limit``.
+    Spans are absolute, half-open and in document order; each fits ``ctx.capacity``.
 
     Raises:
         BackendError: the local model failed.
@@ -99,16 +99,15 @@ def split(doc: Document, options: LateOptions, ctx: Context) -> list[Span]:
 
 
 def _windows(doc: Document, options: LateOptions, ctx: Context, starts: list[int]) -> list[Span]:
-    budget = options.budget
-    limit = ctx.limit if ctx.limit is not None else budget.size
+    capacity = ctx.capacity
     find_cut, align_start = _cuts(starts)
     windows = pack(
         doc.text,
         0,
         len(doc.text),
         sizer=ctx.sizer,
-        size=limit,
-        overlap=min(budget.overlap, limit - 1),
+        size=capacity.size,
+        overlap=capacity.overlap,
         find_cut=find_cut,
         align_start=align_start,
     )

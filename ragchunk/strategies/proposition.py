@@ -67,9 +67,9 @@ def split(doc: Document, options: PropositionOptions, ctx: Context) -> list[Span
     pieces = pack_units(
         split_sentences(text),
         sizer=ctx.sizer,
-        size=ctx.limit,
+        size=ctx.capacity.limit,
         overlap=0,
-        refine=refine_by_words(ctx.sizer, options.budget, text),
+        refine=refine_by_words(ctx.sizer, ctx.capacity, text),
     )
     return [
         Span(
