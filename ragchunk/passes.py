@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from ragchunk.text.breadcrumb import (
     PrefixedSizer,
@@ -58,7 +58,7 @@ def contextualized(doc: Document, ctx: Context) -> Context:
 
 
 def fit_context_spans(
-    doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, recipe: Recipe[Any]
+    doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, recipe: Recipe
 ) -> list[Span]:
     """SPEC §3.3 with --contextualize: split any span whose context the strategy undercounted."""
     no_overlap = recipe.capacity.without_overlap()
@@ -85,7 +85,7 @@ def merge_small_spans(
     spans: list[Span],
     ctx: Context,
     sizer: Sizer,
-    recipe: Recipe[Any],
+    recipe: Recipe,
     drops: Sequence[Dropped],
 ) -> list[Span]:
     """Merge chunks smaller than ``--min-size`` into a neighbour under the same heading.

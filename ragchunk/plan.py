@@ -1,12 +1,13 @@
 """Plans: everything decided before the first file is read (SPEC §4: options validated first).
 
 A ``Plan`` is a ``Recipe`` — what shapes the chunks: the strategy and its options, the
-``Capacity`` resolved once (``resolve_capacity``, for every level and choice), the tokenizer, forced format or language, how parsers read (``ParseOptions``:
-the PDF engine, OCR, cleaning) and the optional passes; what chunk ids and the manifest's settings
-digest are made of — and a ``Policy``, how a run treats its inputs without ever changing a chunk
-(a password, a timeout, a byte cap, ``--debug``, ``--check``, ``--allow-empty``). ``make_plan``
-validates every option and loads the tokenizer; ``ragchunk.scopes`` makes the plan of every
-scope of a configuration file.
+``Capacity`` resolved once (``resolve_capacity``, for every level and choice), the tokenizer,
+forced format or language, how parsers read (``ParseOptions``: the PDF engine, OCR, cleaning)
+and the optional passes; what chunk ids and the manifest's settings digest are made of — and
+a ``Policy``, how a run treats its inputs without ever changing a chunk (a password, a timeout,
+a byte cap, ``--debug``, ``--check``, ``--allow-empty``). ``make_plan`` validates every option
+and loads the tokenizer; ``ragchunk.scopes`` makes the plan of every scope of a configuration
+file.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from ragchunk import parsers, strategies
 from ragchunk.backends import EmbedderSpec, check_embedder
@@ -28,20 +29,22 @@ from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.options import Capacity, build_options, convert_value
 from ragchunk.parents import ParentSpec, parent_level
 from ragchunk.parsers._spec import DEFAULT_PARSE, PARSE_OPTION_NAMES, ParseOptions
-from ragchunk.strategies._spec import OptionsT, Strategy
+from ragchunk.strategies._spec import Router
 
 if TYPE_CHECKING:
     from ragchunk.check import Limits
     from ragchunk.model import Document
     from ragchunk.options import Budget, Unit
+    from ragchunk.strategies._spec import AnyStrategy, Cutter, StrategyOptions
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Recipe(Generic[OptionsT]):
+class Recipe:
     """What shapes the chunks of every input a plan is used for.
 
     Attributes:
-        strategy: the strategy to run.
+        strategy: the strategy to run: a cutter (or rewriter), or a router (``auto``), whose
+            recipe only names the choice to run (``for_document``).
         options: its validated options (``options.budget``: the size, overlap and unit asked
             for, part of the fingerprint).
         capacity: the size chunks keep, resolved here once from the budget
@@ -72,8 +75,8 @@ class Recipe(Generic[OptionsT]):
         fingerprint: a digest of what changes spans, part of every chunk id.
     """
 
-    strategy: Strategy[OptionsT]
-    options: OptionsT
+    strategy: AnyStrategy
+    options: StrategyOptions
     capacity: Capacity
     tokenizer: str = DEFAULT_TOKENIZER
     count_tokens: bool = False
@@ -82,13 +85,13 @@ class Recipe(Generic[OptionsT]):
     hashes: bool = False
     contextualize: bool = False
     min_size: int = 0
-    choices: Mapping[str, Recipe[Any]] = field(default_factory=dict)
+    choices: Mapping[str, Recipe] = field(default_factory=dict)
     parse: ParseOptions = DEFAULT_PARSE
     embedder: EmbedderSpec = field(default_factory=EmbedderSpec)
     refine: bool = False
     embed: bool = False
     chat: ChatSpec = field(default_factory=ChatSpec)
-    parents: Recipe[Any] | None = None
+    parents: Recipe | None = None
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -112,12 +115,23 @@ class Recipe(Generic[OptionsT]):
         digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "fingerprint", digest)
 
-    def for_document(self, doc: Document) -> Recipe[Any]:
-        """Return the recipe that chunks ``doc``: this one, or the choice made for it."""
-        if self.strategy.choose is None or not self.choices:
+    def for_document(self, doc: Document) -> Recipe:
+        """Return the recipe that chunks ``doc``: this one, or the choice a router made for it."""
+        if not isinstance(self.strategy, Router) or not self.choices:
             return self
         choice = self.choices[self.strategy.choose(doc)]
         return choice if self.parents is None else dataclasses.replace(choice, parents=self.parents)
+
+    @property
+    def cutter(self) -> Cutter:
+        """The strategy that cuts: this recipe's own (a router's recipe has none).
+
+        Raises:
+            TypeError: a router's recipe: run the one ``for_document`` returns.
+        """
+        if isinstance(self.strategy, Router):
+            raise TypeError(f"{self.strategy.name} picks a strategy per document: for_document")
+        return self.strategy
 
     @property
     def budget(self) -> Budget:
@@ -135,7 +149,7 @@ class Recipe(Generic[OptionsT]):
 
         The ``--refine`` pass then bounds its chunks to ``capacity``.
         """
-        if self.refine and not self.strategy.bounds(self.options).bounded:
+        if self.refine and not self.strategy.bounds_of(self.options).bounded:
             return dataclasses.replace(self.capacity, hard=False)
         return self.capacity
 
@@ -188,7 +202,7 @@ class Policy:
 class Plan:
     """A validated recipe and policy. Build it with ``make_plan``."""
 
-    recipe: Recipe[Any]
+    recipe: Recipe
     policy: Policy = Policy()
 
 
@@ -248,7 +262,7 @@ def make_plan(
         dry_run=dry_run,
     )
     check_limits(timeout=timeout, max_bytes=max_bytes)
-    chosen: Strategy[Any] = strategies.get(strategy)
+    chosen = strategies.get(strategy)
     budget = chosen.options().budget.with_flags(size=size, overlap=overlap, unit=unit)
     values = dict(options or {})
     parse_values = {key: values.pop(key) for key in PARSE_OPTION_NAMES if key in values}
@@ -277,9 +291,10 @@ def make_plan(
         "embed": embed,
         "chat": chat or ChatSpec(),
     }
+    picks = chosen.choices if isinstance(chosen, Router) else ()
     choices = {
         name: _choice(name, budget if size is not None else None, overlap, unit, common)
-        for name in chosen.choices
+        for name in picks
     }
     for choice in choices.values():
         _check_min_size(min_size, choice.limit)
@@ -289,9 +304,7 @@ def make_plan(
         keep = {name: common[name] for name in ("tokenizer", "format", "language", "parse")}
         parent, parent_options = level
         parent_capacity = resolve_capacity(parent, parent_options, sized=True)
-        family = Recipe(
-            strategy=parent, options=parent_options, capacity=parent_capacity, **keep
-        )
+        family = Recipe(strategy=parent, options=parent_options, capacity=parent_capacity, **keep)
     recipe = Recipe(
         strategy=chosen,
         options=built,
@@ -320,28 +333,28 @@ def _choice(
     overlap: int | None,
     unit: Unit | None,
     common: Mapping[str, Any],
-) -> Recipe[Any]:
-    """Return the recipe of strategy ``name`` when another strategy picks it for a document.
+) -> Recipe:
+    """Return the recipe of strategy ``name`` when a router picks it for a document.
 
     With a size given (``given``, the picking strategy's budget with the user's flags), every
     choice packs to it; otherwise each keeps its own defaults, with ``--overlap`` and
     ``--unit`` applied. A choice is always bounded: by the size, else by its own default size.
     """
-    chosen: Strategy[Any] = strategies.get(name)
+    chosen = strategies.get(name)
     budget = given or chosen.options().budget.with_flags(overlap=overlap, unit=unit)
     built = build_options(chosen.options, budget, {}, strategy=name)
     capacity = resolve_capacity(chosen, built, sized=True)
     return Recipe(strategy=chosen, options=built, capacity=capacity, **common)
 
 
-def resolve_capacity(chosen: Strategy[OptionsT], options: OptionsT, *, sized: bool) -> Capacity:
+def resolve_capacity(chosen: AnyStrategy, options: StrategyOptions, *, sized: bool) -> Capacity:
     """Return the capacity of ``options.budget``: the one place a size is made a limit.
 
     SPEC §3.3: the size binds unless the strategy is unbounded by design (``Bounds``); it
     binds such a strategy too when ``sized`` (a ``--size`` given, ``--refine`` bounding its
     chunks, or a level that is always bounded: ``auto``'s choices, ``--parents``).
     """
-    hard = sized or chosen.bounds(options).bounded
+    hard = sized or chosen.bounds_of(options).bounded
     return Capacity.of(options.budget, hard=hard)
 
 
@@ -401,11 +414,11 @@ def _check_min_size(min_size: int | None, limit: int | None) -> None:
         raise OptionError("--min-size", f"must not exceed --size (got {min_size} > {limit})")
 
 
-def limits_for(recipe: Recipe[Any]) -> Limits:
+def limits_for(recipe: Recipe) -> Limits:
     """Return what the chunks of ``recipe`` must respect (the checker's view of it)."""
     from ragchunk.check import Limits
 
-    bounds = recipe.strategy.bounds(recipe.options)
+    bounds = recipe.strategy.bounds_of(recipe.options)
     capacity = recipe.capacity
     return Limits(
         size=capacity.limit,

@@ -178,7 +178,9 @@ def _windows(walk: Walk, start: int, end: int, chain: tuple[int, ...]) -> Iterat
     """Yield line-packed windows of a leaf larger than the size (a long string, a comment)."""
     text = walk.syntax.text
     whole = walk.capacity.without_overlap()
-    for window in split_range(text, start, end, sizer=walk.sizer, capacity=whole, levels=LINE_LEVELS):
+    for window in split_range(
+        text, start, end, sizer=walk.sizer, capacity=whole, levels=LINE_LEVELS
+    ):
         if not is_blank(text, window.start, window.end):
             yield Piece(window.start, window.end, chain, fragment=True, oversize=window.oversize)
 

@@ -33,7 +33,7 @@ def find_cut(text: str, lo: int, limit: int) -> int:
     return cut if cut > lo else grapheme_floor(text, limit, lo)
 
 
-def split(doc: Document, options: FixedOptions, ctx: Context) -> list[Span]:
+def split(doc: Document, options: FixedOptions, ctx: Context) -> list[Span]:  # noqa: ARG001 - the seam\'s signature
     """Return spans covering ``doc.text`` in order, each within ``ctx.capacity``."""
     windows = pack(
         doc.text,

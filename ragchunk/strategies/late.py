@@ -57,7 +57,7 @@ def _cuts(starts: Sequence[int]) -> tuple[FindCut, AlignStart]:
     return find_cut, align_start
 
 
-def split(doc: Document, options: LateOptions, ctx: Context) -> list[Span]:
+def split(doc: Document, options: LateOptions, ctx: Context) -> list[Span]:  # noqa: ARG001 - the seam's signature
     """Return token windows covering ``doc.text``, each with its late-pooled ``embedding``.
 
     Spans are absolute, half-open and in document order; each fits ``ctx.capacity``.
@@ -75,8 +75,8 @@ def split(doc: Document, options: LateOptions, ctx: Context) -> list[Span]:
         ctx.warn("late-no-offsets", f"{doc.source}: late chunking without embeddings: {exc}")
         tokens = ctx.tokens()
         starts = [tokens.offset(i) for i in range(tokens.total)]
-        return _windows(doc, options, ctx, starts)
-    spans = _windows(doc, options, ctx, sorted({start for start, _ in offsets}))
+        return _windows(doc, ctx, starts)
+    spans = _windows(doc, ctx, sorted({start for start, _ in offsets}))
     vectors = embedder.pool(text, [(span.start, span.end) for span in spans])
     missing = 0
     for span, vector in zip(spans, vectors, strict=True):
@@ -98,7 +98,7 @@ def split(doc: Document, options: LateOptions, ctx: Context) -> list[Span]:
     return spans
 
 
-def _windows(doc: Document, options: LateOptions, ctx: Context, starts: list[int]) -> list[Span]:
+def _windows(doc: Document, ctx: Context, starts: list[int]) -> list[Span]:
     capacity = ctx.capacity
     find_cut, align_start = _cuts(starts)
     windows = pack(

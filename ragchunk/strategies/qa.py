@@ -52,9 +52,7 @@ def split(doc: Document, options: QaOptions, ctx: Context) -> list[Span]:
     rows = [s for s in doc.sections if s.kind == "row"]
     if not rows:  # not a table: its chunks carry no row or question
         regions = [Region(0, len(doc.text), None, {"template": "qa"})]
-        return region_spans(
-            doc.text, regions, sizer=ctx.sizer, capacity=ctx.capacity
-        )
+        return region_spans(doc.text, regions, sizer=ctx.sizer, capacity=ctx.capacity)
     regions = []
     covered = 0
     for row in rows:

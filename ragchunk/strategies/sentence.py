@@ -11,7 +11,7 @@ is given.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, get_args
 
 from ragchunk.errors import OptionError

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ragchunk.measure import Sizer
-    from ragchunk.options import Capacity
     from ragchunk.model import Section
+    from ragchunk.options import Capacity
 
 # A line from its first character (indentation kept) to its last non-space character.
 _LINE: Final = re.compile(r"[^\S\n]*\S(?:[^\n]*\S)?")
@@ -69,7 +69,9 @@ def _pack(
     def refine(start: int, end: int) -> Sequence[Window]:
         return split_range(text, start, end, sizer=sizer, capacity=whole, levels=levels)
 
-    return pack_units(units, sizer=sizer, size=capacity.size, overlap=capacity.overlap, refine=refine)
+    return pack_units(
+        units, sizer=sizer, size=capacity.size, overlap=capacity.overlap, refine=refine
+    )
 
 
 def _lines(

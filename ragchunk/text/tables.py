@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from ragchunk.measure import Sizer
-    from ragchunk.options import Capacity
     from ragchunk.model import Section
+    from ragchunk.options import Capacity
 
 _CELL_LEVELS: Final = (("\n",), ("|",), (" ", "\t"))
 # Table syntax and nothing else: pipes, dashes, colons (GFM), pluses and equals (grid tables).
