@@ -134,11 +134,6 @@ class Recipe:
         return self.strategy
 
     @property
-    def budget(self) -> Budget:
-        """The size, overlap and unit the strategy packs to."""
-        return self.options.budget
-
-    @property
     def limit(self) -> int | None:
         """The hard size limit (SPEC §3.3), or None when the capacity is soft."""
         return self.capacity.limit
