@@ -3,10 +3,15 @@
 Three kinds. A cutter is a function ``split(doc, options, ctx) -> list[Span]`` plus a frozen
 options type (``Strategy``); a rewriter is a cutter whose spans a chat model then rewrites
 (``Strategy`` with ``rewrite``: ``proposition``, ``resume``); a router picks another strategy
-per document when the plan is made (``Router``: ``auto``).
-It may import ``ragchunk.text``, ``ragchunk.model``, ``ragchunk.options`` and this module, never
-another strategy, the engine, a parser or the command line: whatever else it needs (the
-tokenizer, Markdown structure for a plain document, a warning sink) comes in ``Context``.
+per document when the plan is made (``Router``: ``auto``). The engine sees a cutter through
+``Cutter``, which checks at run time that the options it is given are the strategy's own.
+
+A strategy module may import ``ragchunk.text``, ``ragchunk.model``, ``ragchunk.options`` and
+this module (a rewriter also its prompts, ``ragchunk.prompts``, and the request and reply
+types of ``ragchunk.backends.chat``, data without a client), never another strategy, the
+engine, a parser or the command line: whatever else it needs (the capacity, the tokenizer,
+Markdown structure for a plain document, a warning sink, the embedder, the chat model) comes
+in ``Context``.
 """
 
 from __future__ import annotations
@@ -276,7 +281,8 @@ class Router:
 class Cutter(Protocol):
     """What the engine sees of any ``Strategy``: its options typed by what all share.
 
-    ``cut`` and ``rewritten`` check that the options are the strategy's own.
+    ``cut`` and ``rewritten`` check that the options are the strategy's own. The attributes
+    are ``Strategy``'s.
     """
 
     @property
