@@ -1,7 +1,7 @@
 """Plans: everything decided before the first file is read (SPEC §4: options validated first).
 
 A ``Plan`` is a ``Recipe`` — what shapes the chunks: the strategy and its options, the
-``Capacity`` resolved once (``resolve_capacity``, for every level and choice), the tokenizer,
+``Capacity`` resolved once (for every level and choice too), the tokenizer,
 forced format or language, how parsers read (``ParseOptions``: the PDF engine, OCR, cleaning)
 and the optional passes; what chunk ids and the manifest's settings digest are made of — and
 a ``Policy``, how a run treats its inputs without ever changing a chunk (a password, a timeout,
@@ -43,14 +43,10 @@ class Recipe:
     """What shapes the chunks of every input a plan is used for.
 
     Attributes:
-        strategy: the strategy to run: a cutter (or rewriter), or a router (``auto``), whose
-            recipe only names the choice to run (``for_document``).
-        options: its validated options (``options.budget``: the size, overlap and unit asked
-            for, part of the fingerprint).
-        capacity: the size chunks keep, resolved here once from the budget
-            (``resolve_capacity``): hard (the limit of SPEC §3.3) unless the strategy is
-            unbounded by design and no ``--size`` was given. Strategies (through
-            ``strategy_capacity``), passes and the checker all read it.
+        strategy: the strategy to run: a cutter, or a router (``auto``: see ``choices``).
+        options: its validated options (``options.budget``: what was asked).
+        capacity: the size chunks keep, resolved once from the budget (``capacity_of``):
+            passes, the checker and (as ``strategy_capacity``) strategies read only it.
         tokenizer: the tokenizer name for token units, token strategies and ``count_tokens``.
         count_tokens: give every chunk a ``tokens`` count even when the unit is chars.
         format: a format forced with ``--format``, or None to detect it per file.
@@ -124,11 +120,7 @@ class Recipe:
 
     @property
     def cutter(self) -> Cutter:
-        """The strategy that cuts: this recipe's own (a router's recipe has none).
-
-        Raises:
-            TypeError: a router's recipe: run the one ``for_document`` returns.
-        """
+        """The strategy that cuts; a router's recipe has none (TypeError: ``for_document``)."""
         if isinstance(self.strategy, Router):
             raise TypeError(f"{self.strategy.name} picks a strategy per document: for_document")
         return self.strategy
@@ -140,10 +132,7 @@ class Recipe:
 
     @property
     def strategy_capacity(self) -> Capacity:
-        """The capacity the strategy itself keeps: soft for an unbounded one under ``--refine``.
-
-        The ``--refine`` pass then bounds its chunks to ``capacity``.
-        """
+        """The capacity the strategy keeps: soft for an unbounded one that ``--refine`` bounds."""
         if self.refine and not self.strategy.bounds_of(self.options).bounded:
             return dataclasses.replace(self.capacity, hard=False)
         return self.capacity
@@ -262,7 +251,7 @@ def make_plan(
     values = dict(options or {})
     parse_values = {key: values.pop(key) for key in PARSE_OPTION_NAMES if key in values}
     built = build_options(chosen.options, budget, values, strategy=chosen.name)
-    capacity = resolve_capacity(chosen, built, sized=size is not None or refine)
+    capacity = chosen.capacity_of(built, sized=size is not None or refine)
     _check_min_size(min_size, capacity.limit)
     if format is not None:
         parsers.check_name(format)
@@ -286,27 +275,19 @@ def make_plan(
         "embed": embed,
         "chat": chat or ChatSpec(),
     }
+    given = budget if size is not None else None
     picks = chosen.choices if isinstance(chosen, Router) else ()
-    choices = {
-        name: _choice(name, budget if size is not None else None, overlap, unit, common)
-        for name in picks
-    }
+    choices = {name: _choice(name, given, overlap, unit, common) for name in picks}
     for choice in choices.values():
         _check_min_size(min_size, choice.limit)
     level = parent_level(parents, chosen, budget.unit, capacity.limit)  # strategy, options
     family = None
     if level is not None:
         keep = {name: common[name] for name in ("tokenizer", "format", "language", "parse")}
-        parent, parent_options = level
-        parent_capacity = resolve_capacity(parent, parent_options, sized=True)
-        family = Recipe(strategy=parent, options=parent_options, capacity=parent_capacity, **keep)
+        parent, made = level
+        family = Recipe(strategy=parent, options=made, capacity=parent.capacity_of(made), **keep)
     recipe = Recipe(
-        strategy=chosen,
-        options=built,
-        capacity=capacity,
-        choices=choices,
-        parents=family,
-        **common,
+        strategy=chosen, options=built, capacity=capacity, choices=choices, parents=family, **common
     )
     if chosen.rewrites and not recipe.chat.ready:
         raise OptionError(
@@ -338,19 +319,7 @@ def _choice(
     chosen = strategies.get(name)
     budget = given or chosen.options().budget.with_flags(overlap=overlap, unit=unit)
     built = build_options(chosen.options, budget, {}, strategy=name)
-    capacity = resolve_capacity(chosen, built, sized=True)
-    return Recipe(strategy=chosen, options=built, capacity=capacity, **common)
-
-
-def resolve_capacity(chosen: AnyStrategy, options: StrategyOptions, *, sized: bool) -> Capacity:
-    """Return the capacity of ``options.budget``: the one place a size is made a limit.
-
-    SPEC §3.3: the size binds unless the strategy is unbounded by design (``Bounds``); it
-    binds such a strategy too when ``sized`` (a ``--size`` given, ``--refine`` bounding its
-    chunks, or a level that is always bounded: ``auto``'s choices, ``--parents``).
-    """
-    hard = sized or chosen.bounds_of(options).bounded
-    return Capacity.of(options.budget, hard=hard)
+    return Recipe(strategy=chosen, options=built, capacity=chosen.capacity_of(built), **common)
 
 
 def check_parse(parse: ParseOptions) -> None:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Generic, Literal, Protocol, TypeAlias, TypeVar
 
+from ragchunk.options import Capacity
 from ragchunk.text.languages import DEFAULT_LANGUAGE
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from ragchunk.backends.chat import ChatReply, ChatRequest
     from ragchunk.measure import Measure, Sizer
     from ragchunk.model import Document, Section, Span
-    from ragchunk.options import Budget, Capacity
+    from ragchunk.options import Budget
 
 
 class StrategyOptions(Protocol):
@@ -222,6 +223,16 @@ class Strategy(Generic[OptionsT]):
         """Return what the chunks made with ``options`` promise."""
         return self.bounds(self._own(options))
 
+    def capacity_of(self, options: StrategyOptions, *, sized: bool = True) -> Capacity:
+        """Return the capacity of ``options.budget``: the one place a size becomes a limit.
+
+        SPEC §3.3: the size binds unless the strategy is unbounded by design (``bounds``);
+        it binds such a one too when ``sized`` (``--size`` given, ``--refine`` bounding its
+        chunks, or a level always bounded: ``auto``'s choices, ``--parents``).
+        """
+        hard = sized or self.bounds_of(options).bounded
+        return Capacity.of(options.budget, hard=hard)
+
     def cut(self, doc: Document, options: StrategyOptions, ctx: Context) -> list[Span]:
         """Return ``split(doc, options, ctx)``, its options checked to be this strategy's."""
         return self.split(doc, self._own(options), ctx)
@@ -277,6 +288,10 @@ class Router:
         """Return the usual promises: a choice is always bounded."""
         return Bounds()
 
+    def capacity_of(self, options: StrategyOptions, *, sized: bool = True) -> Capacity:  # noqa: ARG002 - as Strategy's
+        """Return the hard capacity of ``options.budget`` (its choices' with ``--size``)."""
+        return Capacity.of(options.budget)
+
 
 class Cutter(Protocol):
     """What the engine sees of any ``Strategy``: its options typed by what all share.
@@ -309,6 +324,8 @@ class Cutter(Protocol):
     def bounded(self) -> bool: ...
 
     def bounds_of(self, options: StrategyOptions) -> Bounds: ...
+
+    def capacity_of(self, options: StrategyOptions, *, sized: bool = True) -> Capacity: ...
 
     def cut(self, doc: Document, options: StrategyOptions, ctx: Context) -> list[Span]: ...
 
