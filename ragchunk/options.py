@@ -131,10 +131,6 @@ class Capacity:
         """Return this capacity with no overlap (the pieces of one indivisible unit)."""
         return dataclasses.replace(self, overlap=0)
 
-    def sized(self, size: int) -> Capacity:
-        """Return a hard capacity of ``size`` in this unit, without overlap."""
-        return Capacity(size=size, unit=self.unit)
-
 
 @dataclass(frozen=True, slots=True)
 class OptionField:
