@@ -217,3 +217,27 @@ class Chunk:
             if value is not None:
                 record[name] = list(value) if name == "embedding" else value
         return record
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """One question: a system and a user message, the JSON schema of the answer wanted.
+
+    ``version`` names the prompt's wording; it is part of the cache key, so a new prompt
+    never reuses the old one's answers.
+    """
+
+    system: str
+    user: str
+    schema: dict[str, JSONValue]
+    version: str
+    name: str = "answer"
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReply:
+    """The answer's text (``content``), or why there is none (``error``, one sentence)."""
+
+    content: str | None = None
+    error: str | None = None
+    cached: bool = False

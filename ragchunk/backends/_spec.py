@@ -20,7 +20,7 @@ from ragchunk.errors import OptionError
 if TYPE_CHECKING:
     from array import array
 
-    from ragchunk.backends.chat import ChatRequest
+    from ragchunk.model import ChatRequest
 
 Vector: TypeAlias = "array[float]"
 """A unit vector: an ``array.array`` of typecode ``f`` (float32)."""

@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Final, TypeVar, cast
 from ragchunk.backends import DEFAULT_CHAT, chat_backend
 from ragchunk.backends._spec import at_least, options_from
 from ragchunk.errors import BackendError, OptionError
+from ragchunk.model import ChatReply
 
 if TYPE_CHECKING:
     from ragchunk.backends._spec import ChatBackend, ChatModel, ChatOptions
-    from ragchunk.model import JSONValue
+    from ragchunk.model import ChatRequest
 
 CACHE_KIND: Final = "chat-v1"
 _USED: dict[str, ChatBackend] = {}
@@ -96,30 +97,6 @@ class ChatSpec:
     def label(self) -> str:
         """What chunk ids depend on when a model writes the chunks (``model@url``)."""
         return self.options.label()
-
-
-@dataclass(frozen=True, slots=True)
-class ChatRequest:
-    """One question: a system and a user message, the JSON schema of the answer wanted.
-
-    ``version`` names the prompt's wording; it is part of the cache key, so a new prompt
-    never reuses the old one's answers.
-    """
-
-    system: str
-    user: str
-    schema: dict[str, JSONValue]
-    version: str
-    name: str = "answer"
-
-
-@dataclass(frozen=True, slots=True)
-class ChatReply:
-    """The answer's text (``content``), or why there is none (``error``, one sentence)."""
-
-    content: str | None = None
-    error: str | None = None
-    cached: bool = False
 
 
 @dataclass(slots=True)

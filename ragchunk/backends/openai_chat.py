@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Final
 from ragchunk.backends._spec import ChatAnswer, ChatBackend, check_url
 
 if TYPE_CHECKING:
-    from ragchunk.backends.chat import ChatRequest
-    from ragchunk.model import JSONValue
+    from ragchunk.model import ChatRequest, JSONValue
 
 MODES: Final = ("json_schema", "json_object", "plain")
 """The ways to ask for JSON, tried in this order until the endpoint accepts one."""

@@ -7,7 +7,7 @@ short at 80 columns. With NAME, that strategy's block alone.
 from __future__ import annotations
 
 import typing
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -18,7 +18,7 @@ from ragchunk.cli._panels import PanelledCommand
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from ragchunk.strategies._spec import Strategy
+    from ragchunk.strategies._spec import AnyStrategy
 
 STRATEGIES_HELP = """List the strategies: what each is for, its size and overlap, its options.
 
@@ -67,7 +67,7 @@ def strategies_command(
             console.print(line, soft_wrap=True)
 
 
-def _strategy(strategy: Strategy[Any], width: int) -> list[Text]:
+def _strategy(strategy: AnyStrategy, width: int) -> list[Text]:
     """Return one strategy's block: its name, what it is for, its size, its options."""
     from rich.text import Text
 

@@ -249,7 +249,7 @@ def _per_document(
 
 def _settings_of(setup: Setup) -> dict[str, Any]:
     recipe = setup.plan.recipe
-    budget = recipe.budget
+    budget = recipe.capacity
     return {
         "strategy": recipe.strategy.name,
         "size": budget.size,

@@ -77,7 +77,7 @@ class RagchunkTextSplitter(TextSplitter):
             options=options,
             parents=parents,
         )
-        budget = self._plan.recipe.budget
+        budget = self._plan.recipe.capacity
         super().__init__(
             chunk_size=budget.size,
             chunk_overlap=budget.overlap,

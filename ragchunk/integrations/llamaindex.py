@@ -104,7 +104,7 @@ class RagchunkNodeParser(NodeParser):
         from ragchunk.model import Document as RagchunkDocument
         from ragchunk.pipeline.engine import chunk_document
 
-        recipe: Recipe[Any] = self._recipe
+        recipe: Recipe = self._recipe
         parsed: list[BaseNode] = []
         for node in nodes:
             text = node.get_content(metadata_mode=MetadataMode.NONE)

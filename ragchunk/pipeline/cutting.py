@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragchunk.model import Dropped
 from ragchunk.pipeline.context import strategy_context
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 def cut_spans(
     doc: Document,
-    recipe: Recipe[Any],
+    recipe: Recipe,
     warn: Callable[[str, str], None],
     drops: list[Dropped],
     embedder: CachedEmbedder | None,
@@ -39,28 +39,31 @@ def cut_spans(
 ) -> tuple[list[Span], Callable[[], Sizer]]:
     """Return the spans of the recipe's strategy and passes over ``doc``, and its token sizer.
 
-    What a template drops is appended to ``drops``; the rewriter (when the strategy rewrites)
-    has been made by the caller.
+    What a template drops is appended to ``drops``; the rewriter (the chat model of a
+    strategy that rewrites) has been made by the caller.
+
+    Raises:
+        TypeError: the recipe is a router's: run ``recipe.for_document(doc)``.
     """
 
     def drop(start: int, end: int, reason: str) -> None:
         drops.append(Dropped(start, end, reason))
 
-    ctx = strategy_context(doc, recipe, warn=warn, drop=drop, embedder=embedder)
+    cutter = recipe.cutter
+    ctx = strategy_context(doc, recipe, warn=warn, drop=drop, embedder=embedder, chat=rewriter)
     sizer, tokens = ctx.sizer, ctx.tokens
     if recipe.contextualize:
         ctx = contextualized(doc, ctx)
-    spans = recipe.strategy.split(doc, recipe.options, ctx)
+    spans = cutter.cut(doc, recipe.options, ctx)
     drops.sort(key=lambda span: (span.start, span.end))
-    if recipe.refine and recipe.limit is not None:
-        spans = refine_spans(doc, spans, ctx, limit=recipe.limit, unit=recipe.budget.unit)
+    if recipe.refine and recipe.capacity.hard:
+        spans = refine_spans(doc, spans, ctx, capacity=recipe.capacity)
     if recipe.min_size:
         spans = merge_small_spans(doc, spans, ctx, sizer, recipe, drops)
-    if recipe.contextualize and recipe.limit is not None:
+    if recipe.contextualize and recipe.capacity.hard:
         spans = fit_context_spans(doc, spans, ctx, sizer, recipe)
-    kind = recipe.strategy.rewrites  # the model rewrites the spans the passes settled
-    if kind is not None and rewriter is not None:
-        spans = rewriter.rewrite(doc, spans, kind, recipe.options, warn)
-    if recipe.limit is None:
+    if cutter.rewrites and rewriter is not None:  # the model rewrites what the passes settled
+        spans = cutter.rewritten(doc, spans, recipe.options, ctx)
+    if not recipe.capacity.hard:
         warn_if_large(doc, spans, tokens, recipe.strategy.name, warn)
     return spans, tokens

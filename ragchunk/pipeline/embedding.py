@@ -14,7 +14,6 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from ragchunk.model import Span
-from ragchunk.options import Budget
 from ragchunk.pipeline.chunks import compact_vector, page_ranges
 from ragchunk.text.boundaries import is_blank
 from ragchunk.text.breakpoints import semantic_pieces
@@ -27,21 +26,21 @@ if TYPE_CHECKING:
 
     from ragchunk.backends import Embedder
     from ragchunk.model import Chunk, Document, JSONValue
-    from ragchunk.options import Unit
+    from ragchunk.options import Capacity
     from ragchunk.strategies._spec import Context
 
 
 def refine_spans(
-    doc: Document, spans: Sequence[Span], ctx: Context, *, limit: int, unit: Unit
+    doc: Document, spans: Sequence[Span], ctx: Context, *, capacity: Capacity
 ) -> list[Span]:
-    """Return ``spans`` with every one larger than ``limit`` split semantically (``--refine``).
+    """Return ``spans`` with every one over the hard ``capacity`` split semantically (``--refine``).
 
     Sizes are measured as the limit counts them (``ctx.sizer``, breadcrumbs included).
 
     Raises:
         BackendError: the embedder failed.
     """
-    size = ctx.sizer.size
+    size, limit = ctx.sizer.size, capacity.size
     oversized = [k for k, span in enumerate(spans) if size(span.start, span.end) > limit]
     if not oversized:
         return list(spans)
@@ -49,13 +48,13 @@ def refine_spans(
     sentences = {k: split_sentences(text, spans[k].start, spans[k].end) for k in oversized}
     everything = [text[s:e] for k in oversized for s, e in sentences[k]]
     vectors = iter(ctx.embedder().embed(everything))
-    words = Budget(size=limit, overlap=0, unit=unit)
+    words = capacity.without_overlap()
     headings_at = heading_lookup(doc.sections)
     pages = page_ranges(doc)
 
     def refine(start: int, end: int) -> list[tuple[int, int, bool]]:
         windows = split_range(
-            text, start, end, sizer=ctx.sizer, budget=words, levels=INSIDE_SENTENCE
+            text, start, end, sizer=ctx.sizer, capacity=words, levels=INSIDE_SENTENCE
         )
         return [(w.start, w.end, w.oversize) for w in windows]
 

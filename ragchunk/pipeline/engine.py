@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 @gc_paused()
 def chunk_document(
     doc: Document,
-    recipe: Recipe[Any],
+    recipe: Recipe,
     diagnostics: list[Diagnostic] | None = None,
     dropped: list[Dropped] | None = None,
     *,
@@ -78,11 +78,11 @@ def chunk_document(
     def warn(code: str, message: str) -> None:
         sink.append(Diagnostic(doc.source, code, message))
 
-    if rewriter is None and recipe.strategy.rewrites is not None:
+    if rewriter is None and recipe.strategy.rewrites:
         from ragchunk.pipeline.rewrite import open_rewriter
 
         rewriter = open_rewriter(recipe, None)
-    counted = recipe.count_tokens or recipe.budget.unit == "tokens"
+    counted = recipe.count_tokens or recipe.capacity.unit == "tokens"
     if recipe.parents is not None:
         from ragchunk.pipeline.family import chunk_family
 
@@ -305,13 +305,13 @@ def _internal_error(source: str, exc: Exception) -> str:
     return f"{source}: internal error: {type(exc).__name__}: {reason}; rerun with --debug"
 
 
-def _hashed(chunks: list[Chunk], recipe: Recipe[Any], content_hash: str) -> tuple[Chunk, ...]:
+def _hashed(chunks: list[Chunk], recipe: Recipe, content_hash: str) -> tuple[Chunk, ...]:
     if recipe.hashes:
         return tuple(_with_hashes(chunk, content_hash) for chunk in chunks)
     return tuple(chunks)
 
 
-def _format(source: str, recipe: Recipe[Any]) -> str | None:
+def _format(source: str, recipe: Recipe) -> str | None:
     """Return the format to parse ``source`` as, or None to detect it.
 
     That is ``--format``, else for standard input the format its strategy reads it as (the
@@ -340,7 +340,7 @@ def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]
 def check_chunks(
     doc: Document,
     chunks: Sequence[Chunk],
-    recipe: Recipe[Any],
+    recipe: Recipe,
     dropped: Sequence[Dropped] = (),
     *,
     embedder: CachedEmbedder | None = None,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from bisect import bisect_left
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragchunk.model import Document, Dropped, Page, Section
 from ragchunk.pipeline.chunks import assemble
@@ -39,7 +39,7 @@ PARENT_KIND = "parent"
 
 def chunk_family(
     doc: Document,
-    recipe: Recipe[Any],
+    recipe: Recipe,
     cut: Callable[[Document, list[Dropped]], list[Span]],
     *,
     warn: Callable[[str, str], None],
@@ -56,7 +56,7 @@ def chunk_family(
     if parent is None:
         raise ValueError("chunk_family needs a recipe with parents")
     ctx = strategy_context(doc, parent, warn=warn, drop=_keeps_all, embedder=None)
-    spans = parent.strategy.split(doc, parent.options, ctx)
+    spans = parent.cutter.cut(doc, parent.options, ctx)
     tokens = ctx.tokens() if counted else None
     name, fingerprint = parent.strategy.name, f"{recipe.fingerprint}/parents"
     parents = assemble(doc, spans, strategy=name, fingerprint=fingerprint, tokens=tokens)
@@ -145,7 +145,7 @@ def _clip(section: Section, start: int, end: int) -> Section:
 
 
 def find_family_violations(
-    doc: Document, chunks: Sequence[Chunk], recipe: Recipe[Any], dropped: Sequence[Dropped]
+    doc: Document, chunks: Sequence[Chunk], recipe: Recipe, dropped: Sequence[Dropped]
 ) -> list[str]:
     """Return the violations of SPEC §3 per level and of the parent/child links.
 

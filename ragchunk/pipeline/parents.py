@@ -12,15 +12,16 @@ text and write none: no templates that drop text, no chat or embedding strategie
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from ragchunk import strategies
 from ragchunk.errors import OptionError, UsageError
 from ragchunk.options import Budget, build_options
+from ragchunk.strategies._spec import Router
 
 if TYPE_CHECKING:
     from ragchunk.options import Unit
-    from ragchunk.strategies._spec import Strategy
+    from ragchunk.strategies._spec import AnyStrategy, Cutter, StrategyOptions
 
 PARENT_STRATEGY: Final = "recursive"
 """The strategy parents are cut by unless ``--parents`` names another."""
@@ -64,8 +65,8 @@ def parse_parents(text: str) -> ParentSpec:
 
 
 def parent_level(
-    parents: str | ParentSpec | None, chosen: Strategy[Any], unit: Unit, limit: int | None
-) -> tuple[Strategy[Any], Any] | None:
+    parents: str | ParentSpec | None, chosen: AnyStrategy, unit: Unit, limit: int | None
+) -> tuple[Cutter, StrategyOptions] | None:
     """Return the parents' strategy and options for children cut by ``chosen``; None: no parents.
 
     Raises:
@@ -79,18 +80,18 @@ def parent_level(
     return parent_strategy(spec), parent_options(spec, unit, limit)
 
 
-def parent_strategy(spec: ParentSpec) -> Strategy[Any]:
+def parent_strategy(spec: ParentSpec) -> Cutter:
     """Return the strategy that cuts the parents, refusing one that cannot.
 
     Raises:
         UsageError: an unknown strategy, or one that drops text, rewrites it or embeds it.
     """
     try:
-        chosen: Strategy[Any] = strategies.get(spec.strategy)
+        chosen = strategies.get(spec.strategy)
     except UsageError as exc:  # named as --strategy's; here it is --parents'
         message = str(exc).removeprefix("--strategy ")
         raise OptionError(_FLAG, f"strategy {message}") from None
-    if chosen.drops or chosen.rewrites or chosen.embeds or chosen.choices:
+    if isinstance(chosen, Router) or chosen.rewrites or chosen.drops or chosen.embeds:
         raise OptionError(
             _FLAG,
             f"cannot cut parents with {chosen.name}: parents keep all the text and are cut "
@@ -99,7 +100,7 @@ def parent_strategy(spec: ParentSpec) -> Strategy[Any]:
     return chosen
 
 
-def parent_options(spec: ParentSpec, unit: Unit, child_limit: int | None) -> object:
+def parent_options(spec: ParentSpec, unit: Unit, child_limit: int | None) -> StrategyOptions:
     """Return the parent strategy's validated options in the run's ``unit``.
 
     Raises:

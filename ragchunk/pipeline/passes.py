@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from ragchunk.pipeline.merge import merge_small
 from ragchunk.text.breadcrumb import (
@@ -44,9 +44,9 @@ def contextualized(doc: Document, ctx: Context) -> Context:
     def breadcrumb(start: int) -> str:
         return format_breadcrumb(headings_at(start))
 
-    if ctx.limit is not None:
+    if ctx.capacity.hard:
         paths = (section.headings for section in doc.sections)
-        check_breadcrumbs(doc.source, paths, ctx.measure, ctx.limit)
+        check_breadcrumbs(doc.source, paths, ctx.measure, ctx.capacity.size)
     sizer = PrefixedSizer(
         doc.text,
         ctx.sizer,
@@ -58,14 +58,14 @@ def contextualized(doc: Document, ctx: Context) -> Context:
 
 
 def fit_context_spans(
-    doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, recipe: Recipe[Any]
+    doc: Document, spans: list[Span], ctx: Context, sizer: Sizer, recipe: Recipe
 ) -> list[Span]:
     """SPEC §3.3 with --contextualize: split any span whose context the strategy undercounted."""
-    no_overlap = replace(recipe.budget, overlap=0)
+    no_overlap = recipe.capacity.without_overlap()
 
     def refine(start: int, end: int, lead_sizer: Sizer) -> list[Window]:
         return split_range(
-            doc.text, start, end, sizer=lead_sizer, budget=no_overlap, wraps=doc.wraps
+            doc.text, start, end, sizer=lead_sizer, capacity=no_overlap, wraps=doc.wraps
         )
 
     return fit_contexts(
@@ -74,7 +74,7 @@ def fit_context_spans(
         sizer=sizer,
         count=ctx.measure.count,
         additive=ctx.measure.is_length,
-        limit=recipe.budget.size,
+        limit=recipe.capacity.size,
         headings_at=heading_lookup(doc.sections),
         refine=refine,
     )
@@ -85,7 +85,7 @@ def merge_small_spans(
     spans: list[Span],
     ctx: Context,
     sizer: Sizer,
-    recipe: Recipe[Any],
+    recipe: Recipe,
     drops: Sequence[Dropped],
 ) -> list[Span]:
     """Merge chunks smaller than ``--min-size`` into a neighbour under the same heading.
@@ -107,7 +107,7 @@ def merge_small_spans(
     return merge_small(
         spans,
         min_size=recipe.min_size,
-        max_size=recipe.limit,
+        max_size=recipe.capacity.limit,
         size_alone=sizer.size,
         size_as_chunk=size_as_chunk,
         scope=scope if ends else heading_scope,

@@ -1,12 +1,13 @@
 """Plans: everything decided before the first file is read (SPEC §4: options validated first).
 
-A ``Plan`` is a ``Recipe`` — what shapes the chunks: the strategy and its options, the size
-limit resolved once, the tokenizer, forced format or language, how parsers read (``ParseOptions``:
-the PDF engine, OCR, cleaning) and the optional passes; what chunk ids and the manifest's settings
-digest are made of — and a ``Policy``, how a run treats its inputs without ever changing a chunk
-(a password, a timeout, a byte cap, ``--debug``, ``--check``, ``--allow-empty``). ``make_plan``
-validates every option and loads the tokenizer; ``ragchunk.pipeline.scopes`` makes the plan of every
-scope of a configuration file.
+A ``Plan`` is a ``Recipe`` — what shapes the chunks: the strategy and its options, the
+``Capacity`` resolved once (for every level and choice too), the tokenizer,
+forced format or language, how parsers read (``ParseOptions``: the PDF engine, OCR, cleaning)
+and the optional passes; what chunk ids and the manifest's settings digest are made of — and
+a ``Policy``, how a run treats its inputs without ever changing a chunk (a password, a timeout,
+a byte cap, ``--debug``, ``--check``, ``--allow-empty``). ``make_plan`` validates every option
+and loads the tokenizer; ``ragchunk.pipeline.scopes`` makes the plan of every scope of a
+configuration file.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from ragchunk import parsers, strategies
 from ragchunk.backends import EmbedderSpec, check_embedder
@@ -25,27 +26,27 @@ from ragchunk.code.languages import check_language
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TOKENIZER
 from ragchunk.errors import OptionError
 from ragchunk.measure import load_tokenizer, measure_for
-from ragchunk.options import build_options, convert_value
+from ragchunk.options import Capacity, build_options, convert_value
 from ragchunk.parsers._spec import DEFAULT_PARSE, PARSE_OPTION_NAMES, ParseOptions
 from ragchunk.pipeline.parents import ParentSpec, parent_level
-from ragchunk.strategies._spec import OptionsT, Strategy
+from ragchunk.strategies._spec import Router
 
 if TYPE_CHECKING:
     from ragchunk.model import Document
     from ragchunk.options import Budget, Unit
     from ragchunk.pipeline.check import Limits
+    from ragchunk.strategies._spec import AnyStrategy, Cutter, StrategyOptions
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Recipe(Generic[OptionsT]):
+class Recipe:
     """What shapes the chunks of every input a plan is used for.
 
     Attributes:
-        strategy: the strategy to run.
-        options: its validated options (``options.budget`` holds size, overlap and unit).
-        limit: the hard size limit (SPEC §3.3) in the budget's unit, or None when the
-            strategy is unbounded by design and no ``--size`` was given. Resolved here once;
-            strategies, passes and the checker all read it.
+        strategy: the strategy to run: a cutter, or a router (``auto``: see ``choices``).
+        options: its validated options (``options.budget``: what was asked).
+        capacity: the size chunks keep, resolved once from the budget (``capacity_of``):
+            passes, the checker and (as ``strategy_capacity``) strategies read only it.
         tokenizer: the tokenizer name for token units, token strategies and ``count_tokens``.
         count_tokens: give every chunk a ``tokens`` count even when the unit is chars.
         format: a format forced with ``--format``, or None to detect it per file.
@@ -70,9 +71,9 @@ class Recipe(Generic[OptionsT]):
         fingerprint: a digest of what changes spans, part of every chunk id.
     """
 
-    strategy: Strategy[OptionsT]
-    options: OptionsT
-    limit: int | None
+    strategy: AnyStrategy
+    options: StrategyOptions
+    capacity: Capacity
     tokenizer: str = DEFAULT_TOKENIZER
     count_tokens: bool = False
     format: str | None = None
@@ -80,13 +81,13 @@ class Recipe(Generic[OptionsT]):
     hashes: bool = False
     contextualize: bool = False
     min_size: int = 0
-    choices: Mapping[str, Recipe[Any]] = field(default_factory=dict)
+    choices: Mapping[str, Recipe] = field(default_factory=dict)
     parse: ParseOptions = DEFAULT_PARSE
     embedder: EmbedderSpec = field(default_factory=EmbedderSpec)
     refine: bool = False
     embed: bool = False
     chat: ChatSpec = field(default_factory=ChatSpec)
-    parents: Recipe[Any] | None = None
+    parents: Recipe | None = None
     fingerprint: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -110,24 +111,31 @@ class Recipe(Generic[OptionsT]):
         digest = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
         object.__setattr__(self, "fingerprint", digest)
 
-    def for_document(self, doc: Document) -> Recipe[Any]:
-        """Return the recipe that chunks ``doc``: this one, or the choice made for it."""
-        if self.strategy.choose is None or not self.choices:
+    def for_document(self, doc: Document) -> Recipe:
+        """Return the recipe that chunks ``doc``: this one, or the choice a router made for it."""
+        if not isinstance(self.strategy, Router) or not self.choices:
             return self
         choice = self.choices[self.strategy.choose(doc)]
         return choice if self.parents is None else dataclasses.replace(choice, parents=self.parents)
 
     @property
-    def budget(self) -> Budget:
-        """The size, overlap and unit the strategy packs to."""
-        return self.options.budget
+    def cutter(self) -> Cutter:
+        """The strategy that cuts; a router's recipe has none (TypeError: ``for_document``)."""
+        if isinstance(self.strategy, Router):
+            raise TypeError(f"{self.strategy.name} picks a strategy per document: for_document")
+        return self.strategy
 
     @property
-    def strategy_limit(self) -> int | None:
-        """The limit the strategy itself keeps: none for an unbounded one under ``--refine``."""
-        if self.refine and not self.strategy.bounds(self.options).bounded:
-            return None
-        return self.limit
+    def limit(self) -> int | None:
+        """The hard size limit (SPEC §3.3), or None when the capacity is soft."""
+        return self.capacity.limit
+
+    @property
+    def strategy_capacity(self) -> Capacity:
+        """The capacity the strategy keeps: soft for an unbounded one that ``--refine`` bounds."""
+        if self.refine and not self.strategy.bounds_of(self.options).bounded:
+            return dataclasses.replace(self.capacity, hard=False)
+        return self.capacity
 
     @property
     def needs_embedder(self) -> bool:
@@ -141,7 +149,7 @@ class Recipe(Generic[OptionsT]):
             return True
         if self.parents is not None and self.parents.needs_tokens:
             return True
-        return self.budget.unit == "tokens" or self.count_tokens or self.strategy.tokenizes
+        return self.capacity.unit == "tokens" or self.count_tokens or self.strategy.tokenizes
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -178,7 +186,7 @@ class Policy:
 class Plan:
     """A validated recipe and policy. Build it with ``make_plan``."""
 
-    recipe: Recipe[Any]
+    recipe: Recipe
     policy: Policy = Policy()
 
 
@@ -238,16 +246,13 @@ def make_plan(
         dry_run=dry_run,
     )
     check_limits(timeout=timeout, max_bytes=max_bytes)
-    chosen: Strategy[Any] = strategies.get(strategy)
+    chosen = strategies.get(strategy)
     budget = chosen.options().budget.with_flags(size=size, overlap=overlap, unit=unit)
     values = dict(options or {})
     parse_values = {key: values.pop(key) for key in PARSE_OPTION_NAMES if key in values}
     built = build_options(chosen.options, budget, values, strategy=chosen.name)
-    # SPEC §3.3: a strategy unbounded by design becomes bounded when a size is given, or
-    # when --refine bounds its chunks.
-    bounded = size is not None or refine or chosen.bounds(built).bounded
-    limit = budget.size if bounded else None
-    _check_min_size(min_size, limit)
+    capacity = chosen.capacity_of(built, sized=size is not None or refine)
+    _check_min_size(min_size, capacity.limit)
     if format is not None:
         parsers.check_name(format)
     parse_asked = parse_options(parse_values, parse)
@@ -270,19 +275,19 @@ def make_plan(
         "embed": embed,
         "chat": chat or ChatSpec(),
     }
-    choices = {
-        name: _choice(name, budget if size is not None else None, overlap, unit, common)
-        for name in chosen.choices
-    }
+    given = budget if size is not None else None
+    picks = chosen.choices if isinstance(chosen, Router) else ()
+    choices = {name: _choice(name, given, overlap, unit, common) for name in picks}
     for choice in choices.values():
         _check_min_size(min_size, choice.limit)
-    level = parent_level(parents, chosen, budget.unit, limit)  # the parents' strategy, options
+    level = parent_level(parents, chosen, budget.unit, capacity.limit)  # strategy, options
     family = None
     if level is not None:
         keep = {name: common[name] for name in ("tokenizer", "format", "language", "parse")}
-        family = Recipe(strategy=level[0], options=level[1], limit=level[1].budget.size, **keep)
+        parent, made = level
+        family = Recipe(strategy=parent, options=made, capacity=parent.capacity_of(made), **keep)
     recipe = Recipe(
-        strategy=chosen, options=built, limit=limit, choices=choices, parents=family, **common
+        strategy=chosen, options=built, capacity=capacity, choices=choices, parents=family, **common
     )
     if chosen.rewrites and not recipe.chat.ready:
         raise OptionError(
@@ -304,17 +309,17 @@ def _choice(
     overlap: int | None,
     unit: Unit | None,
     common: Mapping[str, Any],
-) -> Recipe[Any]:
-    """Return the recipe of strategy ``name`` when another strategy picks it for a document.
+) -> Recipe:
+    """Return the recipe of strategy ``name`` when a router picks it for a document.
 
     With a size given (``given``, the picking strategy's budget with the user's flags), every
     choice packs to it; otherwise each keeps its own defaults, with ``--overlap`` and
     ``--unit`` applied. A choice is always bounded: by the size, else by its own default size.
     """
-    chosen: Strategy[Any] = strategies.get(name)
+    chosen = strategies.get(name)
     budget = given or chosen.options().budget.with_flags(overlap=overlap, unit=unit)
     built = build_options(chosen.options, budget, {}, strategy=name)
-    return Recipe(strategy=chosen, options=built, limit=budget.size, **common)
+    return Recipe(strategy=chosen, options=built, capacity=chosen.capacity_of(built), **common)
 
 
 def check_parse(parse: ParseOptions) -> None:
@@ -373,15 +378,16 @@ def _check_min_size(min_size: int | None, limit: int | None) -> None:
         raise OptionError("--min-size", f"must not exceed --size (got {min_size} > {limit})")
 
 
-def limits_for(recipe: Recipe[Any]) -> Limits:
+def limits_for(recipe: Recipe) -> Limits:
     """Return what the chunks of ``recipe`` must respect (the checker's view of it)."""
     from ragchunk.pipeline.check import Limits
 
-    bounds = recipe.strategy.bounds(recipe.options)
+    bounds = recipe.strategy.bounds_of(recipe.options)
+    capacity = recipe.capacity
     return Limits(
-        size=recipe.limit,
-        overlap=recipe.budget.overlap,
-        measure=measure_for(recipe.budget.unit, recipe.tokenizer),
+        size=capacity.limit,
+        overlap=capacity.overlap,
+        measure=measure_for(capacity.unit, recipe.tokenizer),
         word_aligned=bounds.word_aligned,
         sentences=bounds.sentences,
         overlap_sentences=bounds.overlap_sentences,

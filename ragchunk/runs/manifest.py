@@ -24,7 +24,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from ragchunk.defaults import STDIN
 from ragchunk.errors import UsageError
@@ -104,7 +104,7 @@ class Manifest:
         return self.path.parent / relative
 
 
-def settings_digest(recipe: Recipe[Any]) -> str:
+def settings_digest(recipe: Recipe) -> str:
     """Return a digest of everything that shapes the chunks (the recipe) and of the version.
 
     Every recipe field counts, fields added later included; the strategy is taken by name.

@@ -106,7 +106,7 @@ def test_parents_on_fixtures(strategy: str, name: str) -> None:
     assert result.violations == ()
     assert result.document is not None
     dropped = [span for _, span in result.dropped]
-    unit = plan.recipe.budget.unit
+    unit = plan.recipe.capacity.unit
     assert_family(result.document, list(result.chunks), dropped, sizes, unit)
     assert any(c.parent_id is not None for c in result.chunks)
 
@@ -130,7 +130,7 @@ def test_parents_on_generated_text(
     dropped: list[Dropped] = []
     chunks = chunk_document(doc, plan.recipe, dropped=dropped)
     assert check_chunks(doc, chunks, plan.recipe, dropped) == ()
-    assert_family(doc, chunks, dropped, (child, parent), plan.recipe.budget.unit)
+    assert_family(doc, chunks, dropped, (child, parent), plan.recipe.capacity.unit)
 
 
 def test_records_without_parents_have_no_parent_fields() -> None:

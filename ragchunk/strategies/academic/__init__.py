@@ -59,7 +59,7 @@ def split(doc: Document, options: AcademicOptions, ctx: Context) -> list[Span]:
             regions.append(region)
     regions = join_short(doc.text, regions, shorter_than=_HEADING_ONLY)
     sizer = found.ctx.sizer
-    return region_spans(doc.text, regions, sizer=sizer, budget=options.budget, limit=ctx.limit)
+    return region_spans(doc.text, regions, sizer=sizer, capacity=ctx.capacity)
 
 
 def _regions(sections: Sequence[Section], length: int) -> list[tuple[Region, str]]:

@@ -51,7 +51,7 @@ def split(doc: Document, options: BookOptions, ctx: Context) -> list[Span]:
     for start, end, reason in drops:
         ctx.drop(start, end, reason)
     kept = without(regions, [(start, end) for start, end, _ in drops])
-    return region_spans(doc.text, kept, sizer=ctx.sizer, budget=options.budget, limit=ctx.limit)
+    return region_spans(doc.text, kept, sizer=ctx.sizer, capacity=ctx.capacity)
 
 
 def _structure(doc: Document) -> BookParts:

@@ -53,34 +53,32 @@ class CodeOptions:
     budget: Budget = Budget(size=512, overlap=0, unit="tokens")
 
 
-def split(doc: Document, options: CodeOptions, ctx: Context) -> list[Span]:
-    """Return spans covering the code in ``doc.text`` in order, each within ``options.budget``.
+def split(doc: Document, options: CodeOptions, ctx: Context) -> list[Span]:  # noqa: ARG001 - the seam\'s signature
+    """Return spans covering the code in ``doc.text`` in order, each within ``ctx.capacity``.
 
     Spans are absolute and half-open. A document whose format is not ``code`` (or whose
     language is unknown) is packed by lines; minified code is split like prose.
     """
     language = doc.metadata.get("language") if doc.format == "code" else None
     if not isinstance(language, str) or language not in LANGUAGES:
-        return _split_text(doc.text, options.budget, ctx, LINE_LEVELS)
+        return _split_text(doc.text, ctx, LINE_LEVELS)
     if is_minified(doc.text):
-        return _split_text(doc.text, options.budget, ctx, DEFAULT_LEVELS)
-    return _split_tree(parse(doc.text, language), options.budget, ctx)
+        return _split_text(doc.text, ctx, DEFAULT_LEVELS)
+    return _split_tree(parse(doc.text, language), ctx)
 
 
-def _split_text(
-    text: str, budget: Budget, ctx: Context, levels: tuple[tuple[str, ...], ...]
-) -> list[Span]:
+def _split_text(text: str, ctx: Context, levels: tuple[tuple[str, ...], ...]) -> list[Span]:
     """Split text without a syntax tree with the recursive strategy's separator levels."""
-    windows = split_range(text, 0, len(text), sizer=ctx.sizer, budget=budget, levels=levels)
+    windows = split_range(text, 0, len(text), sizer=ctx.sizer, capacity=ctx.capacity, levels=levels)
     return spans_from_windows(text, windows)
 
 
-def _split_tree(syntax: Syntax, budget: Budget, ctx: Context) -> list[Span]:
+def _split_tree(syntax: Syntax, ctx: Context) -> list[Span]:
     """Split parsed code: pieces that fit, packed; overlap; then headings and metadata."""
-    walk = Walk(syntax, ctx.sizer, budget)
+    walk = Walk(syntax, ctx.sizer, ctx.capacity)
     pieces = cover(walk)
     chunks = _absorb_tiny(_pack(pieces, walk), walk)
-    starts = _overlap_starts(syntax.text, chunks, walk) if budget.overlap else None
+    starts = _overlap_starts(syntax.text, chunks, walk) if ctx.capacity.overlap else None
     errors = _error_chunks(chunks, syntax.error_offsets())
     return [
         _span(syntax, chunk.start if starts is None else starts[k], chunk, has_error=k in errors)
@@ -101,7 +99,7 @@ def _pack(pieces: list[Piece], walk: Walk) -> list[Piece]:
 
     Joined pieces leave room for the overlap, which the size includes (SPEC §3.3).
     """
-    room = walk.budget.size - walk.budget.overlap
+    room = walk.capacity.size - walk.capacity.overlap
     chunks: list[Piece] = []
     for piece in pieces:
         last = chunks[-1] if chunks else None
@@ -139,8 +137,8 @@ def _absorb_tiny(chunks: list[Piece], walk: Walk) -> list[Piece]:
     itself. So a split definition takes at most one tiny chunk from outside it on either side.
     A merged chunk that is still tiny is looked at again.
     """
-    sizer, size = walk.sizer, walk.budget.size
-    room = size - walk.budget.overlap
+    sizer, size = walk.sizer, walk.capacity.size
+    room = size - walk.capacity.overlap
 
     def is_tiny(chunk: Piece) -> bool:
         return not chunk.oversize and sizer.size(chunk.start, chunk.end) * _TINY <= size
@@ -209,7 +207,7 @@ def _overlap_starts(text: str, chunks: list[Piece], walk: Walk) -> list[int]:
     The repeated lines stay within the overlap and the chunk within the size (SPEC §3.3, §3.5);
     an overlap starts after a line break, so never inside a word or grapheme cluster.
     """
-    budget, sizer = walk.budget, walk.sizer
+    capacity, sizer = walk.capacity, walk.sizer
     starts = [chunks[0].start] if chunks else []
     for previous, chunk in pairwise(chunks):
         lowest = starts[-1]
@@ -217,9 +215,9 @@ def _overlap_starts(text: str, chunks: list[Piece], walk: Walk) -> list[int]:
         newline = text.rfind("\n", lowest, previous.end - 1)
         while newline >= lowest:
             line = newline + 1
-            if sizer.size(line, previous.end) > budget.overlap:
+            if sizer.size(line, previous.end) > capacity.overlap:
                 break
-            if sizer.size(line, chunk.end) > budget.size:
+            if sizer.size(line, chunk.end) > capacity.size:
                 break
             if not is_blank(text, line, previous.end):
                 best = line

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 from ragchunk.code.languages import CONTAINER_KINDS
 from ragchunk.code.syntax import attached_start
-from ragchunk.options import Budget
 from ragchunk.text.boundaries import is_blank
 from ragchunk.text.separators import split_range
 
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
 
     from ragchunk.code.syntax import Syntax
     from ragchunk.measure import Sizer
+    from ragchunk.options import Capacity
 
 LINE_LEVELS: Final = (("\n\n", "\r\n\r\n"), ("\n",), (" ", "\t"))
 """Where text without a syntax tree is cut: blank lines, then lines, then spaces."""
@@ -57,15 +57,15 @@ class Piece:
 
 @dataclass(frozen=True, slots=True)
 class Walk:
-    """What the recursive descent shares: the tree, the sizer and the budget."""
+    """What the recursive descent shares: the tree, the sizer and the capacity."""
 
     syntax: Syntax
     sizer: Sizer
-    budget: Budget
+    capacity: Capacity
 
     def fits(self, start: int, end: int) -> bool:
         """Return whether ``[start, end)`` is within the size."""
-        return self.sizer.size(start, end) <= self.budget.size
+        return self.sizer.size(start, end) <= self.capacity.size
 
 
 def cover(walk: Walk) -> list[Piece]:
@@ -176,10 +176,10 @@ def _is_body(node: tree_sitter.Node) -> bool:
 
 def _windows(walk: Walk, start: int, end: int, chain: tuple[int, ...]) -> Iterator[Piece]:
     """Yield line-packed windows of a leaf larger than the size (a long string, a comment)."""
-    budget = Budget(size=walk.budget.size, overlap=0, unit=walk.budget.unit)
     text = walk.syntax.text
+    whole = walk.capacity.without_overlap()
     for window in split_range(
-        text, start, end, sizer=walk.sizer, budget=budget, levels=LINE_LEVELS
+        text, start, end, sizer=walk.sizer, capacity=whole, levels=LINE_LEVELS
     ):
         if not is_blank(text, window.start, window.end):
             yield Piece(window.start, window.end, chain, fragment=True, oversize=window.oversize)

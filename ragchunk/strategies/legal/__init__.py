@@ -52,7 +52,7 @@ class LegalOptions:
 
 
 def split(doc: Document, options: LegalOptions, ctx: Context) -> list[Span]:
-    """Return one span per clause subtree (or its pieces within ``ctx.limit``), in order.
+    """Return one span per clause subtree (or its pieces within ``ctx.capacity``), in order.
 
     Spans are absolute and half-open; together they cover every non-space character.
     """
@@ -63,7 +63,7 @@ def split(doc: Document, options: LegalOptions, ctx: Context) -> list[Span]:
         regions = _clause_regions(doc, clauses, options.max_depth, paths=not ctx.contextualize)
     else:
         regions = _heading_regions(doc, ctx, options.max_depth)
-    return region_spans(doc.text, regions, sizer=ctx.sizer, budget=options.budget, limit=ctx.limit)
+    return region_spans(doc.text, regions, sizer=ctx.sizer, capacity=ctx.capacity)
 
 
 def _clause_regions(

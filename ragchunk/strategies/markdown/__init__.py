@@ -77,7 +77,7 @@ def _no_prefix(_start: int) -> str | None:
 
 
 def split(doc: Document, options: MarkdownOptions, ctx: Context) -> list[Span]:
-    """Return spans of whole blocks, heading section by section, each within the budget.
+    """Return spans of whole blocks, heading section by section, each within the capacity.
 
     A heading never stands alone when what lies beside it fits: a heading whose section holds
     only deeper sections (``## Recap`` then ``### Step 1``) leads the first of them; an empty
@@ -85,7 +85,7 @@ def split(doc: Document, options: MarkdownOptions, ctx: Context) -> list[Span]:
     before it, else the one after it.
     """
     found = structure(doc, ctx)
-    packer = _Packer(doc.text, options.budget, found.ctx, found.headings_at)
+    packer = _Packer(doc.text, found.ctx, found.headings_at)
     spans: list[Span] = []
     pending: list[Section] = []
     for run in scopes(found.sections, options.min_level):
@@ -150,12 +150,11 @@ class _Packer:
     def __init__(
         self,
         text: str,
-        budget: Budget,
         ctx: Context,
         headings_at: Callable[[int], tuple[str, ...]],
     ) -> None:
         self.text = text
-        self.budget = budget
+        self.capacity = ctx.capacity
         self.ctx = ctx
         self.headings_at = headings_at
         self._sizers: dict[int, Sizer] = {}  # by block identity: a block's sizer is fixed
@@ -168,7 +167,7 @@ class _Packer:
         if not spans or spans[-1].prefix is not None:
             return False
         last, end = spans[-1], headings[-1].end
-        if self.ctx.sizer.size(last.start, end) > self.budget.size:
+        if self.ctx.sizer.size(last.start, end) > self.capacity.size:
             return False
         spans[-1] = Span(last.start, end, last.headings, {}, None)
         return True
@@ -241,7 +240,7 @@ class _Packer:
         start = run[cut].section.start
         section = block.section
         windows, _ = split_block(
-            self.text, section, start, section.end, sizer=self._sizer(block), budget=self.budget
+            self.text, section, start, section.end, sizer=self._sizer(block), capacity=self.capacity
         )
         if len(windows) < 2 or any(w.split or w.oversize for w in windows):
             return None
@@ -277,7 +276,7 @@ class _Packer:
         if not prefix:
             return True
         lead = self.ctx.breadcrumb(start) + prefix
-        return 2 * self.ctx.measure.count(lead) <= self.budget.size
+        return 2 * self.ctx.measure.count(lead) <= self.capacity.size
 
     def _sizer(self, block: _Block) -> Sizer:
         """Return the sizer for chunks starting in ``block``, its prefix counted when it fits."""
@@ -307,7 +306,7 @@ class _Packer:
         return None
 
     def _fits(self, block: _Block, start: int, end: int) -> bool:
-        return self._sizer(block).size(start, end) <= self.budget.size
+        return self._sizer(block).size(start, end) <= self.capacity.size
 
     def _flush(self, run: Sequence[_Block]) -> list[Span]:
         if not run:
@@ -323,7 +322,7 @@ class _Packer:
             metadata = {**metadata, "label": block.label}
         if prefix and not self._counted(block, start):
             context = self.ctx.breadcrumb(start) + prefix + self.text[start:end]
-            if self.ctx.measure.count(context) > self.budget.size:
+            if self.ctx.measure.count(context) > self.capacity.size:
                 metadata = {**metadata, "context_oversize": True}
         return Span(start, end, self.headings_at(start), metadata, prefix)
 
@@ -336,7 +335,7 @@ class _Packer:
         """
         section = block.section
         windows, whole_units = split_block(
-            self.text, section, start, end, sizer=self._sizer(block), budget=self.budget
+            self.text, section, start, end, sizer=self._sizer(block), capacity=self.capacity
         )
         pieces = spans_from_windows(
             self.text, windows, metadata=_metadata(section), split=not whole_units

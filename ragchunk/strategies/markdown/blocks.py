@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final
 
-from ragchunk.options import Budget
 from ragchunk.strategies.markdown.tables import split_table, widened
 from ragchunk.text.pack import Window
 from ragchunk.text.refine import refine_by_words
@@ -25,61 +24,64 @@ if TYPE_CHECKING:
 
     from ragchunk.measure import Sizer
     from ragchunk.model import Section
+    from ragchunk.options import Capacity
 
 # A line from its first character (indentation kept) to its last non-space character.
 _LINE: Final = re.compile(r"[^\S\n]*\S(?:[^\n]*\S)?")
 
 
 def split_block(
-    text: str, section: Section, start: int, end: int, *, sizer: Sizer, budget: Budget
+    text: str, section: Section, start: int, end: int, *, sizer: Sizer, capacity: Capacity
 ) -> tuple[list[Window], bool]:
     """Return the pieces of a block too large for the size, and whether they hold whole units.
 
     ``[start, end)`` is the block widened over what shares its first and last pieces (the
     headings before it, a closer after it). Windows are absolute and half-open, within
-    ``budget.size`` as ``sizer`` measures them.
+    ``capacity.size`` as ``sizer`` measures them.
     """
     if section.kind == "table" and section.parts:
-        return split_table(text, section, start, end, sizer=sizer, budget=budget), True
+        return split_table(text, section, start, end, sizer=sizer, capacity=capacity), True
     if section.kind == "list" and section.parts:
         units = widened(section.parts, start, end)
-        return _pack(text, units, sizer, budget, DEFAULT_LEVELS), True
+        return _pack(text, units, sizer, capacity, DEFAULT_LEVELS), True
     if section.kind == "code":
         lines = [m.span() for m in _LINE.finditer(text, section.start, section.end)]
-        return _lines(text, widened(lines, start, end), sizer, budget), False
+        return _lines(text, widened(lines, start, end), sizer, capacity), False
     if section.kind == "prose":
         sentences = split_sentences(text, section.start, section.end)
         windows = pack_units(
             widened(sentences, start, end),
             sizer=sizer,
-            size=budget.size,
-            overlap=budget.overlap,
-            refine=refine_by_words(sizer, budget, text),
+            size=capacity.size,
+            overlap=capacity.overlap,
+            refine=refine_by_words(sizer, capacity, text),
         )
         return windows, True
-    return split_range(text, start, end, sizer=sizer, budget=budget), False
+    return split_range(text, start, end, sizer=sizer, capacity=capacity), False
 
 
 def _pack(
-    text: str, units: Sequence[tuple[int, int]], sizer: Sizer, budget: Budget, levels: Levels
+    text: str, units: Sequence[tuple[int, int]], sizer: Sizer, capacity: Capacity, levels: Levels
 ) -> list[Window]:
     """Pack whole items; one too large alone is split at the separators."""
-    whole = Budget(size=budget.size, overlap=0, unit=budget.unit)
+    whole = capacity.without_overlap()
 
     def refine(start: int, end: int) -> Sequence[Window]:
-        return split_range(text, start, end, sizer=sizer, budget=whole, levels=levels)
+        return split_range(text, start, end, sizer=sizer, capacity=whole, levels=levels)
 
-    return pack_units(units, sizer=sizer, size=budget.size, overlap=budget.overlap, refine=refine)
+    return pack_units(
+        units, sizer=sizer, size=capacity.size, overlap=capacity.overlap, refine=refine
+    )
 
 
 def _lines(
-    text: str, lines: Sequence[tuple[int, int]], sizer: Sizer, budget: Budget
+    text: str, lines: Sequence[tuple[int, int]], sizer: Sizer, capacity: Capacity
 ) -> list[Window]:
     """Split a code block by whole lines; a line too long alone is split at spaces."""
     return pack_units(
         lines,
         sizer=sizer,
-        size=budget.size,
-        overlap=budget.overlap,
-        refine=lambda s, e: split_range(text, s, e, sizer=sizer, budget=budget),
+        size=capacity.size,
+        overlap=capacity.overlap,
+        refine=lambda s, e: split_range(text, s, e, sizer=sizer, capacity=capacity),
     )

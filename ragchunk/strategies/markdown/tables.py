@@ -15,7 +15,6 @@ import re
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Final, TypeGuard
 
-from ragchunk.options import Budget
 from ragchunk.text.boundaries import is_blank, is_grapheme_boundary
 from ragchunk.text.pack import Window
 from ragchunk.text.separators import split_range
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
 
     from ragchunk.measure import Sizer
     from ragchunk.model import Section
+    from ragchunk.options import Capacity
 
 _CELL_LEVELS: Final = (("\n",), ("|",), (" ", "\t"))
 # Table syntax and nothing else: pipes, dashes, colons (GFM), pluses and equals (grid tables).
@@ -34,7 +34,7 @@ _WORD_START: Final = re.compile(r"(?<=\s)\S")
 
 
 def split_table(
-    text: str, section: Section, start: int, end: int, *, sizer: Sizer, budget: Budget
+    text: str, section: Section, start: int, end: int, *, sizer: Sizer, capacity: Capacity
 ) -> list[Window]:
     """Return the pieces of a table too large for the size, in order, each within it.
 
@@ -43,21 +43,21 @@ def split_table(
     """
     rows = [*section.parts]
     if section.header is not None:
-        if sizer.size(*rows[0]) > budget.size:
+        if sizer.size(*rows[0]) > capacity.size:
             rows[0] = (section.header[0], rows[0][1])
         else:
             rows.insert(0, section.header)
     units = widened(rows, start, end)
-    whole = Budget(size=budget.size, overlap=0, unit=budget.unit)
+    whole = capacity.without_overlap()
     first = units[0]
 
     def refine(lo: int, hi: int) -> Sequence[Window]:
         levels = _CELL_LEVELS[1:] if (lo, hi) == first else _CELL_LEVELS
-        return split_range(text, lo, hi, sizer=sizer, budget=whole, levels=levels)
+        return split_range(text, lo, hi, sizer=sizer, capacity=whole, levels=levels)
 
-    windows = pack_units(units, sizer=sizer, size=budget.size, refine=refine)
-    joined = _join_syntax(text, windows, sizer, budget.size)
-    return _share_syntax(text, joined, units, sizer, budget.size)
+    windows = pack_units(units, sizer=sizer, size=capacity.size, refine=refine)
+    joined = _join_syntax(text, windows, sizer, capacity.size)
+    return _share_syntax(text, joined, units, sizer, capacity.size)
 
 
 def widened(units: Sequence[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:

@@ -30,16 +30,16 @@ class ParagraphOptions:
     budget: Budget = Budget(size=1024, overlap=0)
 
 
-def split(doc: Document, options: ParagraphOptions, ctx: Context) -> list[Span]:
-    """Return spans of whole paragraphs covering ``doc.text`` in order, within the budget."""
+def split(doc: Document, options: ParagraphOptions, ctx: Context) -> list[Span]:  # noqa: ARG001 - the seam\'s signature
+    """Return spans of whole paragraphs covering ``doc.text`` in order, within the capacity."""
     text = doc.text
-    budget = options.budget
+    capacity = ctx.capacity
     pieces = pack_units(
         split_paragraphs(text),
         sizer=ctx.sizer,
-        size=budget.size,
-        overlap=budget.overlap,
-        refine=refine_by_sentences(ctx.sizer, budget, text),
+        size=capacity.size,
+        overlap=capacity.overlap,
+        refine=refine_by_sentences(ctx.sizer, capacity, text),
     )
     return spans_from_windows(text, pieces)
 

@@ -10,8 +10,9 @@ import pytest
 
 from ragchunk import backends
 from ragchunk.backends import ChatAnswer, ChatBackend
-from ragchunk.backends.chat import ChatClient, ChatRequest, ChatSpec, forget_modes
+from ragchunk.backends.chat import ChatClient, ChatSpec, forget_modes
 from ragchunk.errors import BackendError, OptionError
+from ragchunk.model import ChatRequest
 
 FORGOTTEN: list[str] = []
 REQUEST = ChatRequest("system words", "user words", {"type": "object"}, "v1")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ragchunk.backends import EmbedderSpec, identity_of
 from ragchunk.backends.cache import cache_key
-from ragchunk.backends.chat import ChatClient, ChatRequest, ChatSpec
+from ragchunk.backends.chat import ChatClient, ChatSpec
+from ragchunk.model import ChatRequest
 
 
 def test_the_openai_embedders_identity_and_label() -> None:

@@ -15,6 +15,7 @@ from ragchunk.backends.windows import layout
 from ragchunk.errors import TokenMappingError, UsageError
 from ragchunk.measure import load_tokenizer
 from ragchunk.model import Document
+from ragchunk.options import Capacity
 from ragchunk.pipeline.chunks import assemble
 from ragchunk.pipeline.plan import make_plan
 from ragchunk.strategies import late
@@ -168,10 +169,9 @@ def test_text_the_tokenizer_cannot_map_is_chunked_the_same_way_without_embedding
     ctx = Context(
         measure=tokens,
         sizer=sizer,
-        limit=20,
+        capacity=Capacity(size=20, overlap=19, unit="tokens"),
         tokens=lambda: sizer,
         find_sections=lambda _text: (),
-        delegate=lambda *_args: [],
         warn=lambda code, message: warnings.append((code, message)),
         embedder=_NoOffsets,  # type: ignore[arg-type]
     )

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from ragchunk.measure import CharSizer, load_tokenizer
 from ragchunk.model import Section
-from ragchunk.options import Budget
+from ragchunk.options import Capacity
 from ragchunk.parsers.markdown import find_sections
 from ragchunk.parsers.rst import find_sections as find_rst_sections
 from ragchunk.strategies.markdown.tables import is_syntax, split_table
@@ -30,7 +30,7 @@ def table_of(text: str) -> Section:
 def pieces(text: str, size: int, table: Section | None = None) -> list[str]:
     table = table or table_of(text)
     windows = split_table(
-        text, table, table.start, table.end, sizer=CharSizer(text), budget=Budget(size=size)
+        text, table, table.start, table.end, sizer=CharSizer(text), capacity=Capacity(size=size)
     )
     assert windows[0].start == table.start
     assert windows[-1].end == table.end
@@ -103,7 +103,7 @@ def test_pieces_in_tokens_fit_and_are_never_syntax_alone() -> None:
             table.start,
             table.end,
             sizer=measure.prepare(TABLE),
-            budget=Budget(size=size, unit="tokens"),
+            capacity=Capacity(size=size, unit="tokens"),
         )
         for window in windows:
             assert measure.count(TABLE[window.start : window.end]) <= size
@@ -137,7 +137,7 @@ def test_a_piece_of_syntax_alone_fits_beside_neither_neighbour(text: str, size: 
         sections[0].start,
         sections[0].end,
         sizer=CharSizer(text),
-        budget=Budget(size=size),
+        capacity=Capacity(size=size),
     )
     assert all(w.end - w.start <= size or w.oversize for w in windows)
     for k, window in enumerate(windows):

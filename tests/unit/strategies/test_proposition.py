@@ -58,7 +58,7 @@ def test_passages_are_whole_sentences_without_overlap() -> None:
 
 def test_the_default_passage_is_256_tokens() -> None:
     plan = make_plan("proposition", chat=SPEC)
-    assert (plan.recipe.budget.size, plan.recipe.budget.unit, plan.recipe.limit) == (
+    assert (plan.recipe.capacity.size, plan.recipe.capacity.unit, plan.recipe.limit) == (
         256,
         "tokens",
         256,

@@ -1,11 +1,14 @@
 """The prompts and answer schemas of the rewriting strategies, each with its version.
 
 A version names a prompt's wording and is part of every cached answer's key: change the words,
-change the version, and no answer to the old prompt is reused.
+change the version, and no answer to the old prompt is reused. ``read_answer`` reads an answer
+as the JSON asked for, and nothing else.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
@@ -64,3 +67,21 @@ RESUME_SCHEMA: Final[dict[str, JSONValue]] = {
     "required": ["fields"],
     "additionalProperties": False,
 }
+
+
+INVALID: Final = object()
+"""What ``read_answer`` returns for an answer that is not JSON."""
+
+_FENCE: Final = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+def read_answer(content: str) -> object:
+    """Return the JSON in ``content`` (a Markdown code fence around it allowed), or ``INVALID``."""
+    fenced = _FENCE.match(content)
+    if fenced:
+        content = fenced.group(1)
+    try:
+        parsed: object = json.loads(content)
+    except (json.JSONDecodeError, RecursionError):
+        return INVALID
+    return parsed
