@@ -1,4 +1,5 @@
-"""Make the viewer screenshots in docs/ from the fixtures (the README shows them).
+"""Make the viewer screenshots in docs/ from the fixtures (README.md and docs/stats-and-view.md
+show them).
 
     python docs/screenshots.py
 
