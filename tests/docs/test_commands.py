@@ -223,3 +223,15 @@ def test_fences_and_directives_are_read(tmp_path: Path) -> None:
     assert needs_a_shell("ragchunk split - < a.txt")
     assert needs_a_shell("ragchunk stats out/*.jsonl")
     assert not needs_a_shell("ragchunk split a --include '*.md'  # a | b")
+
+
+def test_readme_library_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's Python example runs as printed, on the fixtures."""
+    shutil.copytree(ROOT / "fixtures", tmp_path / "fixtures")
+    monkeypatch.chdir(tmp_path)
+    examples = [f.text for f in read_page(ROOT / "README.md").fences if f.language == "python"]
+    assert examples
+    for example in examples:
+        namespace: dict[str, object] = {}
+        exec(compile(example, "README.md", "exec"), namespace)  # noqa: S102 - our own README
+        assert namespace["chunks"]
