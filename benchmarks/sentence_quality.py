@@ -117,7 +117,9 @@ def table() -> str:
 def main() -> None:
     """Print the table; with ``--update-readme``, also write it into docs/strategies.md."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--update-readme", action="store_true", help="rewrite the table in docs/strategies.md")
+    parser.add_argument(
+        "--update-readme", action="store_true", help="rewrite the table in docs/strategies.md"
+    )
     args = parser.parse_args()
     result = table()
     sys.stdout.write(result + "\n")

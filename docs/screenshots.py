@@ -1,5 +1,4 @@
-"""Make the viewer screenshots in docs/ from the fixtures (README.md and docs/stats-and-view.md
-show them).
+"""Make the viewer screenshots in docs/ from the fixtures (shown by README.md and docs/).
 
     python docs/screenshots.py
 
