@@ -6,8 +6,9 @@ per set of ``needs`` (``tests/docs/commands.py`` says how a fence declares them)
 files a page shows (``<!-- docs: file=NAME -->``: a ``ragchunk.toml``, ``setups.toml``,
 ``q.csv``, a short German ``bericht.txt``) are written where the page shows them; nothing else is
 laid out. A plain command runs in this process through Typer's runner; one that needs the shell
-(a pipe, ``<``, ``&&``, a glob) runs in ``bash -o pipefail`` with ``ragchunk`` on ``PATH`` as
-``python -m ragchunk``.
+(a pipe, ``<``, ``&&``, a glob) or a service runs in ``bash -o pipefail`` with ``ragchunk`` on
+``PATH`` as ``python -m ragchunk``. (A service's commands never run in this process: a process
+that has loaded torch and then forks ``--jobs`` workers leaves them stuck in torch's threads.)
 
 The services are local stand-ins, never a real endpoint:
 
@@ -135,7 +136,7 @@ class Workspace:
 
     def run(self, command: str) -> tuple[int, str]:
         """Run one command; return its exit code and what it printed."""
-        if needs_a_shell(command) or self.needs & {"ray", "browser"}:
+        if needs_a_shell(command) or self.needs:
             done = subprocess.run(
                 ["bash", "-o", "pipefail", "-c", command],
                 cwd=self.directory,
