@@ -51,6 +51,15 @@ def test_readme_fits_on_a_screen() -> None:
     assert len(lines) <= MAX_README_LINES, len(lines)
 
 
+def test_readme_has_a_line_for_every_strategy() -> None:
+    from ragchunk import strategies
+
+    readme = README.read_text(encoding="utf-8")
+    table = readme[readme.index("| name | what it does |") :].split("\n\n")[0]
+    named = set(re.findall(r"`([a-z]+)`", table))
+    assert set(strategies.names()) <= named, set(strategies.names()) - named
+
+
 def test_readme_set_up_commands_are_the_ones_ci_runs() -> None:
     """The README's second set-up command is what .ci/run does after its system packages."""
     readme = README.read_text(encoding="utf-8")
