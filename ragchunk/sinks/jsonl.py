@@ -7,7 +7,7 @@ Each line is the record as compact JSON, UTF-8, ending in ``\n``: no space after
 orjson cannot be imported, or cannot encode a record: a lone surrogate (a file name that is not
 UTF-8, which reaches Python with its bad bytes as surrogates) is then written as a ``\udcXX``
 escape, and an integer past 64 bits as its digits. (Floats in metadata are the one place the two
-differ: ``1e-05`` against orjson's ``0.00001``.) README "The output record" documents the format.
+differ: ``1e-05`` against orjson's ``0.00001``.) docs/output.md documents the format.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The report carries a running header (larger than the body), a footer with page numbers, a
 watermark on the annex pages, hyphenation, ligatures, two columns and an outline whose titles
 differ from the printed headings (fixtures/README.md). Each test checks one promise of the
-README's "PDF cleaning" section, with both engines where they differ.
+"PDF cleaning" section of docs/formats.md, with both engines where they differ.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ DOCUMENTED = {
     "doc_hash": ("string", True),
     "hash": ("string", True),
 }
-"""The schema as the module docstring and the README document it."""
+"""The schema as the module docstring and docs/output.md document it."""
 
 
 def as_record(row: dict[str, Any]) -> dict[str, Any]:
@@ -84,7 +84,7 @@ def test_the_schema_is_the_documented_one() -> None:
 
 
 def test_every_chunk_field_has_a_column() -> None:
-    # A field added to Chunk needs its column here (and in the README's schema) too.
+    # A field added to Chunk needs its column here (and in the schema of docs/output.md) too.
     fields = {f.name for f in dataclasses.fields(Chunk)}
     assert fields - set(DOCUMENTED) <= {"embedding"}
 
