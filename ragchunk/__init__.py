@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ragchunk.api import chunk_file, chunk_text
     from ragchunk.backends import EmbedderSpec
-    from ragchunk.dedupe import DedupeOptions, Deduper, dedupe_chunks
     from ragchunk.errors import (
         BackendError,
         CorruptDocumentError,
@@ -26,10 +25,11 @@ if TYPE_CHECKING:
         RagchunkError,
         UsageError,
     )
-    from ragchunk.loop import run
     from ragchunk.model import Chunk, Document, Page, Section, Span
     from ragchunk.options import Budget
     from ragchunk.parsers._spec import ParseOptions
+    from ragchunk.runs.dedupe import DedupeOptions, Deduper, dedupe_chunks
+    from ragchunk.runs.loop import run
 
 _HOMES = {
     "chunk_file": "api",
@@ -49,11 +49,11 @@ _HOMES = {
     "Span": "model",
     "Budget": "options",
     "EmbedderSpec": "backends",
-    "DedupeOptions": "dedupe",
-    "Deduper": "dedupe",
-    "dedupe_chunks": "dedupe",
+    "DedupeOptions": "runs.dedupe",
+    "Deduper": "runs.dedupe",
+    "dedupe_chunks": "runs.dedupe",
     "ParseOptions": "parsers._spec",
-    "run": "loop",
+    "run": "runs.loop",
 }
 """Where each public name lives: imported on first use, so ``ragchunk --help`` (which runs
 this package's ``__init__`` first) does not pay for the engine's modules."""

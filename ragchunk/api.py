@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from ragchunk.backends.chat import ChatSpec
     from ragchunk.model import Chunk
     from ragchunk.options import Unit
-    from ragchunk.parents import ParentSpec
     from ragchunk.parsers._spec import ParseOptions
+    from ragchunk.pipeline.parents import ParentSpec
 
 
 def chunk_text(
@@ -49,10 +49,10 @@ def chunk_text(
         BackendError: the embedder failed.
     """
     from ragchunk.backends import open_embedder
-    from ragchunk.engine import chunk_document
     from ragchunk.model import Document
-    from ragchunk.plan import make_plan
-    from ragchunk.rewrite import open_rewriter
+    from ragchunk.pipeline.engine import chunk_document
+    from ragchunk.pipeline.plan import make_plan
+    from ragchunk.pipeline.rewrite import open_rewriter
 
     plan = make_plan(
         strategy,
@@ -106,7 +106,7 @@ def chunk_file(
     an encrypted PDF, ``parse`` says how files are read (PDF engine, OCR, cleaning, DOCX
     comments, HTML boilerplate, PPTX notes...; ``options`` may hold those keys too), and
     ``allow_empty`` accepts a file in which no text is found (no chunks). The chunks' ``doc_id``
-    is the file's path relative to ``root`` (as ``--root``; ``ragchunk.inputs.doc_id_for``), so
+    is the file's path relative to ``root`` (as ``--root``; ``ragchunk.runs.inputs.doc_id_for``), so
     it and the ids match ``ragchunk split``'s. A container (an mbox) gives the chunks of every
     document in it, each with its own ``doc_id``. The embedding settings and ``parents`` are
     those of ``chunk_text``.
@@ -116,10 +116,10 @@ def chunk_file(
         InputError: the file cannot be read or parsed (or one document of a container), or
             its embedding failed (the message names the endpoint or model).
     """
-    from ragchunk.engine import process
-    from ragchunk.inputs import doc_id_for
     from ragchunk.parsers._spec import DEFAULT_PARSE
-    from ragchunk.plan import make_plan
+    from ragchunk.pipeline.engine import process
+    from ragchunk.pipeline.plan import make_plan
+    from ragchunk.runs.inputs import doc_id_for
 
     plan = make_plan(
         strategy,

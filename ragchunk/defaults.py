@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Final, Literal, TypeAlias
 
+STDIN: Final = "-"
+"""The path that names standard input (``split -``), wherever a path is taken."""
+
 UNITS: Final = ("chars", "tokens")
 """The units a size can be given in."""
 
@@ -28,7 +31,7 @@ CleanPart: TypeAlias = Literal["headers", "watermarks", "hyphens", "ligatures"]
 PDF_ENGINES: Final[tuple[PdfEngine, ...]] = ("pdfium", "pypdf")
 OCR_MODES: Final[tuple[OcrMode, ...]] = ("off", "auto", "all")
 CLEAN_PARTS: Final[tuple[CleanPart, ...]] = ("headers", "watermarks", "hyphens", "ligatures")
-"""What PDF cleaning changes, each of which ``--keep`` can turn off (see the README)."""
+"""What PDF cleaning changes, each of which ``--keep`` can turn off (see docs/formats.md)."""
 
 PARSE_HELP: Final = {
     "pdf_engine": "PDF text extraction engine: pdfium (PDFium, fast) or pypdf.",

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
 import typer
-from typer.core import TyperCommand
 
 from ragchunk.errors import UsageError
 from ragchunk.text.printable import one_line as one_line
@@ -29,19 +28,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-
-class PlainUsage(TyperCommand):
-    """A command whose usage line names its arguments plainly: ``split [OPTIONS] PATH...``.
-
-    Typer wraps a required argument in braces (``{PATH}``), which reads as a set to choose from.
-    """
-
-    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
-        # (typer.Context is what Typer passes; mypy sees its vendored click's base class)
-        """Return the usage line's pieces, required arguments without braces."""
-        pieces = super().collect_usage_pieces(ctx)
-        return [p[1:-1] if p.startswith("{") and p.endswith("}") else p for p in pieces]
 
 
 def stderr_console() -> Console:

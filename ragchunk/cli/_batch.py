@@ -1,7 +1,7 @@
 """Rendering a ``split`` run: progress, notes, warnings, tables, the summaries, exit codes.
 
-``ragchunk.batch.prepare`` does everything that can fail as bad usage (it runs inside
-``usage_errors``); ``execute`` runs the batch (``ragchunk.loop.run_batch``) and renders the
+``ragchunk.runs.batch.prepare`` does everything that can fail as bad usage (it runs inside
+``usage_errors``); ``execute`` runs the batch (``ragchunk.runs.loop.run_batch``) and renders the
 results as they stream in, and returns the exit code. stdout carries only data (JSONL, or the
 table the user asked for); everything else goes to stderr, the ``--stats`` summary included,
 so that ``split --stats | …`` still pipes the chunks.
@@ -27,18 +27,18 @@ from ragchunk.cli._app import (
 )
 from ragchunk.cli._progress import progress_bar, shows_progress
 from ragchunk.errors import EngineError
-from ragchunk.inputs import describe_skipped
-from ragchunk.loop import Extra, run_batch
-from ragchunk.passes import LARGE_CHUNK
-from ragchunk.tally import Tally
+from ragchunk.pipeline.passes import LARGE_CHUNK
+from ragchunk.runs.inputs import describe_skipped
+from ragchunk.runs.loop import Extra, run_batch
+from ragchunk.runs.tally import Tally
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-    from ragchunk.batch import Batch
-    from ragchunk.results import FileResult
-    from ragchunk.writers.stats import ChunkStats
+    from ragchunk.pipeline.results import FileResult
+    from ragchunk.runs.batch import Batch
+    from ragchunk.sinks.stats import ChunkStats
 
 _ONCE_PER_RUN: Final = frozenset({LARGE_CHUNK})
 """Warnings about the run's settings rather than one input: said for the first input only."""
@@ -113,7 +113,7 @@ class _Run:
     def render(self, result: FileResult) -> None:
         """Add one input's chunks to the stats the user asked for (the table is a sink)."""
         if self.stats is not None:
-            from ragchunk.writers.stats import ChunkFacts
+            from ragchunk.sinks.stats import ChunkFacts
 
             for chunk in result.chunks:
                 self.stats.add(ChunkFacts.of(chunk))
@@ -133,7 +133,7 @@ class _Run:
         if self.display.verbose and result.error is None:
             what = "unchanged, skipped" if result.unchanged else _count(result.chunk_count, "chunk")
             if result.dropped:
-                from ragchunk.writers.stats_tables import describe_dropped
+                from ragchunk.sinks.stats_tables import describe_dropped
 
                 what += f", {describe_dropped(result.dropped)}"
             if result.duplicates:
@@ -145,7 +145,7 @@ def execute(batch: Batch, display: Display) -> int:
     """Run the batch, render results as they arrive, and return the exit code."""
     run = _Run(Tally.start(batch), display)
     if display.stats:
-        from ragchunk.writers.stats import ChunkStats
+        from ragchunk.sinks.stats import ChunkStats
 
         run.stats = ChunkStats()
     if not display.quiet:
@@ -163,14 +163,14 @@ def execute(batch: Batch, display: Display) -> int:
     try:
         _consume(run)
     except KeyboardInterrupt:
-        from ragchunk.writers.atomic import remove_temporaries
+        from ragchunk.sinks.atomic import remove_temporaries
 
         remove_temporaries()
         done = f"{run.tally.done} of {_count(len(batch.jobs), 'input')}"
         run.say(f"interrupted after {done}; no partial output was left behind")
         return EXIT_INTERRUPTED
     except EngineError as exc:  # the Ray cluster failed: the run cannot go on
-        from ragchunk.writers.atomic import remove_temporaries
+        from ragchunk.sinks.atomic import remove_temporaries
 
         remove_temporaries()
         done = f"{run.tally.done} of {_count(len(batch.jobs), 'input')}"
@@ -327,7 +327,7 @@ def _print_failure_table(console: Console, failures: list[FileResult], total: in
 
 def _print_stats(console: Console, stats: ChunkStats) -> None:
     """Print the ``--stats`` summary on stderr: stdout carries data only (a pipeline's input)."""
-    from ragchunk.writers.stats_tables import build_dropped, build_sizes
+    from ragchunk.sinks.stats_tables import build_dropped, build_sizes
 
     console.print(build_sizes(stats))
     dropped = build_dropped(stats)

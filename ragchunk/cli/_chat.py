@@ -1,8 +1,8 @@
 """The flags of the chat model that rewriting strategies ask (proposition, resume), for ``split``.
 
-They sit in their own help panel; ``_options.settings_from_flags`` turns them into settings
-(``--emit-passages`` into the strategy option ``emit_passages``), where a flag whose default is
-a value counts only when given.
+They sit in their own help panel (``_panels.CHAT``); ``_options.settings_from_flags`` turns them
+into settings (``--emit-passages`` into the strategy option ``emit_passages``), where a flag
+whose default is a value counts only when given.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-CHAT = "Chat model (proposition, resume)"
-"""The help panel of these flags."""
+from ragchunk.cli._panels import CHAT
 
 ApiBaseFlag = Annotated[
     Optional[str],  # noqa: UP045

@@ -66,7 +66,7 @@ class Command:
 
 def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
     """Return parameter name → the words its value may be (filled from the registries)."""
-    from ragchunk import parsers, strategies, writers
+    from ragchunk import parsers, sinks, strategies
     from ragchunk.code import languages
     from ragchunk.defaults import (
         CLEAN_PARTS,
@@ -97,7 +97,7 @@ def _value_sources() -> dict[str, Callable[[], tuple[str, ...]]]:
         "pdf_engine": lambda: PDF_ENGINES,
         "ocr": lambda: OCR_MODES,
         "keep": lambda: CLEAN_PARTS,
-        "output_format": writers.output_formats,
+        "output_format": sinks.output_formats,
         "engine": lambda: tuple(ENGINES),
     }
 

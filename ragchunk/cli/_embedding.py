@@ -1,8 +1,8 @@
 """The flags of embedding (semantic, late, ``--refine``, ``--embed``) for ``split``.
 
-They sit in their own help panel; ``_options.settings_from_flags`` turns them into settings,
-where a flag whose default is a value counts only when given (a configuration file's value is
-not overridden by a default).
+They sit in their own help panel (``_panels.EMBEDDING``); ``_options.settings_from_flags``
+turns them into settings, where a flag whose default is a value counts only when given (a
+configuration file's value is not overridden by a default).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Annotated, Optional
 
 import typer
 
-EMBEDDING = "Embeddings (semantic, late, --refine, --embed)"
-"""The help panel of these flags."""
+from ragchunk import backends
+from ragchunk.cli._panels import EMBEDDING
 
 RefineFlag = Annotated[
     bool,
@@ -39,7 +39,7 @@ EmbedderFlag = Annotated[
         "--embedder",
         help="local (a sentence-transformers model on this machine) or openai (any "
         "OpenAI-compatible /v1/embeddings endpoint).",
-        autocompletion=lambda: ["local", "openai"],
+        autocompletion=lambda: list(backends.names("embedder")),
         rich_help_panel=EMBEDDING,
     ),
 ]

@@ -21,11 +21,12 @@ from typer._click.core import Context as ClickContext
 from typer._click.exceptions import ClickException
 
 from ragchunk import strategies
+from ragchunk.cli._panels import FORMATS, INPUT, OUTPUT, RUN, STRATEGY
 from ragchunk.defaults import DEFAULT_TOKENIZER, UNITS
 from ragchunk.errors import UsageError
 
 if TYPE_CHECKING:
-    from ragchunk.config import Settings
+    from ragchunk.runs.config import Settings
 
 
 def _complete_strategy(incomplete: str) -> list[str]:
@@ -35,7 +36,13 @@ def _complete_strategy(incomplete: str) -> list[str]:
 # What shapes the chunks of a parsed document.
 StrategyFlag = Annotated[
     str,
-    typer.Option("--strategy", "-s", help="Chunking strategy.", autocompletion=_complete_strategy),
+    typer.Option(
+        "--strategy",
+        "-s",
+        help="Chunking strategy.",
+        autocompletion=_complete_strategy,
+        rich_help_panel=STRATEGY,
+    ),
 ]
 SizeFlag = Annotated[
     Optional[int],  # noqa: UP045 - Typer needs Optional on Python 3.11
@@ -44,6 +51,7 @@ SizeFlag = Annotated[
         help="Hard maximum chunk size, overlap included [default: per strategy; "
         "hierarchical and sentence-count mode are unbounded unless it is given].",
         show_default=False,
+        rich_help_panel=STRATEGY,
     ),
 ]
 OverlapFlag = Annotated[
@@ -52,6 +60,7 @@ OverlapFlag = Annotated[
         "--overlap",
         help="Units a chunk may repeat from the previous one [default: per strategy].",
         show_default=False,
+        rich_help_panel=STRATEGY,
     ),
 ]
 UnitFlag = Annotated[
@@ -61,19 +70,32 @@ UnitFlag = Annotated[
         help="Unit of --size and --overlap: chars or tokens [default: per strategy].",
         show_default=False,
         autocompletion=lambda: list(UNITS),
+        rich_help_panel=STRATEGY,
     ),
 ]
 TokenizerFlag = Annotated[
-    str, typer.Option("--tokenizer", help="tiktoken encoding name or path to a tokenizer.json.")
+    str,
+    typer.Option(
+        "--tokenizer",
+        help="tiktoken encoding name or path to a tokenizer.json.",
+        rich_help_panel=STRATEGY,
+    ),
 ]
 OptionFlag = Annotated[
     Optional[list[str]],  # noqa: UP045
     typer.Option(
-        "--option", "-O", help="Strategy option as key=value (repeatable).", show_default=False
+        "--option",
+        "-O",
+        help="Strategy option as key=value (repeatable).",
+        show_default=False,
+        rich_help_panel=STRATEGY,
     ),
 ]
 CountTokensFlag = Annotated[
-    bool, typer.Option("--count-tokens", help="Add a token count to every chunk.")
+    bool,
+    typer.Option(
+        "--count-tokens", help="Add a token count to every chunk.", rich_help_panel=OUTPUT
+    ),
 ]
 ContextualizeFlag = Annotated[
     bool,
@@ -81,6 +103,7 @@ ContextualizeFlag = Annotated[
         "--contextualize",
         help="Add a context field (heading breadcrumb + text) to every chunk; --size then "
         "counts the breadcrumb.",
+        rich_help_panel=STRATEGY,
     ),
 ]
 MinSizeFlag = Annotated[
@@ -90,6 +113,7 @@ MinSizeFlag = Annotated[
         help="Merge chunks smaller than this (unit of --size) into a neighbour under the "
         "same heading, within --size.",
         show_default=False,
+        rich_help_panel=STRATEGY,
     ),
 ]
 ParentsFlag = Annotated[
@@ -101,6 +125,7 @@ ParentsFlag = Annotated[
         "as parent_id.",
         metavar="[STRATEGY:]SIZE[:OVERLAP]",
         show_default=False,
+        rich_help_panel=STRATEGY,
     ),
 ]
 
@@ -108,12 +133,20 @@ ParentsFlag = Annotated[
 FormatFlag = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(
-        "--format", help="Force the input format instead of detecting it.", show_default=False
+        "--format",
+        help="Force the input format instead of detecting it.",
+        show_default=False,
+        rich_help_panel=INPUT,
     ),
 ]
 PasswordFlag = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--password", help="Password for encrypted PDFs.", show_default=False),
+    typer.Option(
+        "--password",
+        help="Password for encrypted PDFs.",
+        show_default=False,
+        rich_help_panel=FORMATS,
+    ),
 ]
 LanguageFlag = Annotated[
     Optional[str],  # noqa: UP045
@@ -121,15 +154,20 @@ LanguageFlag = Annotated[
         "--language",
         help="Force the programming language of code inputs (implies --format code).",
         show_default=False,
+        rich_help_panel=INPUT,
     ),
 ]
-DebugFlag = Annotated[bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")]
+DebugFlag = Annotated[
+    bool,
+    typer.Option("--debug", help="Show tracebacks for unexpected errors.", rich_help_panel=RUN),
+]
 TimeoutFlag = Annotated[
     float,
     typer.Option(
         "--timeout",
         help="Fail an input that takes longer than this many seconds; the others go on.",
         metavar="SECONDS",
+        rich_help_panel=RUN,
     ),
 ]
 MaxBytesFlag = Annotated[
@@ -139,6 +177,7 @@ MaxBytesFlag = Annotated[
         help="Refuse an input larger than this, or whose compressed parts (DOCX members, "
         "PDF streams) expand past it.",
         metavar="BYTES",
+        rich_help_panel=INPUT,
     ),
 ]
 ConfigFlag = Annotated[
@@ -149,6 +188,7 @@ ConfigFlag = Annotated[
         "pyproject.toml found from here up.",
         metavar="FILE",
         show_default=False,
+        rich_help_panel=RUN,
     ),
 ]
 
@@ -160,6 +200,7 @@ IncludeFlag = Annotated[
         help="In directories, chunk only files matching GLOB (repeatable).",
         metavar="GLOB",
         show_default=False,
+        rich_help_panel=INPUT,
     ),
 ]
 ExcludeFlag = Annotated[
@@ -169,10 +210,14 @@ ExcludeFlag = Annotated[
         help="In directories, skip files and directories matching GLOB (repeatable).",
         metavar="GLOB",
         show_default=False,
+        rich_help_panel=INPUT,
     ),
 ]
 NoGitignoreFlag = Annotated[
-    bool, typer.Option("--no-gitignore", help="Also chunk files that .gitignore ignores.")
+    bool,
+    typer.Option(
+        "--no-gitignore", help="Also chunk files that .gitignore ignores.", rich_help_panel=INPUT
+    ),
 ]
 
 RECIPE_FLAGS: Final = (
@@ -207,8 +252,8 @@ def settings_from_flags(params: Mapping[str, object], given: Iterable[str]) -> S
     Raises:
         UsageError: a bad ``--unit`` or ``-O`` assignment.
     """
-    from ragchunk.config import Settings
     from ragchunk.options import parse_unit
+    from ragchunk.runs.config import Settings
 
     chosen = set(given)
 

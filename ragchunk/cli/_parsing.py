@@ -11,6 +11,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from ragchunk.cli._panels import FORMATS
+
 # From defaults, not parsers: `ragchunk --help` loads no engine module.
 from ragchunk.defaults import CLEAN_PARTS, OCR_MODES, PARSE_HELP, PDF_ENGINES
 
@@ -27,6 +29,7 @@ PdfEngineFlag = Annotated[
         metavar="|".join(PDF_ENGINES),
         show_default=False,
         autocompletion=lambda: list(PDF_ENGINES),
+        rich_help_panel=FORMATS,
     ),
 ]
 OcrFlag = Annotated[
@@ -37,6 +40,7 @@ OcrFlag = Annotated[
         metavar="|".join(OCR_MODES),
         show_default=False,
         autocompletion=lambda: list(OCR_MODES),
+        rich_help_panel=FORMATS,
     ),
 ]
 OcrLanguageFlag = Annotated[
@@ -46,6 +50,7 @@ OcrLanguageFlag = Annotated[
         help=_help("ocr_language") + " [default: eng]",
         metavar="LANG",
         show_default=False,
+        rich_help_panel=FORMATS,
     ),
 ]
 KeepFlag = Annotated[
@@ -56,19 +61,26 @@ KeepFlag = Annotated[
         metavar="|".join(CLEAN_PARTS),
         show_default=False,
         autocompletion=lambda: list(CLEAN_PARTS),
+        rich_help_panel=FORMATS,
     ),
 ]
-CommentsFlag = Annotated[bool, typer.Option("--comments", help=_help("comments"))]
+CommentsFlag = Annotated[
+    bool, typer.Option("--comments", help=_help("comments"), rich_help_panel=FORMATS)
+]
 AllowEmptyFlag = Annotated[
     bool,
     typer.Option(
         "--allow-empty",
         help="Accept an input in which no text is found (a scan without --ocr) with no chunks, "
         "instead of failing it.",
+        rich_help_panel=FORMATS,
     ),
 ]
 KeepBoilerplateFlag = Annotated[
-    bool, typer.Option("--keep-boilerplate", help=_help("keep_boilerplate"))
+    bool,
+    typer.Option("--keep-boilerplate", help=_help("keep_boilerplate"), rich_help_panel=FORMATS),
 ]
-NotesFlag = Annotated[bool, typer.Option("--notes", help=_help("notes"))]
-HiddenSlidesFlag = Annotated[bool, typer.Option("--hidden-slides", help=_help("hidden_slides"))]
+NotesFlag = Annotated[bool, typer.Option("--notes", help=_help("notes"), rich_help_panel=FORMATS)]
+HiddenSlidesFlag = Annotated[
+    bool, typer.Option("--hidden-slides", help=_help("hidden_slides"), rich_help_panel=FORMATS)
+]

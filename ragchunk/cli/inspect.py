@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Final, Optional
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
 from ragchunk.cli._app import (
     EXIT_FAILED_INPUTS,
-    PlainUsage,
     app,
     one_line,
     stdout_console,
     usage_errors,
 )
+from ragchunk.cli._options import FormatFlag, PasswordFlag
+from ragchunk.cli._panels import PanelledCommand
 from ragchunk.cli._parsing import (
     CommentsFlag,
     HiddenSlidesFlag,
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from ragchunk.model import Chunk, Document, JSONValue
-    from ragchunk.results import Diagnostic
+    from ragchunk.pipeline.results import Diagnostic
 
 _PREVIEW: Final = 60
 
@@ -52,7 +53,12 @@ Examples:
 """
 
 
-@app.command("inspect", cls=PlainUsage, help=INSPECT_HELP)
+@app.command(
+    "inspect",
+    cls=PanelledCommand,
+    help=INSPECT_HELP,
+    short_help="Show how ragchunk reads a file.",
+)
 def inspect_command(
     path: Annotated[
         str, typer.Argument(help="The file to parse, or - for standard input.", metavar="PATH")
@@ -60,16 +66,8 @@ def inspect_command(
     text: Annotated[
         bool, typer.Option("--text", help="Print the document text exactly, nothing else.")
     ] = False,
-    input_format: Annotated[
-        Optional[str],  # noqa: UP045 - Typer needs Optional on Python 3.11
-        typer.Option(
-            "--format", help="Force the input format instead of detecting it.", show_default=False
-        ),
-    ] = None,
-    password: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(help="Password for encrypted PDFs.", show_default=False),
-    ] = None,
+    input_format: FormatFlag = None,
+    password: PasswordFlag = None,
     # How inputs are read (issues 12 and 16), as for `split`.
     pdf_engine: PdfEngineFlag = None,
     ocr: OcrFlag = None,
@@ -82,12 +80,12 @@ def inspect_command(
 ) -> None:
     """Parse one file and render its sections (the help text is INSPECT_HELP)."""
     from ragchunk import parsers
-    from ragchunk.config import Settings
     from ragchunk.errors import InputError
     from ragchunk.parsers._spec import ParseRequest
-    from ragchunk.plan import check_parse
-    from ragchunk.reading import parse_documents, read_input
-    from ragchunk.results import Diagnostic
+    from ragchunk.pipeline.plan import check_parse
+    from ragchunk.pipeline.reading import parse_documents, read_input
+    from ragchunk.pipeline.results import Diagnostic
+    from ragchunk.runs.config import Settings
 
     with usage_errors():
         if input_format is not None:
@@ -156,8 +154,8 @@ def _warn(diagnostics: list[Diagnostic]) -> None:
 
 def section_rows(doc: Document) -> list[Chunk]:
     """Return one record per section, with pages and lines derived as for chunks."""
-    from ragchunk.chunks import assemble
     from ragchunk.model import Span
+    from ragchunk.pipeline.chunks import assemble
 
     spans = [Span(s.start, s.end, headings=s.headings) for s in doc.sections]
     return assemble(doc, spans, strategy="inspect", fingerprint="")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Optional, cast
 import typer
 
 from ragchunk import strategies
-from ragchunk.cli._app import EXIT_OK, PlainUsage, app, usage_errors
+from ragchunk.cli._app import EXIT_OK, app, usage_errors
 from ragchunk.cli._chat import (
     ApiBaseFlag,
     ApiConcurrencyFlag,
@@ -60,6 +60,7 @@ from ragchunk.cli._options import (
     given_flags,
     settings_from_flags,
 )
+from ragchunk.cli._panels import OUTPUT, RUN, PanelledCommand
 from ragchunk.cli._parsing import (
     AllowEmptyFlag,
     CommentsFlag,
@@ -80,8 +81,8 @@ from ragchunk.defaults import (
 from ragchunk.errors import OptionError
 
 if TYPE_CHECKING:
-    from ragchunk.dedupe import DedupeOptions
     from ragchunk.defaults import Engine
+    from ragchunk.runs.dedupe import DedupeOptions
 
 SPLIT_HELP = """Split documents into chunks and print them as JSONL (one record per line).
 
@@ -91,44 +92,42 @@ text == document[start:end]; `ragchunk strategies` lists the strategies and thei
 Examples:
 
 \b
-  ragchunk split notes.txt                 recursive, 512 chars, overlap 50
-  ragchunk split report.txt --table        preview the chunks in a table
+  ragchunk split notes.txt                  recursive, 512 chars, overlap 50
+  ragchunk split report.txt --table         preview the chunks in a table
   cat notes.txt | ragchunk split - --size 200 --overlap 20
-  ragchunk split book.txt -s token --size 256 --overlap 32 --tokenizer cl100k_base
-  ragchunk split docs/ -o chunks.jsonl --stats
-  ragchunk split docs/ -o out/ --jobs 4    one JSONL per input under out/, as in docs/
+  ragchunk split book.txt -s token --size 256 --tokenizer cl100k_base
   ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'
-  ragchunk split scans/ --ocr auto         recognise PDF pages without a text layer
-  ragchunk split report.pdf --keep headers keep its running headers and footers
+  ragchunk split docs/ -o chunks.jsonl --stats
+  ragchunk split docs/ -o out/ --jobs 4     one JSONL per input under out/
+  ragchunk split docs/ -o chunks.parquet    Parquet (ragchunk[parquet])
+  ragchunk split docs/ --engine ray         on a Ray cluster (ragchunk[ray])
+  ragchunk split docs/ --dedupe near        drop repeated boilerplate chunks
+  ragchunk split scans/ --ocr auto          OCR pages without a text layer
+  ragchunk split report.pdf --keep headers  keep running headers and footers
   ragchunk split docs/ -s semantic --size 800 --embed -o chunks.jsonl
   ragchunk split report.pdf -s hierarchical --refine --size 1000
-  ragchunk split a.md --embed --embedder openai --embed-url http://127.0.0.1:8080/v1
-    --embed-model nomic-embed-text  (the key, if any, from $OPENAI_API_KEY)
-  ragchunk split docs/ -o chunks.parquet   Parquet for data pipelines (ragchunk[parquet])
-  ragchunk split docs/ --engine ray -o chunks.parquet    on Ray (ragchunk[ray])
-  ragchunk split notes.txt -s proposition --api-base http://127.0.0.1:8080/v1 --model m
-  ragchunk split docs/ -s proposition --api-base URL --model m --dry-run   (cost first)
-  ragchunk split reports/ --dedupe near -o chunks.jsonl   drop repeated boilerplate chunks
+  ragchunk split a.md --embed --embedder openai \\
+    --embed-url http://127.0.0.1:8080/v1 --embed-model nomic-embed-text
+  ragchunk split notes.txt -s proposition --api-base URL --model m
+  ragchunk split docs/ -s proposition --api-base URL --model m --dry-run
 """
+SPLIT_SUMMARY = "Split documents into chunks, printed as JSONL."
+"""The line of ``ragchunk --help`` that names this command (its first sentence is too long)."""
 
 
 def _output_formats() -> list[str]:
     """Return the ``--output-format`` choices, from the sink table (loaded only now)."""
-    from ragchunk import writers
+    from ragchunk import sinks
 
-    return list(writers.output_formats())
+    return list(sinks.output_formats())
 
 
-@app.command("split", cls=PlainUsage, help=SPLIT_HELP)
+@app.command("split", cls=PanelledCommand, help=SPLIT_HELP, short_help=SPLIT_SUMMARY)
 def split_command(
     ctx: typer.Context,
     paths: Annotated[
         list[str],
-        typer.Argument(
-            help="Files, directories, or - for standard input.",
-            show_default=False,
-            metavar="PATH...",
-        ),
+        typer.Argument(help="Files, directories, or - for standard input.", metavar="PATH..."),
     ],
     strategy: StrategyFlag = strategies.DEFAULT_STRATEGY,
     size: SizeFlag = None,
@@ -146,13 +145,18 @@ def split_command(
             "directory); always atomically.",
             metavar="FILE|DIR/",
             show_default=False,
+            rich_help_panel=OUTPUT,
         ),
     ] = None,
-    table: Annotated[bool, typer.Option("--table", help="Show a table instead of JSONL.")] = False,
+    table: Annotated[
+        bool, typer.Option("--table", help="Show a table instead of JSONL.", rich_help_panel=OUTPUT)
+    ] = False,
     stats: Annotated[
         bool,
         typer.Option(
-            "--stats", help="Also print a size summary on stderr (stdout keeps the chunks)."
+            "--stats",
+            help="Also print a size summary on stderr (stdout keeps the chunks).",
+            rich_help_panel=OUTPUT,
         ),
     ] = False,
     count_tokens: CountTokensFlag = False,
@@ -160,7 +164,6 @@ def split_command(
     password: PasswordFlag = None,
     language: LanguageFlag = None,
     debug: DebugFlag = False,
-    # Batch runs (issue 6).
     include: IncludeFlag = None,
     exclude: ExcludeFlag = None,
     no_gitignore: NoGitignoreFlag = False,
@@ -171,16 +174,26 @@ def split_command(
             "-j",
             help="Worker processes (default: the number of CPU cores).",
             show_default=False,
+            rich_help_panel=RUN,
         ),
     ] = None,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress, warnings or notes on stderr.")
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="No progress, warnings or notes on stderr.", rich_help_panel=RUN
+        ),
     ] = False,
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="A line per input and a summary on stderr.")
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="A line per input and a summary on stderr.", rich_help_panel=RUN
+        ),
     ] = False,
     fail_fast: Annotated[
-        bool, typer.Option("--fail-fast", help="Stop at the first input that fails.")
+        bool,
+        typer.Option(
+            "--fail-fast", help="Stop at the first input that fails.", rich_help_panel=RUN
+        ),
     ] = False,
     manifest: Annotated[
         Optional[str],  # noqa: UP045
@@ -190,10 +203,16 @@ def split_command(
             "outputs of deleted ones.",
             metavar="FILE",
             show_default=False,
+            rich_help_panel=RUN,
         ),
     ] = None,
     hashes: Annotated[
-        bool, typer.Option("--hashes", help="Add doc_hash and hash (SHA-256) to every chunk.")
+        bool,
+        typer.Option(
+            "--hashes",
+            help="Add doc_hash and hash (SHA-256) to every chunk.",
+            rich_help_panel=OUTPUT,
+        ),
     ] = False,
     timeout: TimeoutFlag = DEFAULT_TIMEOUT,
     max_bytes: MaxBytesFlag = DEFAULT_MAX_BYTES,
@@ -204,13 +223,13 @@ def split_command(
             help="Also check every input's chunks against the output contract (verbatim, "
             "nothing lost, size, order, overlap, determinism); report violations on stderr "
             "and exit 1 if any.",
+            rich_help_panel=RUN,
         ),
     ] = False,
     config: ConfigFlag = None,
     contextualize: ContextualizeFlag = False,
     min_size: MinSizeFlag = None,
     parents: ParentsFlag = None,
-    # Stable identity (issue 13).
     root: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
@@ -219,9 +238,9 @@ def split_command(
             "absolute path) [default: the current directory].",
             metavar="DIR",
             show_default=False,
+            rich_help_panel=OUTPUT,
         ),
     ] = None,
-    # How inputs are read (issues 12 and 16); -O main_content=true, -O header=false too.
     pdf_engine: PdfEngineFlag = None,
     ocr: OcrFlag = None,
     ocr_language: OcrLanguageFlag = None,
@@ -244,7 +263,6 @@ def split_command(
     device: DeviceFlag = None,
     cache_dir: CacheDirFlag = None,
     no_cache: NoCacheFlag = False,
-    # Parquet output and Ray (issue 18).
     output_format: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
@@ -254,6 +272,7 @@ def split_command(
             "else jsonl].",
             show_default=False,
             autocompletion=_output_formats,
+            rich_help_panel=OUTPUT,
         ),
     ] = None,
     engine: Annotated[
@@ -263,6 +282,7 @@ def split_command(
             help="Where to chunk: local (worker processes, --jobs) or ray (a Ray cluster: "
             "a local one unless --ray-address).",
             autocompletion=lambda: list(ENGINES),
+            rich_help_panel=RUN,
         ),
     ] = "local",
     ray_address: Annotated[
@@ -273,6 +293,7 @@ def split_command(
             "ray://HOST:PORT) instead of starting a local one.",
             metavar="ADDRESS",
             show_default=False,
+            rich_help_panel=RUN,
         ),
     ] = None,
     api_base: ApiBaseFlag = None,
@@ -283,7 +304,6 @@ def split_command(
     api_retries: ApiRetriesFlag = 2,
     emit_passages: EmitPassagesFlag = False,
     dry_run: DryRunFlag = False,
-    # Near-duplicate removal (issue 17).
     dedupe: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
@@ -294,6 +314,7 @@ def split_command(
             metavar="exact|near[:T]",
             show_default=False,
             autocompletion=lambda: ["exact", "near", "near:0.7"],
+            rich_help_panel=OUTPUT,
         ),
     ] = None,
     dedupe_mark: Annotated[
@@ -302,14 +323,15 @@ def split_command(
             "--dedupe-mark",
             help="With --dedupe: keep duplicates, with metadata.duplicate_of (the kept chunk's "
             "id), instead of dropping them.",
+            rich_help_panel=OUTPUT,
         ),
     ] = False,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
-    from ragchunk.batch import prepare
     from ragchunk.cli import _batch
-    from ragchunk.config import RunSettings, load_config
-    from ragchunk.scopes import make_plans
+    from ragchunk.pipeline.scopes import make_plans
+    from ragchunk.runs.batch import prepare
+    from ragchunk.runs.config import RunSettings, load_config
 
     with usage_errors():
         flags = settings_from_flags(ctx.params, given_flags(ctx))
@@ -367,7 +389,7 @@ def _parse_dedupe(value: str | None, *, mark: bool) -> DedupeOptions | None:
         if mark:
             raise OptionError("--dedupe-mark", "needs --dedupe exact or --dedupe near")
         return None
-    from ragchunk.dedupe import parse_dedupe
+    from ragchunk.runs.dedupe import parse_dedupe
 
     options = parse_dedupe(value, mark=mark)
     if options.method == "near" and "numpy" not in sys.modules:

@@ -35,13 +35,14 @@ from ragchunk.cli._options import (
     parse_recipe_flags,
     settings_from_flags,
 )
+from ragchunk.cli._panels import OUTPUT, STRATEGY, PanelledCommand
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
 from ragchunk.errors import UsageError
 
 if TYPE_CHECKING:
-    from ragchunk.config import RunSettings
-    from ragchunk.inputs import Found
-    from ragchunk.scopes import Plans
+    from ragchunk.pipeline.scopes import Plans
+    from ragchunk.runs.config import RunSettings
+    from ragchunk.runs.inputs import Found
     from ragchunk.view import View
 
 VIEW_HELP = """Draw a document's chunks as one self-contained HTML page.
@@ -62,7 +63,12 @@ Examples:
 """
 
 
-@app.command("view", help=VIEW_HELP)
+@app.command(
+    "view",
+    cls=PanelledCommand,
+    help=VIEW_HELP,
+    short_help="Draw a document's chunks as one HTML page.",
+)
 def view_command(
     ctx: typer.Context,
     path: Annotated[
@@ -88,6 +94,7 @@ def view_command(
             "first one's.",
             metavar="OPTIONS",
             show_default=False,
+            rich_help_panel=STRATEGY,
         ),
     ] = None,
     output: Annotated[
@@ -99,10 +106,12 @@ def view_command(
             "to this directory.",
             metavar="FILE|DIR/",
             show_default=False,
+            rich_help_panel=OUTPUT,
         ),
     ] = None,
     open_page: Annotated[
-        bool, typer.Option("--open", help="Open the page in the web browser.")
+        bool,
+        typer.Option("--open", help="Open the page in the web browser.", rich_help_panel=OUTPUT),
     ] = False,
     count_tokens: CountTokensFlag = False,
     contextualize: ContextualizeFlag = False,
@@ -120,8 +129,8 @@ def view_command(
     debug: DebugFlag = False,
 ) -> None:
     """Draw the pages (the help text is VIEW_HELP)."""
-    from ragchunk.config import RunSettings, load_config
-    from ragchunk.scopes import make_plans
+    from ragchunk.pipeline.scopes import make_plans
+    from ragchunk.runs.config import RunSettings, load_config
 
     with usage_errors():
         flags = settings_from_flags(ctx.params, given_flags(ctx))
@@ -156,7 +165,7 @@ def view_command(
 
 
 def _is_directory(path: str) -> bool:
-    from ragchunk.inputs import STDIN
+    from ragchunk.defaults import STDIN
 
     return path != STDIN and Path(path).is_dir()
 
@@ -179,8 +188,8 @@ def _directory_output(path: str, output: str | None) -> Path:
 
 def _walk(path: str, run: RunSettings, directory: Path) -> Found:
     """Return the inputs under ``path``; the output directory itself is never an input."""
-    from ragchunk.globs import make_globs
-    from ragchunk.inputs import WalkOptions, absolute, find_inputs
+    from ragchunk.runs.globs import make_globs
+    from ragchunk.runs.inputs import WalkOptions, absolute, find_inputs
 
     walk = WalkOptions(
         include=make_globs(run.include or ()),
@@ -208,7 +217,7 @@ def _view_file(
     path: str, plans: Plans, compared: Plans | None, output: str | None
 ) -> tuple[Path | None, bool]:
     """Draw one input's page; return it (None when the input failed) and whether it failed."""
-    from ragchunk.inputs import doc_id_for
+    from ragchunk.runs.inputs import doc_id_for
     from ragchunk.view import render_page
     from ragchunk.view.site import file_output
 

@@ -20,9 +20,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ragchunk.backends import EmbedderSpec
-from ragchunk.chunks import compact_vector
-from ragchunk.engine import process
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.chunks import compact_vector
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import make_plan
 from tests.conftest import FIXTURES, ROOT
 from tests.servers import LOCALHOST, serve_local_model
 from tests.support.llama import LlamaServer

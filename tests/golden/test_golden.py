@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk.engine import process
-from ragchunk.plan import make_plan
-from ragchunk.writers.jsonl import lines
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import make_plan
+from ragchunk.sinks.jsonl import lines
 from tests.conftest import FIXTURES, ROOT
 from tests.meaning import SHAPES
 

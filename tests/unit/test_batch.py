@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk import workers, writers
-from ragchunk.batch import Batch, is_directory_output, prepare
-from ragchunk.config import Config, RunSettings, Settings
+from ragchunk import sinks
 from ragchunk.errors import OptionError
-from ragchunk.loop import Extra, run_batch
-from ragchunk.results import FileResult
-from ragchunk.scopes import make_plans
-from ragchunk.tally import Tally
-from ragchunk.writers.jsonl import encode
+from ragchunk.pipeline.results import FileResult
+from ragchunk.pipeline.scopes import make_plans
+from ragchunk.runs import workers
+from ragchunk.runs.batch import Batch, is_directory_output, prepare
+from ragchunk.runs.config import Config, RunSettings, Settings
+from ragchunk.runs.loop import Extra, run_batch
+from ragchunk.runs.tally import Tally
+from ragchunk.sinks.jsonl import encode
 
 PARAGRAPH = "A sentence about retrieval. Another about chunks, overlap and size.\n\n"
 
@@ -170,7 +171,7 @@ def test_the_jsonl_sink_writes_to_a_stream_or_a_file(tmp_path: Path) -> None:
     source = make_tree(tmp_path, ["a.txt"]) / "a.txt"
     (result,) = workers.run_jobs(make_batch([str(source)], output=None, root=tmp_path).jobs)
     rendered = dataclasses.replace(result, rendered=(encode(result.chunks),))
-    sink = writers.get("jsonl")
+    sink = sinks.get("jsonl")
     assert sink.render is encode  # it takes bytes, rendered where the chunks are made
     stream = io.StringIO()
     with sink.open(stream) as out:
@@ -196,12 +197,12 @@ def test_a_run_without_a_sink_writes_nothing_and_hands_over_the_chunks(tmp_path:
 
 
 def test_the_output_format_comes_from_the_flag_else_the_name() -> None:
-    assert writers.choose(None, None) == "jsonl"
-    assert writers.choose("all.jsonl", None) == "jsonl"
-    assert writers.choose("all.PARQUET", None) == "parquet"
-    assert writers.choose("all.data", "parquet") == "parquet"
-    assert writers.choose("out.parquet", None, is_directory=True) == "jsonl"
-    assert writers.choose("out/", "parquet", is_directory=True) == "parquet"
+    assert sinks.choose(None, None) == "jsonl"
+    assert sinks.choose("all.jsonl", None) == "jsonl"
+    assert sinks.choose("all.PARQUET", None) == "parquet"
+    assert sinks.choose("all.data", "parquet") == "parquet"
+    assert sinks.choose("out.parquet", None, is_directory=True) == "jsonl"
+    assert sinks.choose("out/", "parquet", is_directory=True) == "parquet"
 
 
 @pytest.mark.parametrize(
@@ -217,7 +218,7 @@ def test_output_formats_that_do_not_fit_are_usage_errors(
     output: str | None, given: str, message: str
 ) -> None:
     with pytest.raises(OptionError) as caught:
-        writers.choose(output, given)
+        sinks.choose(output, given)
     assert str(caught.value).startswith(message)
 
 

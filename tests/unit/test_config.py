@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk.config import (
+from ragchunk.errors import UsageError
+from ragchunk.pipeline.scopes import make_plans
+from ragchunk.runs.config import (
     _RUN_KEYS,
     Config,
     RunSettings,
@@ -15,8 +17,6 @@ from ragchunk.config import (
     find_config,
     load_config,
 )
-from ragchunk.errors import UsageError
-from ragchunk.scopes import make_plans
 
 
 def write(path: Path, text: str) -> Path:

@@ -10,13 +10,13 @@ import pytest
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
-from ragchunk.engine import chunk_document
 from ragchunk.errors import InputError, OptionError
 from ragchunk.measure import load_tokenizer
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import chunk_document
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.text.breadcrumb import format_breadcrumb
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
@@ -141,8 +141,8 @@ def test_cli_reports_a_breadcrumb_too_large_as_a_failed_input() -> None:
 
 
 def test_a_config_file_sets_both_per_glob_and_flags_win(tmp_path: Path) -> None:
-    from ragchunk.config import Settings, load_config
-    from ragchunk.scopes import make_plans
+    from ragchunk.pipeline.scopes import make_plans
+    from ragchunk.runs.config import Settings, load_config
 
     config = tmp_path / "ragchunk.toml"
     config.write_text(
