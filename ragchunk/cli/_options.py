@@ -180,6 +180,25 @@ MaxBytesFlag = Annotated[
         rich_help_panel=INPUT,
     ),
 ]
+
+
+def _output_formats() -> list[str]:
+    """Return the ``--output-format`` choices: the sink table, loaded now (not for --help)."""
+    from ragchunk import sinks
+
+    return list(sinks.output_formats())
+
+
+OutputFormatFlag = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--output-format",
+        help="What -o writes: jsonl or parquet [default: parquet for a .parquet file, else jsonl].",
+        show_default=False,
+        autocompletion=_output_formats,
+        rich_help_panel=OUTPUT,
+    ),
+]
 ConfigFlag = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(

@@ -49,6 +49,7 @@ from ragchunk.cli._options import (
     MinSizeFlag,
     NoGitignoreFlag,
     OptionFlag,
+    OutputFormatFlag,
     OverlapFlag,
     ParentsFlag,
     PasswordFlag,
@@ -113,13 +114,6 @@ Examples:
 """
 SPLIT_SUMMARY = "Split documents into chunks, printed as JSONL."
 """The line of ``ragchunk --help`` that names this command (its first sentence is too long)."""
-
-
-def _output_formats() -> list[str]:
-    """Return the ``--output-format`` choices, from the sink table (loaded only now)."""
-    from ragchunk import sinks
-
-    return list(sinks.output_formats())
 
 
 @app.command("split", cls=PanelledCommand, help=SPLIT_HELP, short_help=SPLIT_SUMMARY)
@@ -263,18 +257,7 @@ def split_command(
     device: DeviceFlag = None,
     cache_dir: CacheDirFlag = None,
     no_cache: NoCacheFlag = False,
-    output_format: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(
-            "--output-format",
-            # Written out: --help loads no sink (the table is read when a run chooses one).
-            help="What -o writes: jsonl or parquet [default: parquet for a .parquet file, "
-            "else jsonl].",
-            show_default=False,
-            autocompletion=_output_formats,
-            rich_help_panel=OUTPUT,
-        ),
-    ] = None,
+    output_format: OutputFormatFlag = None,
     engine: Annotated[
         str,
         typer.Option(
