@@ -207,13 +207,13 @@ def whole_cli(files: Path, tmp: Path, *, jobs: int, repeat: int) -> dict[str, An
 
 
 def _jobs(files: Path, *, render: bool) -> list[Any]:
-    from ragchunk.config import Settings
     from ragchunk.inputs import find_inputs
     from ragchunk.scopes import plan_from_settings
+    from ragchunk.settings import scope
     from ragchunk.workers import Job
     from ragchunk.writers.jsonl import encode
 
-    plan = plan_from_settings(Settings())  # the command line's defaults
+    plan = plan_from_settings(scope({}))  # the command line's defaults
     found = find_inputs([str(files)]).inputs
     return [Job(i.source, i.doc_id, plan, render=encode if render else None) for i in found]
 

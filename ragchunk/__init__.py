@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ragchunk.model import Chunk, Document, Page, Section, Span
     from ragchunk.options import Budget
     from ragchunk.parsers._spec import ParseOptions
+    from ragchunk.settings import Settings
 
 _HOMES = {
     "chunk_file": "api",
@@ -52,6 +53,7 @@ _HOMES = {
     "Deduper": "dedupe",
     "dedupe_chunks": "dedupe",
     "ParseOptions": "parsers._spec",
+    "Settings": "settings",
 }
 """Where each public name lives: imported on first use, so ``ragchunk --help`` (which runs
 this package's ``__init__`` first) does not pay for the engine's modules."""
@@ -73,6 +75,7 @@ __all__ = [
     "ParseOptions",
     "RagchunkError",
     "Section",
+    "Settings",
     "Span",
     "UsageError",
     "chunk_file",

@@ -28,11 +28,12 @@ from ragchunk.results import FileResult
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from ragchunk.config import Config, RunSettings
+    from ragchunk.config import Config
     from ragchunk.dedupe import DedupeOptions, Deduper
     from ragchunk.inputs import Input, Note, Skipped
     from ragchunk.manifest import Manifest
     from ragchunk.scopes import Plans
+    from ragchunk.settings import Run
     from ragchunk.workers import Job
     from ragchunk.writers.parquet import ParquetSink
 
@@ -91,7 +92,7 @@ def is_directory_output(output: str) -> bool:
 def prepare(
     paths: list[str],
     plans: Plans,
-    run: RunSettings,
+    run: Run,
     *,
     output: str | None,
     output_format: str | None = None,
@@ -107,7 +108,7 @@ def prepare(
     output_dir = Path(output) if output and is_directory_output(output) else None
     output_file = Path(output) if output and output_dir is None else None
     chosen = choose_output_format(output, output_format, is_directory=output_dir is not None)
-    engine = run.engine or "local"
+    engine = run.engine
     _check_engine(engine, run.ray_address)
     manifest = _load_manifest(run.manifest)
     own = [output_dir, output_file, manifest.path if manifest else None]
@@ -116,9 +117,9 @@ def prepare(
     if not Path(root).is_dir():
         raise UsageError(f"--root {root}: not a directory")
     walk = WalkOptions(
-        include=make_globs(run.include or ()),
-        exclude=make_globs(run.exclude or ()),
-        gitignore=run.gitignore is not False,
+        include=make_globs(run.include),
+        exclude=make_globs(run.exclude),
+        gitignore=run.gitignore,
         skip=skip,
         root=root,
     )
@@ -147,7 +148,7 @@ def prepare(
         output_format=chosen,
         manifest=manifest,
         workers=count,
-        fail_fast=bool(run.fail_fast),
+        fail_fast=run.fail_fast,
         engine=engine,
         ray_address=run.ray_address,
         dedupe=dedupe,

@@ -12,13 +12,12 @@ import json
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias, get_args, get_origin, get_type_hints
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from ragchunk.defaults import UNITS
+from ragchunk.defaults import Unit as Unit  # where strategies and measures have always found it
 from ragchunk.errors import OptionError
 from ragchunk.registry import did_you_mean
-
-Unit: TypeAlias = Literal["chars", "tokens"]
 
 
 def parse_unit(value: str) -> Unit:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Final, Optional
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
@@ -15,16 +15,8 @@ from ragchunk.cli._app import (
     stdout_console,
     usage_errors,
 )
-from ragchunk.cli._parsing import (
-    CommentsFlag,
-    HiddenSlidesFlag,
-    KeepBoilerplateFlag,
-    KeepFlag,
-    NotesFlag,
-    OcrFlag,
-    OcrLanguageFlag,
-    PdfEngineFlag,
-)
+from ragchunk.cli._options import READING_FLAGS, settings_command
+from ragchunk.settings import Settings
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -53,55 +45,28 @@ Examples:
 
 
 @app.command("inspect", cls=PlainUsage, help=INSPECT_HELP)
+@settings_command("text", "format", "password", *READING_FLAGS)  # how inputs are read, as split
 def inspect_command(
     path: Annotated[
         str, typer.Argument(help="The file to parse, or - for standard input.", metavar="PATH")
     ],
+    flags: Settings,
     text: Annotated[
         bool, typer.Option("--text", help="Print the document text exactly, nothing else.")
     ] = False,
-    input_format: Annotated[
-        Optional[str],  # noqa: UP045 - Typer needs Optional on Python 3.11
-        typer.Option(
-            "--format", help="Force the input format instead of detecting it.", show_default=False
-        ),
-    ] = None,
-    password: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(help="Password for encrypted PDFs.", show_default=False),
-    ] = None,
-    # How inputs are read (issues 12 and 16), as for `split`.
-    pdf_engine: PdfEngineFlag = None,
-    ocr: OcrFlag = None,
-    ocr_language: OcrLanguageFlag = None,
-    keep: KeepFlag = None,
-    comments: CommentsFlag = False,
-    keep_boilerplate: KeepBoilerplateFlag = False,
-    notes: NotesFlag = False,
-    hidden_slides: HiddenSlidesFlag = False,
 ) -> None:
     """Parse one file and render its sections (the help text is INSPECT_HELP)."""
     from ragchunk import parsers
-    from ragchunk.config import Settings
     from ragchunk.errors import InputError
     from ragchunk.parsers._spec import ParseRequest
     from ragchunk.plan import check_parse
     from ragchunk.reading import parse_documents, read_input
     from ragchunk.results import Diagnostic
 
+    input_format, password, options = flags.chunking.format, flags.policy.password, flags.parsing
     with usage_errors():
         if input_format is not None:
             parsers.check_name(input_format)
-        options = Settings(
-            pdf_engine=pdf_engine,  # type: ignore[arg-type]  # checked by ParseOptions
-            ocr=ocr,  # type: ignore[arg-type]
-            ocr_language=ocr_language,
-            keep=tuple(keep) if keep else None,  # type: ignore[arg-type]
-            comments=comments or None,
-            keep_boilerplate=keep_boilerplate or None,
-            notes=notes or None,
-            hidden_slides=hidden_slides or None,
-        ).parse_options()
         check_parse(options)
     diagnostics: list[Diagnostic] = []
 

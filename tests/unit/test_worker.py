@@ -18,6 +18,7 @@ from ragchunk import worker
 from ragchunk.engine import process
 from ragchunk.plan import make_plan
 from ragchunk.results import FileResult
+from ragchunk.settings import shortcuts
 from ragchunk.writers.jsonl import encode
 
 
@@ -55,7 +56,7 @@ def serve(
 
 def test_a_batch_gets_one_answer_and_the_plan_crosses_once(tmp_path: Path) -> None:
     first, second = inputs(tmp_path)
-    plan = make_plan(size=60, overlap=0)
+    plan = make_plan(shortcuts({"size": 60, "overlap": 0}))
     batch: list[worker.JobMessage] = [
         (str(first), "a.txt", 7, plan, None, encode),
         (str(second), "b.txt", 7, None, None, None),  # the same plan, by its key
@@ -75,7 +76,7 @@ def test_a_worker_that_grew_too_much_answers_at_once_and_retires(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first, second = inputs(tmp_path)
-    plan = make_plan(size=60, overlap=0)
+    plan = make_plan(shortcuts({"size": 60, "overlap": 0}))
     monkeypatch.setattr(worker, "RECYCLE_MIB", -1.0)  # any job "grows" the worker past it
     batch: list[worker.JobMessage] = [
         (str(first), "a.txt", 0, plan, None, None),
