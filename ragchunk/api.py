@@ -182,14 +182,14 @@ def _plan(
     Raises:
         UsageError: a bad setting.
     """
-    from ragchunk.plan import CHAT_FIELDS, EMBEDDER_FIELDS, make_plan
-    from ragchunk.settings import Settings, with_values
+    from ragchunk.plan import make_plan
+    from ragchunk.settings import Settings, from_spec, with_values
 
     given = {name: value for name, value in shortcuts.items() if value is not None}
     if embedder is not None:
-        given |= {name: getattr(embedder, field) for name, field in EMBEDDER_FIELDS.items()}
+        given |= from_spec("embedding", embedder)
     if chat is not None:
-        given |= {name: getattr(chat, field) for name, field in CHAT_FIELDS.items()}
+        given |= from_spec("chat", chat)
     if parents is not None:
         given["parents"] = parents if isinstance(parents, str) else _parents_text(parents)
     return make_plan(with_values(settings or Settings(), given))

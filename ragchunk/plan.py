@@ -28,7 +28,7 @@ from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.options import build_options
 from ragchunk.parents import parent_level
 from ragchunk.parsers._spec import DEFAULT_PARSE, ParseOptions
-from ragchunk.settings import Settings, routed
+from ragchunk.settings import Settings, routed, spec_values
 from ragchunk.strategies._spec import OptionsT, Strategy
 
 if TYPE_CHECKING:
@@ -282,41 +282,13 @@ def make_plan(settings: Settings = DEFAULTS) -> Plan:
     return Plan(recipe, policy)
 
 
-EMBEDDER_FIELDS: Final = {
-    "embedder": "backend",
-    "embed_model": "model",
-    "embed_url": "url",
-    "embed_key_env": "key_env",
-    "device": "device",
-    "embed_batch_size": "batch_size",
-    "embed_timeout": "timeout",
-    "embed_concurrency": "concurrency",
-    "embed_retries": "retries",
-    "window_overlap": "window_overlap",
-}
-"""Each leaf of ``settings.embedding`` that the embedder's spec holds → its field there."""
-
-CHAT_FIELDS: Final = {
-    "api_base": "url",
-    "model": "model",
-    "api_key_env": "key_env",
-    "temperature": "temperature",
-    "max_tokens": "max_tokens",
-    "api_timeout": "timeout",
-    "api_concurrency": "concurrency",
-    "api_retries": "retries",
-}
-"""Each leaf of ``settings.chat`` → its field in the chat endpoint's spec."""
-
-
 def chat_spec(settings: Settings) -> ChatSpec:
     """Return the chat endpoint the settings describe.
 
     Raises:
         OptionError: a bad URL or number.
     """
-    given = {field: getattr(settings.chat, name) for name, field in CHAT_FIELDS.items()}
-    return ChatSpec(**given)
+    return ChatSpec(**spec_values(settings, "chat"))  # type: ignore[arg-type]  # typed per leaf
 
 
 def embedder_spec(settings: Settings) -> EmbedderSpec:
@@ -325,8 +297,7 @@ def embedder_spec(settings: Settings) -> EmbedderSpec:
     Raises:
         OptionError: a bad backend, device, URL or number.
     """
-    given = {field: getattr(settings.embedding, name) for name, field in EMBEDDER_FIELDS.items()}
-    return EmbedderSpec(**given)
+    return EmbedderSpec(**spec_values(settings, "embedding"))  # type: ignore[arg-type]
 
 
 def _choice(

@@ -22,6 +22,7 @@ from ragchunk.settings.tree import (
     Setting,
     Settings,
     command_line,
+    from_spec,
     given,
     merge,
     routed,
@@ -29,6 +30,7 @@ from ragchunk.settings.tree import (
     setting,
     settings,
     shortcuts,
+    spec_values,
     value_of,
     with_values,
 )
@@ -49,6 +51,7 @@ __all__ = [
     "Setting",
     "Settings",
     "command_line",
+    "from_spec",
     "given",
     "leaf",
     "merge",
@@ -57,6 +60,7 @@ __all__ = [
     "setting",
     "settings",
     "shortcuts",
+    "spec_values",
     "value_of",
     "with_values",
 ]

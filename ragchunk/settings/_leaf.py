@@ -48,6 +48,8 @@ class Leaf:
             ``input_format``: ``format`` is a builtin).
         follows: for a mapping, the leaf it belongs to: a lower scope's entries are kept only
             when both scopes give that leaf the same value (``options`` follow ``strategy``).
+        spec: the field of its owner's spec it fills (``api_base`` is the chat spec's ``url``),
+            for a group a backend checks as a whole (``ragchunk.plan``).
     """
 
     flags: tuple[str, ...] = ()
@@ -62,6 +64,7 @@ class Leaf:
     negative: bool = False
     param: str | None = None
     follows: str | None = None
+    spec: str | None = None
 
     @property
     def flag_help(self) -> str:
@@ -84,6 +87,7 @@ def leaf(
     negative: bool = False,
     param: str | None = None,
     follows: str | None = None,
+    spec: str | None = None,
 ) -> Any:  # a dataclass field; Any so that it stands for the field's type
     """Return a settings-tree field: its default (or ``factory``) and its ``Leaf``."""
     declared = Leaf(
@@ -99,6 +103,7 @@ def leaf(
         negative=negative,
         param=param,
         follows=follows,
+        spec=spec,
     )
     metadata = {LEAF: declared, "help": help}
     if factory is not None:  # a mutable default (a mapping) is made afresh for each tree

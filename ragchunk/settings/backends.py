@@ -36,6 +36,7 @@ class Embedding:
         "OpenAI-compatible /v1/embeddings endpoint).",
         panel=EMBEDDINGS,
         completions=("local", "openai"),
+        spec="backend",
     )
     embed_model: str | None = leaf(
         "--embed-model",
@@ -45,6 +46,7 @@ class Embedding:
         panel=EMBEDDINGS,
         metavar="NAME",
         show_default=False,
+        spec="model",
     )
     embed_url: str | None = leaf(
         "--embed-url",
@@ -53,6 +55,7 @@ class Embedding:
         panel=EMBEDDINGS,
         metavar="URL",
         show_default=False,
+        spec="url",
     )
     embed_key_env: str = leaf(
         "--embed-key-env",
@@ -60,12 +63,14 @@ class Embedding:
         help="openai: the environment variable holding the key (never shown or stored).",
         panel=EMBEDDINGS,
         metavar="VAR",
+        spec="key_env",
     )
     embed_batch_size: int = leaf(
         "--embed-batch-size",
         default=32,
         help="Texts per model batch or per request.",
         panel=EMBEDDINGS,
+        spec="batch_size",
     )
     embed_timeout: float = leaf(
         "--embed-timeout",
@@ -73,12 +78,14 @@ class Embedding:
         help="openai: seconds to wait for an answer.",
         panel=EMBEDDINGS,
         metavar="SECONDS",
+        spec="timeout",
     )
     embed_concurrency: int = leaf(
         "--embed-concurrency",
         default=4,
         help="openai: requests in flight at once, per worker.",
         panel=EMBEDDINGS,
+        spec="concurrency",
     )
     embed_retries: int = leaf(
         "--embed-retries",
@@ -86,6 +93,7 @@ class Embedding:
         help="openai: retries of a timeout, refused connection, 429 or 5xx (with backoff; "
         "Retry-After is honoured).",
         panel=EMBEDDINGS,
+        spec="retries",
     )
     device: str | None = leaf(
         "--device",
@@ -94,6 +102,7 @@ class Embedding:
         panel=EMBEDDINGS,
         show_default=False,
         completions=("cpu", "cuda", "mps"),
+        spec="device",
     )
     cache_dir: str | None = leaf(
         "--cache-dir",
@@ -114,6 +123,7 @@ class Embedding:
         help="Late chunking: model tokens shared by consecutive model windows.",
         panel=EMBEDDINGS,
         key=False,
+        spec="window_overlap",
     )
 
 
@@ -128,9 +138,15 @@ class Chat:
         panel=LLM,
         metavar="URL",
         show_default=False,
+        spec="url",
     )
     model: str | None = leaf(
-        "--model", default=None, help="The chat model's name.", panel=LLM, show_default=False
+        "--model",
+        default=None,
+        help="The chat model's name.",
+        panel=LLM,
+        show_default=False,
+        spec="model",
     )
     api_key_env: str = leaf(
         "--api-key-env",
@@ -138,28 +154,40 @@ class Chat:
         help="The environment variable holding the chat endpoint's key (never shown).",
         panel=LLM,
         metavar="NAME",
+        spec="key_env",
     )
     temperature: float = leaf(
         default=0.0,
         help="Sampling temperature; 0 makes answers repeatable where the server allows.",
         panel=LLM,
         key=False,
+        spec="temperature",
     )
     max_tokens: int = leaf(
-        default=1024, help="The most tokens one answer may hold.", panel=LLM, key=False
+        default=1024,
+        help="The most tokens one answer may hold.",
+        panel=LLM,
+        key=False,
+        spec="max_tokens",
     )
     api_timeout: float = leaf(
-        "--api-timeout", default=120.0, help="Seconds to wait for a chat answer.", panel=LLM
+        "--api-timeout",
+        default=120.0,
+        help="Seconds to wait for a chat answer.",
+        panel=LLM,
+        spec="timeout",
     )
     api_concurrency: int = leaf(
         "--api-concurrency",
         default=2,
         help="Chat requests in flight at once, per worker.",
         panel=LLM,
+        spec="concurrency",
     )
     api_retries: int = leaf(
         "--api-retries",
         default=2,
         help="Retries of a timeout, refused connection, 429 or 5xx (Retry-After honoured).",
         panel=LLM,
+        spec="retries",
     )

@@ -179,6 +179,24 @@ def shortcuts(values: Mapping[str, object]) -> Settings:
     return scope({name: value for name, value in values.items() if value is not None})
 
 
+def spec_values(tree: Settings, group: str) -> dict[str, object]:
+    """Return the values of a group's leaves by the spec fields they fill (``Leaf.spec``)."""
+    return {
+        found.leaf.spec: value_of(tree, found.name)
+        for found in settings()
+        if found.group == group and found.leaf.spec is not None
+    }
+
+
+def from_spec(group: str, spec: object) -> dict[str, object]:
+    """Return the leaf values a group's spec holds (leaf name → the spec's field's value)."""
+    return {
+        found.name: getattr(spec, found.leaf.spec)
+        for found in settings()
+        if found.group == group and found.leaf.spec is not None
+    }
+
+
 def with_values(tree: Settings, values: Mapping[str, object]) -> Settings:
     """Return ``tree`` with ``values`` (leaf name → typed value) set, and given, on top."""
     return merge(scope(values), tree)
