@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ragchunk.errors import OptionError
+from ragchunk.registry import did_you_mean
 from ragchunk.settings._leaf import Leaf, leaf_of
 from ragchunk.settings.backends import Chat, Embedding
 from ragchunk.settings.chunking import Chunking
@@ -136,10 +138,15 @@ def scope(values: Mapping[str, object]) -> Settings:
     option instead, converted by its declared type.
 
     Raises:
-        OptionError: a value a group refuses (``--ocr``, ``--unit``, ``--engine``...), or an
-            ``options`` entry its parse option's type cannot take.
-        KeyError: a key that names no leaf (a programming error).
+        OptionError: a key that names no setting, a value a group refuses (``--ocr``,
+            ``--unit``, ``--engine``...), or an ``options`` entry its parse option's type
+            cannot take.
     """
+    known = [found.name for found in settings()]
+    for name in values:
+        if name not in known and name not in GROUPS:
+            hint = did_you_mean(name, known) or f" (settings: {', '.join(known)})"
+            raise OptionError(name, f"is not a setting{hint}")
     values = _route_parse_options(_expand_groups(values))
     groups: dict[str, dict[str, object]] = {group: {} for group in GROUPS}
     for name, value in values.items():

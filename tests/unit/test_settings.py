@@ -79,6 +79,20 @@ def test_groups_check_their_values_as_the_flags_name_them() -> None:
         scope({"options": {"main_content": "maybe"}})
 
 
+def test_an_unknown_setting_is_named_with_the_closest() -> None:
+    with pytest.raises(OptionError, match=r"^sise is not a setting; did you mean 'size'\?$"):
+        shortcuts({"sise": 3})
+
+
+def test_the_backends_specs_default_to_the_trees_defaults() -> None:
+    from ragchunk.backends import EmbedderSpec
+    from ragchunk.backends.chat import ChatSpec
+    from ragchunk.plan import chat_spec, embedder_spec
+
+    assert embedder_spec(Settings()) == EmbedderSpec()
+    assert chat_spec(Settings()) == ChatSpec()
+
+
 def test_make_plan_takes_the_tree_and_shortcuts_build_one() -> None:
     tree = Settings(chunking=Chunking(strategy="fixed", size=100, overlap=10))
     assert (
