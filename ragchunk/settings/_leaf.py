@@ -20,9 +20,9 @@ LEAF: Final = "leaf"
 # The help panels of `split --help`, in the order they are shown.
 INPUT: Final = "Input"
 STRATEGY: Final = "Strategy and size"
-FORMATS: Final = "PDF and formats"
+FORMATS: Final = "PDF and other formats"
 EMBEDDINGS: Final = "Embeddings (semantic, late, --refine, --embed)"
-LLM: Final = "Chat model (proposition, resume)"
+LLM: Final = "LLM: the chat model (proposition, resume)"
 OUTPUT: Final = "Output"
 RUN: Final = "Run"
 PANELS: Final = (INPUT, STRATEGY, FORMATS, EMBEDDINGS, LLM, OUTPUT, RUN)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ragchunk.defaults import DEFAULT_STRATEGY, DEFAULT_TOKENIZER, UNITS, Unit
-from ragchunk.settings._leaf import FORMATS, INPUT, OUTPUT, STRATEGY, leaf
+from ragchunk.settings._leaf import INPUT, OUTPUT, STRATEGY, leaf
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,7 +106,7 @@ class Chunking:
         "--language",
         default=None,
         help="Force the programming language of code inputs (implies --format code).",
-        panel=FORMATS,
+        panel=INPUT,
         show_default=False,
     )
 

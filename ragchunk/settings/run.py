@@ -30,14 +30,14 @@ class RunPolicy:
         default=DEFAULT_MAX_BYTES,
         help="Refuse an input larger than this, or whose compressed parts (DOCX members, "
         "PDF streams) expand past it.",
-        panel=RUN,
+        panel=INPUT,
         metavar="BYTES",
     )
     password: str | None = leaf(
         "--password",
         default=None,
         help="Password for encrypted PDFs.",
-        panel=INPUT,
+        panel=FORMATS,
         key=False,
         show_default=False,
     )
