@@ -240,7 +240,8 @@ def _expand_groups(values: Mapping[str, object]) -> dict[str, object]:
     expanded: dict[str, object] = {}
     for name, value in values.items():
         if name in GROUPS:
-            expanded |= {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}  # type: ignore[arg-type]  # a group: a dataclass
+            fields = dataclasses.fields(value)  # type: ignore[arg-type]  # a group: a dataclass
+            expanded |= {field.name: getattr(value, field.name) for field in fields}
         else:
             expanded[name] = value
     return expanded
