@@ -288,8 +288,8 @@ def _pdfminer(data: bytes) -> Reading:
 def chunks(reading: Reading, strategy: str) -> list[str]:
     """Return the chunk texts of a reading: of ragchunk's Document, else of its plain text."""
     from ragchunk import chunk_text
-    from ragchunk.engine import chunk_document
-    from ragchunk.plan import make_plan
+    from ragchunk.pipeline.engine import chunk_document
+    from ragchunk.pipeline.plan import make_plan
     from ragchunk.settings import shortcuts
 
     if reading.document is None:

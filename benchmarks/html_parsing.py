@@ -49,10 +49,10 @@ def pages(count: int) -> list[bytes]:
 
 
 def contestants() -> dict[str, Callable[[bytes], object]]:
-    from ragchunk.engine import chunk_document
     from ragchunk.parsers._spec import ParseRequest
     from ragchunk.parsers.html import parse
-    from ragchunk.plan import make_plan
+    from ragchunk.pipeline.engine import chunk_document
+    from ragchunk.pipeline.plan import make_plan
     from ragchunk.settings import shortcuts
 
     request = ParseRequest(source="page.html")

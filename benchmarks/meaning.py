@@ -58,9 +58,9 @@ def _ragchunk(strategy: str) -> Callable[[Any], Chunker]:
         from ragchunk import backends
         from ragchunk.backends import local
         from ragchunk.backends.cache import clear_memory
-        from ragchunk.engine import chunk_document
         from ragchunk.model import Document
-        from ragchunk.plan import make_plan
+        from ragchunk.pipeline.engine import chunk_document
+        from ragchunk.pipeline.plan import make_plan
         from ragchunk.settings import shortcuts
 
         tokenizer = str(Path(_model_path()) / "tokenizer.json")

@@ -207,11 +207,11 @@ def whole_cli(files: Path, tmp: Path, *, jobs: int, repeat: int) -> dict[str, An
 
 
 def _jobs(files: Path, *, render: bool) -> list[Any]:
-    from ragchunk.inputs import find_inputs
-    from ragchunk.scopes import plan_from_settings
+    from ragchunk.pipeline.scopes import plan_from_settings
+    from ragchunk.runs.inputs import find_inputs
+    from ragchunk.runs.workers import Job
     from ragchunk.settings import scope
-    from ragchunk.workers import Job
-    from ragchunk.writers.jsonl import encode
+    from ragchunk.sinks.jsonl import encode
 
     plan = plan_from_settings(scope({}))  # the command line's defaults
     found = find_inputs([str(files)]).inputs
@@ -220,8 +220,8 @@ def _jobs(files: Path, *, render: bool) -> list[Any]:
 
 def serialisation(files: Path) -> dict[str, Any]:
     """Part 2: results → outcome rows (in the task) → results (in the driver), per file."""
-    from ragchunk import worker
-    from ragchunk.integrations import _ray_runs as integration
+    from ragchunk.runs import ray_jobs as integration
+    from ragchunk.runs import worker
 
     out: dict[str, Any] = {}
     for kind, render in (("jsonl", True), ("parquet", False)):

@@ -12,7 +12,7 @@ import functools
 import time
 from typing import Any
 
-from ragchunk.plan import Plan
+from ragchunk.pipeline.plan import Plan
 from ragchunk.strategies._spec import Strategy
 
 

@@ -5,7 +5,7 @@
 ``tests/unit/text/sentence_cases.py``: the English golden rules and one set per language, each
 case our own text for one case of pySBD's (Pragmatic Segmenter's) test files. It prints a
 Markdown table of cases passed per language and, with ``--update-readme``, writes it into
-README.md between the ``sentence-quality`` markers.
+docs/strategies.md between the ``sentence-quality`` markers.
 
 ragchunk runs with ``language=<code>`` (``auto`` for zh, ja, hi, mr: their full stops need no
 language) and, for comparison, with the English rules. pySBD runs each case the way its own
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from tests.unit.text.sentence_cases import Case
 
-README: Final = Path(__file__).resolve().parent.parent / "README.md"
+README: Final = Path(__file__).resolve().parent.parent / "docs" / "strategies.md"
 START: Final = "<!-- sentence-quality:start -->"
 END: Final = "<!-- sentence-quality:end -->"
 NAMES: Final = {
@@ -115,9 +115,11 @@ def table() -> str:
 
 
 def main() -> None:
-    """Print the table; with ``--update-readme``, also write it into README.md."""
+    """Print the table; with ``--update-readme``, also write it into docs/strategies.md."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--update-readme", action="store_true", help="rewrite README's table")
+    parser.add_argument(
+        "--update-readme", action="store_true", help="rewrite the table in docs/strategies.md"
+    )
     args = parser.parse_args()
     result = table()
     sys.stdout.write(result + "\n")

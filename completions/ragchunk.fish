@@ -8,7 +8,7 @@ complete -c ragchunk -n 'not __fish_seen_subcommand_from eval inspect split stat
 complete -c ragchunk -n 'not __fish_seen_subcommand_from eval inspect split stats strategies view' -a inspect -d 'Show how ragchunk reads a file: its sections (kind, headings, pages, span, lines).'
 complete -c ragchunk -n 'not __fish_seen_subcommand_from eval inspect split stats strategies view' -a split -d 'Split documents into chunks and print them as JSONL (one record per line).'
 complete -c ragchunk -n 'not __fish_seen_subcommand_from eval inspect split stats strategies view' -a stats -d 'Summarise the chunks that `ragchunk split` wrote (JSONL files, or - for stdin).'
-complete -c ragchunk -n 'not __fish_seen_subcommand_from eval inspect split stats strategies view' -a strategies -d 'List the strategies, their options and defaults.'
+complete -c ragchunk -n 'not __fish_seen_subcommand_from eval inspect split stats strategies view' -a strategies -d 'List the strategies: what each is for, its size and overlap, its options.'
 complete -c ragchunk -n 'not __fish_seen_subcommand_from eval inspect split stats strategies view' -a view -d 'Draw a document\'s chunks as one self-contained HTML page.'
 complete -c ragchunk -n '__fish_seen_subcommand_from eval' -l questions -x -d 'The question file (JSONL or CSV).'
 complete -c ragchunk -n '__fish_seen_subcommand_from eval' -s s -l strategy -x -a 'academic auto book code email fixed hierarchical late legal markdown paragraph proposition qa recursive resume semantic sentence token' -d 'Chunking strategy [default: recursive]; a comma-separated list sweeps over each value (every combination is scored).'

@@ -1,4 +1,4 @@
-"""Make the viewer screenshots in docs/ from the fixtures (the README shows them).
+"""Make the viewer screenshots in docs/ from the fixtures (shown by README.md and docs/).
 
     python docs/screenshots.py
 

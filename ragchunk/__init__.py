@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ragchunk.api import chunk_file, chunk_text
     from ragchunk.backends import EmbedderSpec
-    from ragchunk.dedupe import DedupeOptions, Deduper, dedupe_chunks
     from ragchunk.errors import (
         BackendError,
         CorruptDocumentError,
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
     from ragchunk.model import Chunk, Document, Page, Section, Span
     from ragchunk.options import Budget
     from ragchunk.parsers._spec import ParseOptions
+    from ragchunk.runs.dedupe import DedupeOptions, Deduper, dedupe_chunks
     from ragchunk.settings import Settings
 
 _HOMES = {
@@ -49,9 +49,9 @@ _HOMES = {
     "Span": "model",
     "Budget": "options",
     "EmbedderSpec": "backends",
-    "DedupeOptions": "dedupe",
-    "Deduper": "dedupe",
-    "dedupe_chunks": "dedupe",
+    "DedupeOptions": "runs.dedupe",
+    "Deduper": "runs.dedupe",
+    "dedupe_chunks": "runs.dedupe",
     "ParseOptions": "parsers._spec",
     "Settings": "settings",
 }

@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from ragchunk.backends.chat import ChatSpec
     from ragchunk.model import Chunk
     from ragchunk.options import Unit
-    from ragchunk.parents import ParentSpec
     from ragchunk.parsers._spec import ParseOptions
-    from ragchunk.plan import Plan
+    from ragchunk.pipeline.parents import ParentSpec
+    from ragchunk.pipeline.plan import Plan
     from ragchunk.settings import Settings
 
 
@@ -61,9 +61,9 @@ def chunk_text(
         BackendError: the embedder failed.
     """
     from ragchunk.backends import open_embedder
-    from ragchunk.engine import chunk_document
     from ragchunk.model import Document
-    from ragchunk.rewrite import open_rewriter
+    from ragchunk.pipeline.engine import chunk_document
+    from ragchunk.pipeline.rewrite import open_rewriter
 
     plan = _plan(
         settings,
@@ -122,7 +122,7 @@ def chunk_file(
     ``parse`` says how files are read (PDF engine, OCR, cleaning, DOCX comments, HTML
     boilerplate, PPTX notes...; ``options`` may hold those keys too), and ``allow_empty``
     accepts a file in which no text is found (no chunks). The chunks' ``doc_id`` is the
-    file's path relative to ``root`` (as ``--root``; ``ragchunk.inputs.doc_id_for``), so it
+    file's path relative to ``root`` (as ``--root``; ``ragchunk.runs.inputs.doc_id_for``), so it
     and the ids match ``ragchunk split``'s. A container (an mbox) gives the chunks of every
     document in it, each with its own ``doc_id``.
 
@@ -133,8 +133,8 @@ def chunk_file(
     """
     import dataclasses
 
-    from ragchunk.engine import process
-    from ragchunk.inputs import doc_id_for
+    from ragchunk.pipeline.engine import process
+    from ragchunk.runs.inputs import doc_id_for
     from ragchunk.settings import Settings
 
     if parse is not None:
@@ -182,7 +182,7 @@ def _plan(
     Raises:
         UsageError: a bad setting.
     """
-    from ragchunk.plan import make_plan
+    from ragchunk.pipeline.plan import make_plan
     from ragchunk.settings import Settings, from_spec, with_values
 
     given = {name: value for name, value in shortcuts.items() if value is not None}

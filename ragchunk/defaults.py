@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Final, Literal, TypeAlias
 
+STDIN: Final = "-"
+"""The path that names standard input (``split -``), wherever a path is taken."""
+
 DEFAULT_STRATEGY: Final = "recursive"
 """The strategy of ``split`` and the library unless ``--strategy`` names one."""
 
@@ -32,7 +35,7 @@ CleanPart: TypeAlias = Literal["headers", "watermarks", "hyphens", "ligatures"]
 PDF_ENGINES: Final[tuple[PdfEngine, ...]] = ("pdfium", "pypdf")
 OCR_MODES: Final[tuple[OcrMode, ...]] = ("off", "auto", "all")
 CLEAN_PARTS: Final[tuple[CleanPart, ...]] = ("headers", "watermarks", "hyphens", "ligatures")
-"""What PDF cleaning changes, each of which ``--keep`` can turn off (see the README)."""
+"""What PDF cleaning changes, each of which ``--keep`` can turn off (see docs/formats.md)."""
 
 
 OutputFormat: TypeAlias = Literal["jsonl", "parquet"]

@@ -157,7 +157,10 @@ class Span:
 # one per chunk on the hot path. Treat chunks as read-only all the same.
 @dataclass(slots=True)
 class Chunk:
-    """One output record (SPEC §2). Build it with ``ragchunk.chunks.assemble``; do not mutate it."""
+    """One output record (SPEC §2).
+
+    Build it with ``ragchunk.pipeline.chunks.assemble``; do not mutate it.
+    """
 
     id: str
     doc_id: str
@@ -214,3 +217,27 @@ class Chunk:
             if value is not None:
                 record[name] = list(value) if name == "embedding" else value
         return record
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """One question: a system and a user message, the JSON schema of the answer wanted.
+
+    ``version`` names the prompt's wording; it is part of the cache key, so a new prompt
+    never reuses the old one's answers.
+    """
+
+    system: str
+    user: str
+    schema: dict[str, JSONValue]
+    version: str
+    name: str = "answer"
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReply:
+    """The answer's text (``content``), or why there is none (``error``, one sentence)."""
+
+    content: str | None = None
+    error: str | None = None
+    cached: bool = False

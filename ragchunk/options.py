@@ -1,6 +1,8 @@
-"""Budgets and strategy options: validation on construction, conversion by declared type.
+"""Budgets, capacities and strategy options: validation on construction, conversion by type.
 
-Every strategy declares a frozen ``<Name>Options`` dataclass whose first field is ``budget``.
+Every strategy declares a frozen ``<Name>Options`` dataclass whose first field is ``budget``:
+the size, overlap and unit asked for. The plan resolves it once into a ``Capacity`` (whether
+the size binds), the one size strategies, ``text`` and ``code`` read.
 Values from ``-O key=value`` and from configuration files are converted by the field's declared
 type (never guessed from the string), and unknown keys are rejected with the closest match.
 """
@@ -11,13 +13,25 @@ import dataclasses
 import json
 import types
 import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args, get_origin, get_type_hints
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    TypeVar,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from ragchunk.defaults import UNITS
 from ragchunk.defaults import Unit as Unit  # where strategies and measures have always found it
 from ragchunk.errors import OptionError
 from ragchunk.registry import did_you_mean
+
+if TYPE_CHECKING:
+    from ragchunk.measure import Sizer
 
 
 def parse_unit(value: str) -> Unit:
@@ -70,6 +84,52 @@ class Budget:
         return Budget(size=new_size, overlap=overlap, unit=self.unit if unit is None else unit)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Capacity:
+    """The size chunks pack to, resolved once per plan: the one size a strategy reads.
+
+    Like text-splitter's ``ChunkCapacity``: a budget together with whether its size binds.
+    A hard capacity is the limit of SPEC §3.3; a soft one (a strategy unbounded by design
+    without ``--size``, or one that ``--refine`` bounds afterwards) still gives the size its
+    pieces pack to when it does split, but a whole unit (a heading subtree) always fits.
+
+    Attributes:
+        size: the size a chunk packs to, overlap included, in ``unit``.
+        overlap: how much of the previous chunk a chunk may repeat; below ``size``.
+        unit: ``chars`` (code points) or ``tokens`` of the active tokenizer.
+        hard: whether ``size`` is the hard limit every chunk keeps.
+    """
+
+    size: int
+    overlap: int = 0
+    unit: Unit = "chars"
+    hard: bool = True
+
+    def __post_init__(self) -> None:
+        Budget(size=self.size, overlap=self.overlap, unit=self.unit)  # the same checks
+
+    @classmethod
+    def of(cls, budget: Budget, *, hard: bool = True) -> Capacity:
+        """Return the capacity of ``budget``; ``hard``: whether its size binds."""
+        return cls(size=budget.size, overlap=budget.overlap, unit=budget.unit, hard=hard)
+
+    @property
+    def limit(self) -> int | None:
+        """The hard size limit, or None when the capacity is soft."""
+        return self.size if self.hard else None
+
+    def fits(self, sizer: Sizer, start: int, end: int) -> bool:
+        """Return whether ``[start, end)`` as ``sizer`` measures it may be one chunk.
+
+        A soft capacity holds anything, and measures nothing.
+        """
+        return not self.hard or sizer.size(start, end) <= self.size
+
+    def without_overlap(self) -> Capacity:
+        """Return this capacity with no overlap (the pieces of one indivisible unit)."""
+        return dataclasses.replace(self, overlap=0)
+
+
 @dataclass(frozen=True, slots=True)
 class OptionField:
     """One user-settable option of a strategy, as ``ragchunk strategies`` shows it."""
@@ -109,9 +169,16 @@ def type_name(tp: Any) -> str:
     return getattr(tp, "__name__", str(tp))
 
 
+OptionsT = TypeVar("OptionsT")
+
+
 def build_options(
-    options_type: type[Any], budget: Budget, values: dict[str, object], *, strategy: str = ""
-) -> Any:
+    options_type: type[OptionsT],
+    budget: Budget,
+    values: Mapping[str, object],
+    *,
+    strategy: str = "",
+) -> OptionsT:
     """Build and validate an options object from a budget and user-given values.
 
     Args:
@@ -130,7 +197,8 @@ def build_options(
         if key not in fields:
             raise OptionError(key, _unknown_key_message(key, sorted(fields), strategy))
         converted[key] = convert_value(key, fields[key].type, raw)
-    return options_type(budget=budget, **converted)
+    make: Callable[..., OptionsT] = options_type  # a dataclass: its fields are the keywords
+    return make(budget=budget, **converted)
 
 
 def _unknown_key_message(key: str, valid: list[str], strategy: str) -> str:

@@ -1,11 +1,11 @@
-"""assert_invariants: SPEC §3 for one document under one plan, via ragchunk.check."""
+"""assert_invariants: SPEC §3 for one document under one plan, via ragchunk.pipeline.check."""
 
 from __future__ import annotations
 
-from ragchunk.check import find_differences, find_violations
-from ragchunk.engine import chunk_document
 from ragchunk.model import Chunk, Document, Dropped
-from ragchunk.plan import Plan, limits_for
+from ragchunk.pipeline.check import find_differences, find_violations
+from ragchunk.pipeline.engine import chunk_document
+from ragchunk.pipeline.plan import Plan, limits_for
 
 __all__ = ["assert_invariants", "limits_for"]
 

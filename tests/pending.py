@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from ragchunk.globs import make_globs
+from ragchunk.runs.globs import make_globs
 
 FIXTURES: Final = Path(__file__).resolve().parent.parent / "fixtures"
 PENDING: Final = (

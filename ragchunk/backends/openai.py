@@ -13,13 +13,15 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragchunk.backends.http import Endpoint, EndpointError, JsonClient
-from ragchunk.errors import BackendError
+from ragchunk.backends._spec import EmbeddingBackend, at_least, check_url
+from ragchunk.errors import BackendError, OptionError, UsageError
 
 if TYPE_CHECKING:
-    from ragchunk.backends import EmbedderSpec, Vector
+    from ragchunk.backends import Vector
+    from ragchunk.backends.http import EndpointError
     from ragchunk.model import JSONValue
 
 
@@ -32,9 +34,68 @@ def embeddings_url(base: str) -> str:
     return base if base.endswith("/embeddings") else f"{base}/embeddings"
 
 
-def model_identity(spec: EmbedderSpec) -> str:
-    """Return the endpoint's URL and model: the same model name elsewhere may be another build."""
-    return f"openai\0{embeddings_url(spec.url or '')}\0{spec.model}"
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OpenAIOptions:
+    """The openai backend's options (``EmbedderSpec`` passes its fields of these names).
+
+    Attributes:
+        url: the API's base URL, such as ``http://127.0.0.1:8080/v1`` (``--embed-url``).
+        model: the model name the endpoint serves (``--embed-model``).
+        key_env: the environment variable holding the key, sent as a bearer token when set;
+            never logged, stored or shown (``--embed-key-env``).
+        batch_size: texts per request (``--embed-batch-size``).
+        timeout: seconds to wait for an answer; connecting waits at most 10
+            (``--embed-timeout``).
+        concurrency: requests in flight at once (``--embed-concurrency``).
+        retries: attempts after the first on a timeout, a refused connection, 429 or 5xx
+            (``--embed-retries``).
+    """
+
+    url: str | None = None
+    model: str | None = None
+    key_env: str = "OPENAI_API_KEY"
+    batch_size: int = 32
+    timeout: float = 60.0
+    concurrency: int = 4
+    retries: int = 4
+
+    def __post_init__(self) -> None:
+        if not self.url:
+            raise OptionError("--embed-url", "is needed with --embedder openai")
+        if not self.model:
+            raise OptionError("--embed-model", "is needed with --embedder openai")
+        check_url("--embed-url", self.url)
+        at_least("--embed-batch-size", self.batch_size, 1)
+        at_least("--embed-concurrency", self.concurrency, 1)
+        at_least("--embed-retries", self.retries, 0)
+        if not 0 < self.timeout < float("inf"):
+            raise OptionError(
+                "--embed-timeout", f"must be a positive number of seconds (got {self.timeout})"
+            )
+
+    def model_name(self) -> str:
+        """Return the model name sent to the endpoint."""
+        return self.model or ""
+
+    def identity(self) -> str:
+        """Return the endpoint's URL and model (the same name elsewhere may be another build)."""
+        return f"openai\0{embeddings_url(self.url or '')}\0{self.model}"
+
+    def check(self, why: str, *, tokens: bool) -> None:
+        """Refuse token vectors: an endpoint returns one vector per text.
+
+        Raises:
+            UsageError: ``tokens`` is asked for.
+        """
+        if tokens:
+            raise UsageError(
+                f"{why} needs token vectors, which only --embedder local gives "
+                "(an /v1/embeddings endpoint returns one vector per text)"
+            )
+
+    def load(self) -> OpenAIEmbedder:
+        """Return a client of the endpoint (no request is sent yet)."""
+        return OpenAIEmbedder(self)
 
 
 class OpenAIEmbedder:
@@ -42,30 +103,30 @@ class OpenAIEmbedder:
 
     has_tokens = False
 
-    def __init__(self, spec: EmbedderSpec) -> None:
-        # EmbedderSpec refuses the openai backend without both.
-        assert spec.url is not None
-        assert spec.model is not None
-        self._spec = spec
-        self._model = spec.model
-        self._url = embeddings_url(spec.url)
+    def __init__(self, options: OpenAIOptions) -> None:
+        # http.client, ssl and email load with the first client, not with the options.
+        from ragchunk.backends.http import Endpoint, JsonClient
+
+        self._options = options
+        self._model = options.model_name()
+        self._url = embeddings_url(options.url or "")
         self._client = JsonClient(
             Endpoint(
                 url=self._url,
                 name="embedding endpoint",
-                key_env=spec.key_env or None,
-                connect_timeout=min(10.0, spec.timeout),
-                read_timeout=spec.timeout,
-                concurrency=spec.concurrency,
-                retries=spec.retries,
+                key_env=options.key_env or None,
+                connect_timeout=min(10.0, options.timeout),
+                read_timeout=options.timeout,
+                concurrency=options.concurrency,
+                retries=options.retries,
             )
         )
         self._dimensions: int | None = None
 
     @property
     def identity(self) -> str:
-        """The endpoint's URL and model (see ``model_identity``)."""
-        return model_identity(self._spec)
+        """The endpoint's URL and model (see ``OpenAIOptions.identity``)."""
+        return self._options.identity()
 
     @property
     def model(self) -> str:
@@ -80,7 +141,7 @@ class OpenAIEmbedder:
         """
         if not texts:
             return []
-        size = self._spec.batch_size
+        size = self._options.batch_size
         batches = [list(texts[i : i + size]) for i in range(0, len(texts), size)]
         bodies: list[JSONValue] = [{"model": self._model, "input": list(b)} for b in batches]
         answers = self._client.post_all(bodies)
@@ -141,4 +202,13 @@ class OpenAIEmbedder:
         return array("f", [v / norm for v in values])
 
     def _garbage(self, what: str) -> EndpointError:
+        from ragchunk.backends.http import EndpointError
+
         return EndpointError(f"embedding endpoint {self._url} answered {what}")
+
+
+BACKEND = EmbeddingBackend(
+    name="openai",
+    summary="Any OpenAI-compatible /v1/embeddings endpoint (OpenAI, Ollama, vLLM, TEI...).",
+    options=OpenAIOptions,
+)

@@ -9,15 +9,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
 import typer
-from typer._click.formatting import HelpFormatter
-from typer.core import TyperCommand
 
 from ragchunk.errors import UsageError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-_OTHER: Final = "Other options"
 EXIT_OK: Final = 0
 EXIT_FAILED_INPUTS: Final = 1
 EXIT_USAGE: Final = 2
@@ -36,47 +33,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-
-class PlainUsage(TyperCommand):
-    """A command whose usage line names its arguments plainly: ``split [OPTIONS] PATH...``.
-
-    Typer wraps a required argument in braces (``{PATH}``), which reads as a set to choose from.
-    """
-
-    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
-        # (typer.Context is what Typer passes; mypy sees its vendored click's base class)
-        """Return the usage line's pieces, required arguments without braces."""
-        pieces = super().collect_usage_pieces(ctx)
-        return [p[1:-1] if p.startswith("{") and p.endswith("}") else p for p in pieces]
-
-
-class Panelled(PlainUsage):
-    """A command whose ``--help`` lists its options in panels (``rich_help_panel``), in order.
-
-    The panels are the settings tree's (``ragchunk.settings.PANELS``); options of no panel
-    (``--help``) come last.
-    """
-
-    def format_options(self, ctx: typer.Context, formatter: HelpFormatter) -> None:  # type: ignore[override]
-        """Write the arguments, then each panel's options under its title."""
-        from ragchunk.settings import PANELS
-
-        arguments: list[tuple[str, str]] = []
-        panels: dict[str, list[tuple[str, str]]] = {panel: [] for panel in PANELS}
-        for param in self.get_params(ctx):
-            record = param.get_help_record(ctx)
-            if record is None:
-                continue
-            if param.param_type_name == "argument":
-                arguments.append(record)
-            else:
-                panel = getattr(param, "rich_help_panel", None) or _OTHER
-                panels.setdefault(panel, []).append(record)
-        for title, records in (("Arguments", arguments), *panels.items()):
-            if records:
-                with formatter.section(title):
-                    formatter.write_dl(records)
 
 
 def stderr_console() -> Console:

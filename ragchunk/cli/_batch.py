@@ -1,6 +1,6 @@
 """Rendering a ``split`` run: progress, notes, warnings, tables, the summaries, exit codes.
 
-``ragchunk.batch.prepare`` does everything that can fail as bad usage (it runs inside
+``ragchunk.runs.batch.prepare`` does everything that can fail as bad usage (it runs inside
 ``usage_errors``); ``execute`` runs the batch and renders the results as they stream in, and
 returns the exit code. stdout carries only data (JSONL, or the table the user asked for);
 everything else goes to stderr, the ``--stats`` summary included, so that ``split --stats | …``
@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
-from ragchunk.batch import Batch, Stream, output_stream, results, write_output
 from ragchunk.cli._app import (
     EXIT_FAILED_INPUTS,
     EXIT_OK,
@@ -30,9 +29,10 @@ from ragchunk.cli._app import (
 )
 from ragchunk.cli._progress import progress_bar, shows_progress
 from ragchunk.errors import EngineError
-from ragchunk.inputs import describe_skipped
-from ragchunk.passes import LARGE_CHUNK
-from ragchunk.tally import Tally
+from ragchunk.pipeline.passes import LARGE_CHUNK
+from ragchunk.runs.batch import Batch, Stream, output_stream, results, write_output
+from ragchunk.runs.inputs import describe_skipped
+from ragchunk.runs.tally import Tally
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -40,9 +40,9 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-    from ragchunk.results import FileResult
-    from ragchunk.workers import Job
-    from ragchunk.writers.stats import ChunkStats
+    from ragchunk.pipeline.results import FileResult
+    from ragchunk.runs.workers import Job
+    from ragchunk.sinks.stats import ChunkStats
 
 _ONCE_PER_RUN: Final = frozenset({LARGE_CHUNK})
 """Warnings about the run's settings rather than one input: said for the first input only."""
@@ -125,13 +125,13 @@ class _Run:
     def render(self, result: FileResult) -> None:
         """Add one input's chunks to the table and the stats the user asked for."""
         if self.display.table:
-            from ragchunk.writers.table import build
+            from ragchunk.sinks.table import build
 
             title = f"{one_line(result.doc_id)} · {_count(result.chunk_count, 'chunk')}"
             console = stdout_console()
             console.print(build(result.chunks, title, console.width))
         if self.stats is not None:
-            from ragchunk.writers.stats import ChunkFacts
+            from ragchunk.sinks.stats import ChunkFacts
 
             for chunk in result.chunks:
                 self.stats.add(ChunkFacts.of(chunk))
@@ -151,7 +151,7 @@ class _Run:
         if self.display.verbose and result.error is None:
             what = "unchanged, skipped" if result.unchanged else _count(result.chunk_count, "chunk")
             if result.dropped:
-                from ragchunk.writers.stats_tables import describe_dropped
+                from ragchunk.sinks.stats_tables import describe_dropped
 
                 what += f", {describe_dropped(result.dropped)}"
             if result.duplicates:
@@ -163,7 +163,7 @@ def execute(batch: Batch, display: Display) -> int:
     """Run the batch, render results as they arrive, and return the exit code."""
     run = _Run(Tally.start(batch), display)
     if display.stats:
-        from ragchunk.writers.stats import ChunkStats
+        from ragchunk.sinks.stats import ChunkStats
 
         run.stats = ChunkStats()
     if not display.quiet:
@@ -181,14 +181,14 @@ def execute(batch: Batch, display: Display) -> int:
     try:
         _consume(run)
     except KeyboardInterrupt:
-        from ragchunk.writers.atomic import remove_temporaries
+        from ragchunk.sinks.atomic import remove_temporaries
 
         remove_temporaries()
         done = f"{run.tally.done} of {_count(len(batch.jobs), 'input')}"
         run.say(f"interrupted after {done}; no partial output was left behind")
         return EXIT_INTERRUPTED
     except EngineError as exc:  # the Ray cluster failed: the run cannot go on
-        from ragchunk.writers.atomic import remove_temporaries
+        from ragchunk.sinks.atomic import remove_temporaries
 
         remove_temporaries()
         done = f"{run.tally.done} of {_count(len(batch.jobs), 'input')}"
@@ -346,7 +346,7 @@ def _print_failure_table(console: Console, failures: list[FileResult], total: in
 
 def _print_stats(console: Console, stats: ChunkStats) -> None:
     """Print the ``--stats`` summary on stderr: stdout carries data only (a pipeline's input)."""
-    from ragchunk.writers.stats_tables import build_dropped, build_sizes
+    from ragchunk.sinks.stats_tables import build_dropped, build_sizes
 
     console.print(build_sizes(stats))
     dropped = build_dropped(stats)

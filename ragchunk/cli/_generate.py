@@ -11,7 +11,7 @@ from ragchunk.errors import OptionError, UsageError
 if TYPE_CHECKING:
     from ragchunk.evaluation.corpus import Corpus
     from ragchunk.evaluation.generate import EvidenceMode
-    from ragchunk.plan import Plan
+    from ragchunk.pipeline.plan import Plan
 
 
 def generate_file(

@@ -29,6 +29,7 @@ from ragchunk import strategies
 from ragchunk.cli._app import usage_errors
 from ragchunk.errors import UsageError
 from ragchunk.settings import OPTIONS, Setting, Settings, scope, setting, settings
+from ragchunk.settings._leaf import RUN
 
 FLAGS: Final = "flags"
 """The parameter a settings command receives its ``Settings`` scope in."""
@@ -64,13 +65,19 @@ ConfigFlag = Annotated[
         "pyproject.toml found from here up.",
         metavar="FILE",
         show_default=False,
-        rich_help_panel="Run",
+        rich_help_panel=RUN,
     ),
 ]
 
 
 def _complete_strategy(incomplete: str) -> list[str]:
     return [name for name in strategies.names() if name.startswith(incomplete)]
+
+
+def _complete_embedder() -> list[str]:
+    from ragchunk import backends
+
+    return list(backends.names("embedder"))
 
 
 def option(found: Setting) -> inspect.Parameter:
@@ -96,6 +103,8 @@ def option(found: Setting) -> inspect.Parameter:
         extra["metavar"] = declared.metavar
     if found.name == "strategy":
         extra["autocompletion"] = _complete_strategy
+    elif found.name == "embedder":
+        extra["autocompletion"] = _complete_embedder
     elif completions:
         extra["autocompletion"] = lambda: list(completions)
     declaration = typer.Option(

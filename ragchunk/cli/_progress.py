@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ragchunk.results import FileResult
+    from ragchunk.pipeline.results import FileResult
 
 
 def shows_progress(*, quiet: bool, total: int, embeds: bool = False) -> bool:

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ragchunk import strategies
-from ragchunk.cli._app import EXIT_FAILED_INPUTS, PlainUsage, app, one_line, usage_errors
+from ragchunk.cli._app import EXIT_FAILED_INPUTS, app, one_line, usage_errors
 from ragchunk.cli._options import flags_of, settings_command
+from ragchunk.cli._panels import CHAT, RUN, STRATEGY, PanelledCommand
 from ragchunk.errors import OptionError, RagchunkError, UsageError
 from ragchunk.settings import Settings
 
@@ -32,17 +33,22 @@ precision, IoU and precision at perfect recall (Ω) of the evidence spans are re
 characters and in cl100k_base tokens.
 
 Questions (JSONL, or CSV by a .csv name), one per line:
-{"id": "q1", "question": "...", "document": "sub/file.md",
-"evidence": [{"start": 120, "end": 198}, {"excerpt": "verbatim text"}]}
+
+\b
+  {"id": "q1", "question": "...", "document": "sub/file.md",
+   "evidence": [{"start": 120, "end": 198}, {"excerpt": "verbatim text"}]}
 
 Examples:
 
 \b
-  ragchunk eval fixtures/ --questions fixtures/questions.jsonl -s recursive,token --size 200,400
-  ragchunk eval docs/ --questions q.csv --size 256,512 --overlap 0,64 --unit tokens
-  ragchunk eval docs/ --questions q.jsonl --config setups.toml --json report.json
-  ragchunk eval docs/ --questions q.jsonl --size 200,400,800 --plot sizes.png
-  ragchunk eval docs/ --questions new.jsonl --generate 5 --api-base URL --model m
+  ragchunk eval fixtures/ --questions fixtures/questions.jsonl \\
+    -s recursive,token --size 200,400
+  ragchunk eval docs/ --questions q.csv --size 256,512 --overlap 0,64 \\
+    --unit tokens
+  ragchunk eval docs/ --questions q.jsonl --config setups.toml --json r.json
+  ragchunk eval docs/ --questions q.jsonl --size 200,400,800 --plot out.png
+  ragchunk eval docs/ --questions new.jsonl --generate 5 \\
+    --api-base URL --model m
 """
 
 
@@ -50,7 +56,12 @@ def _list_help(what: str) -> str:
     return f"{what}; a comma-separated list sweeps over each value (every combination is scored)."
 
 
-@app.command("eval", cls=PlainUsage, help=EVAL_HELP)
+@app.command(
+    "eval",
+    cls=PanelledCommand,
+    help=EVAL_HELP,
+    short_help="Score chunking configurations by retrieval.",
+)
 @settings_command(
     "questions",
     "strategy",
@@ -96,15 +107,23 @@ def eval_command(
             "-s",
             help=_list_help("Chunking strategy [default: recursive]"),
             show_default=False,
+            rich_help_panel=STRATEGY,
         ),
     ] = None,
     size: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--size", help=_list_help("Hard maximum chunk size"), show_default=False),
+        typer.Option(
+            "--size",
+            help=_list_help("Hard maximum chunk size"),
+            show_default=False,
+            rich_help_panel=STRATEGY,
+        ),
     ] = None,
     overlap: Annotated[
         Optional[str],  # noqa: UP045
-        typer.Option("--overlap", help=_list_help("Overlap"), show_default=False),
+        typer.Option(
+            "--overlap", help=_list_help("Overlap"), show_default=False, rich_help_panel=STRATEGY
+        ),
     ] = None,
     config: Annotated[
         Optional[str],  # noqa: UP045
@@ -114,6 +133,7 @@ def eval_command(
             "of -s/--size/--overlap lists).",
             metavar="FILE",
             show_default=False,
+            rich_help_panel=STRATEGY,
         ),
     ] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", help="Chunks retrieved per question.")] = 5,
@@ -142,7 +162,10 @@ def eval_command(
         typer.Option("--per-document", help="Also show the scores of each document."),
     ] = False,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress or warnings on stderr.")
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="No progress or warnings on stderr.", rich_help_panel=RUN
+        ),
     ] = False,
     generate: Annotated[
         Optional[int],  # noqa: UP045
@@ -153,6 +176,7 @@ def eval_command(
             "whose evidence is found verbatim are kept. Then score them.",
             metavar="N",
             show_default=False,
+            rich_help_panel=CHAT,
         ),
     ] = None,
     evidence: Annotated[
@@ -161,6 +185,7 @@ def eval_command(
             "--evidence",
             help="--generate: the model names numbered sentences as evidence (sentences: exact "
             "by construction, best for small models) or copies passages (excerpts).",
+            rich_help_panel=CHAT,
         ),
     ] = "sentences",
 ) -> None:
@@ -170,8 +195,8 @@ def eval_command(
     from ragchunk.evaluation.corpus import load_documents
     from ragchunk.evaluation.questions import read_questions, resolve
     from ragchunk.evaluation.report import check_plot, plot, report_json
-    from ragchunk.globs import make_globs
-    from ragchunk.scopes import plan_from_settings
+    from ragchunk.pipeline.scopes import plan_from_settings
+    from ragchunk.runs.globs import make_globs
 
     run = flags.run
     with usage_errors():
@@ -305,7 +330,7 @@ def _numbers(text: str, flag: str) -> list[int]:
 
 def _write_json(report: Report, path: str) -> None:
     from ragchunk.evaluation.report import report_json
-    from ragchunk.writers.atomic import atomic_writer
+    from ragchunk.sinks.atomic import atomic_writer
 
     data = json.dumps(report_json(report), indent=2) + "\n"
     try:

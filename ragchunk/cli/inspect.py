@@ -9,13 +9,13 @@ import typer
 
 from ragchunk.cli._app import (
     EXIT_FAILED_INPUTS,
-    PlainUsage,
     app,
     one_line,
     stdout_console,
     usage_errors,
 )
 from ragchunk.cli._options import READING_FLAGS, settings_command
+from ragchunk.cli._panels import PanelledCommand
 from ragchunk.settings import Settings
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from ragchunk.model import Chunk, Document, JSONValue
-    from ragchunk.results import Diagnostic
+    from ragchunk.pipeline.results import Diagnostic
 
 _PREVIEW: Final = 60
 
@@ -44,7 +44,12 @@ Examples:
 """
 
 
-@app.command("inspect", cls=PlainUsage, help=INSPECT_HELP)
+@app.command(
+    "inspect",
+    cls=PanelledCommand,
+    help=INSPECT_HELP,
+    short_help="Show how ragchunk reads a file.",
+)
 @settings_command("text", "format", "password", *READING_FLAGS)  # how inputs are read, as split
 def inspect_command(
     path: Annotated[
@@ -59,9 +64,9 @@ def inspect_command(
     from ragchunk import parsers
     from ragchunk.errors import InputError
     from ragchunk.parsers._spec import ParseRequest
-    from ragchunk.plan import check_parse
-    from ragchunk.reading import parse_documents, read_input
-    from ragchunk.results import Diagnostic
+    from ragchunk.pipeline.plan import check_parse
+    from ragchunk.pipeline.reading import parse_documents, read_input
+    from ragchunk.pipeline.results import Diagnostic
 
     input_format, password, options = flags.chunking.format, flags.policy.password, flags.parsing
     with usage_errors():
@@ -121,8 +126,8 @@ def _warn(diagnostics: list[Diagnostic]) -> None:
 
 def section_rows(doc: Document) -> list[Chunk]:
     """Return one record per section, with pages and lines derived as for chunks."""
-    from ragchunk.chunks import assemble
     from ragchunk.model import Span
+    from ragchunk.pipeline.chunks import assemble
 
     spans = [Span(s.start, s.end, headings=s.headings) for s in doc.sections]
     return assemble(doc, spans, strategy="inspect", fingerprint="")

@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ragchunk.cli._app import EXIT_OK, Panelled, app, usage_errors
+from ragchunk.cli._app import EXIT_OK, app, usage_errors
 from ragchunk.cli._options import READING_FLAGS, ConfigFlag, flags_of, settings_command
+from ragchunk.cli._panels import CHAT, OUTPUT, RUN, PanelledCommand
 from ragchunk.defaults import OUTPUT_FORMATS
 from ragchunk.errors import OptionError
 from ragchunk.settings import Settings
-from ragchunk.settings._leaf import LLM, OUTPUT, RUN
 
 if TYPE_CHECKING:
-    from ragchunk.dedupe import DedupeOptions
+    from ragchunk.runs.dedupe import DedupeOptions
 
 SPLIT_HELP = """Split documents into chunks and print them as JSONL (one record per line).
 
@@ -27,28 +27,30 @@ text == document[start:end]; `ragchunk strategies` lists the strategies and thei
 Examples:
 
 \b
-  ragchunk split notes.txt                 recursive, 512 chars, overlap 50
-  ragchunk split report.txt --table        preview the chunks in a table
+  ragchunk split notes.txt                  recursive, 512 chars, overlap 50
+  ragchunk split report.txt --table         preview the chunks in a table
   cat notes.txt | ragchunk split - --size 200 --overlap 20
-  ragchunk split book.txt -s token --size 256 --overlap 32 --tokenizer cl100k_base
-  ragchunk split docs/ -o chunks.jsonl --stats
-  ragchunk split docs/ -o out/ --jobs 4    one JSONL per input under out/, as in docs/
+  ragchunk split book.txt -s token --size 256 --tokenizer cl100k_base
   ragchunk split a.txt -O 'separators=["\\n\\n", "\\n"]'
-  ragchunk split scans/ --ocr auto         recognise PDF pages without a text layer
-  ragchunk split report.pdf --keep headers keep its running headers and footers
+  ragchunk split docs/ -o chunks.jsonl --stats
+  ragchunk split docs/ -o out/ --jobs 4     one JSONL per input under out/
+  ragchunk split docs/ -o chunks.parquet    Parquet (ragchunk[parquet])
+  ragchunk split docs/ --engine ray         on a Ray cluster (ragchunk[ray])
+  ragchunk split docs/ --dedupe near        drop repeated boilerplate chunks
+  ragchunk split scans/ --ocr auto          OCR pages without a text layer
+  ragchunk split report.pdf --keep headers  keep running headers and footers
   ragchunk split docs/ -s semantic --size 800 --embed -o chunks.jsonl
   ragchunk split report.pdf -s hierarchical --refine --size 1000
-  ragchunk split a.md --embed --embedder openai --embed-url http://127.0.0.1:8080/v1
-    --embed-model nomic-embed-text  (the key, if any, from $OPENAI_API_KEY)
-  ragchunk split docs/ -o chunks.parquet   Parquet for data pipelines (ragchunk[parquet])
-  ragchunk split docs/ --engine ray -o chunks.parquet    on Ray (ragchunk[ray])
-  ragchunk split notes.txt -s proposition --api-base http://127.0.0.1:8080/v1 --model m
-  ragchunk split docs/ -s proposition --api-base URL --model m --dry-run   (cost first)
-  ragchunk split reports/ --dedupe near -o chunks.jsonl   drop repeated boilerplate chunks
+  ragchunk split a.md --embed --embedder openai \\
+    --embed-url http://127.0.0.1:8080/v1 --embed-model nomic-embed-text
+  ragchunk split notes.txt -s proposition --api-base URL --model m
+  ragchunk split docs/ -s proposition --api-base URL --model m --dry-run
 """
+SPLIT_SUMMARY = "Split documents into chunks, printed as JSONL."
+"""The line of ``ragchunk --help`` that names this command (its first sentence is too long)."""
 
 
-@app.command("split", cls=Panelled, help=SPLIT_HELP)
+@app.command("split", cls=PanelledCommand, help=SPLIT_HELP, short_help=SPLIT_SUMMARY)
 @settings_command(
     "strategy",
     "size",
@@ -97,11 +99,7 @@ Examples:
 def split_command(
     paths: Annotated[
         list[str],
-        typer.Argument(
-            help="Files, directories, or - for standard input.",
-            show_default=False,
-            metavar="PATH...",
-        ),
+        typer.Argument(help="Files, directories, or - for standard input.", metavar="PATH..."),
     ],
     flags: Settings,
     output: Annotated[
@@ -159,7 +157,7 @@ def split_command(
         typer.Option(
             "--emit-passages",
             help="proposition: also emit every passage verbatim (metadata.kind passage).",
-            rich_help_panel=LLM,
+            rich_help_panel=CHAT,
         ),
     ] = False,
     # Near-duplicate removal (issue 17).
@@ -187,10 +185,10 @@ def split_command(
     ] = False,
 ) -> None:
     """Split documents into chunks (the help text is SPLIT_HELP)."""
-    from ragchunk.batch import prepare
     from ragchunk.cli import _batch
-    from ragchunk.config import load_config
-    from ragchunk.scopes import make_plans
+    from ragchunk.pipeline.scopes import make_plans
+    from ragchunk.runs.batch import prepare
+    from ragchunk.runs.config import load_config
     from ragchunk.settings import merge
 
     dry_run = flags.policy.dry_run
@@ -230,7 +228,7 @@ def _parse_dedupe(value: str | None, *, mark: bool) -> DedupeOptions | None:
         if mark:
             raise OptionError("--dedupe-mark", "needs --dedupe exact or --dedupe near")
         return None
-    from ragchunk.dedupe import parse_dedupe
+    from ragchunk.runs.dedupe import parse_dedupe
 
     options = parse_dedupe(value, mark=mark)
     if options.method == "near" and "numpy" not in sys.modules:

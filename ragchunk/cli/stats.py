@@ -13,18 +13,18 @@ import typer
 
 from ragchunk.cli._app import (
     EXIT_FAILED_INPUTS,
-    PlainUsage,
     app,
     one_line,
     stderr_console,
     stdout_console,
     usage_errors,
 )
+from ragchunk.cli._panels import PanelledCommand
 from ragchunk.defaults import UNITS
 from ragchunk.errors import InputError, UsageError
 
 if TYPE_CHECKING:
-    from ragchunk.writers.stats import ChunkStats
+    from ragchunk.sinks.stats import ChunkStats
 
 STATS_HELP = """Summarise the chunks that `ragchunk split` wrote (JSONL files, or - for stdin).
 
@@ -35,12 +35,18 @@ Examples:
 
 \b
   ragchunk split docs/ -o chunks.jsonl && ragchunk stats chunks.jsonl
-  ragchunk split notes.txt --count-tokens | ragchunk stats - --unit tokens --limit 128
+  ragchunk split notes.txt --count-tokens |
+    ragchunk stats - --unit tokens --limit 128
   ragchunk stats out/*.jsonl --top 5
 """
 
 
-@app.command("stats", cls=PlainUsage, help=STATS_HELP)
+@app.command(
+    "stats",
+    cls=PanelledCommand,
+    help=STATS_HELP,
+    short_help="Summarise the chunks that split wrote.",
+)
 def stats_command(
     paths: Annotated[
         list[str],
@@ -65,7 +71,7 @@ def stats_command(
 ) -> None:
     """Summarise chunk files (the help text is STATS_HELP)."""
     from ragchunk.options import parse_unit
-    from ragchunk.writers.stats import ChunkStats
+    from ragchunk.sinks.stats import ChunkStats
 
     with usage_errors():
         stats = ChunkStats(limit=limit, unit=parse_unit(unit))
@@ -96,7 +102,7 @@ def _read(path: str, stats: ChunkStats) -> None:
     Raises:
         InputError: the file cannot be read, or holds a line that is not a chunk record.
     """
-    from ragchunk.writers.stats import read_records
+    from ragchunk.sinks.stats import read_records
 
     if path == "-":
         read_records(sys.stdin, stats, "-")
@@ -113,7 +119,7 @@ def _read(path: str, stats: ChunkStats) -> None:
 def _render(stats: ChunkStats, top: int) -> None:
     from rich.text import Text
 
-    from ragchunk.writers.stats_tables import (
+    from ragchunk.sinks.stats_tables import (
         build_documents,
         build_histogram,
         build_over,

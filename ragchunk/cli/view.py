@@ -10,12 +10,13 @@ import typer
 
 from ragchunk.cli._app import EXIT_FAILED_INPUTS, app, one_line, usage_errors
 from ragchunk.cli._options import ConfigFlag, parse_recipe_flags, settings_command
+from ragchunk.cli._panels import OUTPUT, STRATEGY, PanelledCommand
 from ragchunk.errors import UsageError
 from ragchunk.settings import Settings
 
 if TYPE_CHECKING:
-    from ragchunk.inputs import Found
-    from ragchunk.scopes import Plans
+    from ragchunk.pipeline.scopes import Plans
+    from ragchunk.runs.inputs import Found
     from ragchunk.settings import Run
     from ragchunk.view import View
 
@@ -37,7 +38,12 @@ Examples:
 """
 
 
-@app.command("view", help=VIEW_HELP)
+@app.command(
+    "view",
+    cls=PanelledCommand,
+    help=VIEW_HELP,
+    short_help="Draw a document's chunks as one HTML page.",
+)
 @settings_command(
     "strategy",
     "size",
@@ -82,6 +88,7 @@ def view_command(
             "first one's.",
             metavar="OPTIONS",
             show_default=False,
+            rich_help_panel=STRATEGY,
         ),
     ] = None,
     output: Annotated[
@@ -93,16 +100,18 @@ def view_command(
             "to this directory.",
             metavar="FILE|DIR/",
             show_default=False,
+            rich_help_panel=OUTPUT,
         ),
     ] = None,
     open_page: Annotated[
-        bool, typer.Option("--open", help="Open the page in the web browser.")
+        bool,
+        typer.Option("--open", help="Open the page in the web browser.", rich_help_panel=OUTPUT),
     ] = False,
     config: ConfigFlag = None,
 ) -> None:
     """Draw the pages (the help text is VIEW_HELP)."""
-    from ragchunk.config import load_config
-    from ragchunk.scopes import make_plans
+    from ragchunk.pipeline.scopes import make_plans
+    from ragchunk.runs.config import load_config
     from ragchunk.settings import merge
 
     with usage_errors():
@@ -133,7 +142,7 @@ def view_command(
 
 
 def _is_directory(path: str) -> bool:
-    from ragchunk.inputs import STDIN
+    from ragchunk.defaults import STDIN
 
     return path != STDIN and Path(path).is_dir()
 
@@ -156,8 +165,8 @@ def _directory_output(path: str, output: str | None) -> Path:
 
 def _walk(path: str, run: Run, directory: Path) -> Found:
     """Return the inputs under ``path``; the output directory itself is never an input."""
-    from ragchunk.globs import make_globs
-    from ragchunk.inputs import WalkOptions, absolute, find_inputs
+    from ragchunk.runs.globs import make_globs
+    from ragchunk.runs.inputs import WalkOptions, absolute, find_inputs
 
     walk = WalkOptions(
         include=make_globs(run.include),
@@ -185,7 +194,7 @@ def _view_file(
     path: str, plans: Plans, compared: Plans | None, output: str | None
 ) -> tuple[Path | None, bool]:
     """Draw one input's page; return it (None when the input failed) and whether it failed."""
-    from ragchunk.inputs import doc_id_for
+    from ragchunk.runs.inputs import doc_id_for
     from ragchunk.view import render_page
     from ragchunk.view.site import file_output
 

@@ -13,18 +13,18 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from ragchunk.errors import InputError, RagchunkError, UsageError
-from ragchunk.inputs import WalkOptions, absolute, doc_id_for, find_inputs
 from ragchunk.parsers._spec import ParseRequest
-from ragchunk.reading import parse_documents, read_input
-from ragchunk.results import first_line
+from ragchunk.pipeline.reading import parse_documents, read_input
+from ragchunk.pipeline.results import first_line
+from ragchunk.runs.inputs import WalkOptions, absolute, doc_id_for, find_inputs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ragchunk.globs import Glob
-    from ragchunk.inputs import Note
     from ragchunk.model import Document
-    from ragchunk.plan import Plan
+    from ragchunk.pipeline.plan import Plan
+    from ragchunk.runs.globs import Glob
+    from ragchunk.runs.inputs import Note
 
 
 @dataclass(frozen=True, slots=True)

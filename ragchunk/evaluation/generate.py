@@ -38,17 +38,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from ragchunk.backends.chat import ChatRequest
 from ragchunk.errors import OptionError
 from ragchunk.evaluation import prompts, vetting
 from ragchunk.evaluation.windows import Window, allot, cut_windows
-from ragchunk.results import Diagnostic
+from ragchunk.model import ChatRequest
+from ragchunk.pipeline.results import Diagnostic
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from ragchunk.backends.chat import ChatClient, ChatReply
-    from ragchunk.model import JSONValue
+    from ragchunk.backends.chat import ChatClient
+    from ragchunk.model import ChatReply, JSONValue
 
 EvidenceMode = Literal["sentences", "excerpts"]
 EVIDENCE_MODES: Final = ("sentences", "excerpts")
@@ -213,7 +213,7 @@ def write_questions(path: str | Path, questions: GeneratedQuestions) -> None:
     Each line is ``{"id", "question", "document", "evidence": [{"start", "end", "excerpt"}],
     "generated": {"model", "prompt", "window"}}``; offsets are characters of the document text.
     """
-    from ragchunk.writers.atomic import atomic_writer
+    from ragchunk.sinks.atomic import atomic_writer
 
     generated: dict[str, JSONValue] = {
         "model": questions.model,

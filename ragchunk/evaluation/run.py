@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from ragchunk.engine import chunk_document
 from ragchunk.errors import InputError, RagchunkError, UsageError
 from ragchunk.evaluation.metrics import Piece, Scores, mean, score
 from ragchunk.measure import load_tokenizer
+from ragchunk.pipeline.engine import chunk_document
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -249,7 +249,7 @@ def _per_document(
 
 def _settings_of(setup: Setup) -> dict[str, Any]:
     recipe = setup.plan.recipe
-    budget = recipe.budget
+    budget = recipe.capacity
     return {
         "strategy": recipe.strategy.name,
         "size": budget.size,

@@ -26,16 +26,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk import strategies
-from ragchunk.config import scope_keys, scope_settings
 from ragchunk.errors import UsageError
+from ragchunk.pipeline.scopes import plan_from_settings
 from ragchunk.registry import did_you_mean
-from ragchunk.scopes import plan_from_settings
+from ragchunk.runs.config import scope_keys, scope_settings
 from ragchunk.settings import Settings, merge, with_values
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ragchunk.plan import Plan
+    from ragchunk.pipeline.plan import Plan
 
 SETUPS: Final = "setups"
 """The table of named setups in a setups file."""

@@ -40,7 +40,7 @@ from ragchunk.integrations._records import chunk_metadata
 if TYPE_CHECKING:
     from ragchunk.model import Chunk
     from ragchunk.options import Unit
-    from ragchunk.plan import Plan
+    from ragchunk.pipeline.plan import Plan
 
 __all__ = ["RagchunkLoader", "RagchunkTextSplitter"]
 
@@ -66,7 +66,7 @@ class RagchunkTextSplitter(TextSplitter):
         parents: str | None = None,
         add_start_index: bool = True,
     ) -> None:
-        from ragchunk.plan import make_plan
+        from ragchunk.pipeline.plan import make_plan
         from ragchunk.settings import shortcuts
 
         self._plan: Plan = make_plan(
@@ -82,7 +82,7 @@ class RagchunkTextSplitter(TextSplitter):
                 }
             )
         )
-        budget = self._plan.recipe.budget
+        budget = self._plan.recipe.capacity
         super().__init__(
             chunk_size=budget.size,
             chunk_overlap=budget.overlap,
@@ -92,8 +92,8 @@ class RagchunkTextSplitter(TextSplitter):
 
     def chunks(self, text: str, doc_id: str = "-") -> list[Chunk]:
         """Return ragchunk's own chunks of ``text`` (``doc_id`` is part of every chunk id)."""
-        from ragchunk.engine import chunk_document
         from ragchunk.model import Document
+        from ragchunk.pipeline.engine import chunk_document
 
         doc = Document(text=text, source=doc_id, doc_id=doc_id)
         return chunk_document(doc, self._plan.recipe)
@@ -154,7 +154,7 @@ class RagchunkLoader(BaseLoader):
         parents: str | None = None,
         root: str = ".",
     ) -> None:
-        from ragchunk.plan import make_plan
+        from ragchunk.pipeline.plan import make_plan
         from ragchunk.settings import shortcuts
 
         if isinstance(paths, str | Path):

@@ -45,7 +45,7 @@ from ragchunk.integrations._records import OWN_KEYS, chunk_metadata
 
 if TYPE_CHECKING:
     from ragchunk.model import Chunk
-    from ragchunk.plan import Recipe
+    from ragchunk.pipeline.plan import Recipe
 
 __all__ = ["RagchunkNodeParser"]
 
@@ -75,7 +75,7 @@ class RagchunkNodeParser(NodeParser):
     def model_post_init(self, context: Any, /) -> None:
         """Validate the options once and keep the plan's recipe."""
         from ragchunk.options import parse_unit
-        from ragchunk.plan import make_plan
+        from ragchunk.pipeline.plan import make_plan
         from ragchunk.settings import shortcuts
 
         super().model_post_init(context)
@@ -106,10 +106,10 @@ class RagchunkNodeParser(NodeParser):
         show_progress: bool = False,  # noqa: FBT001, FBT002, ARG002
         **kwargs: Any,  # noqa: ARG002
     ) -> list[BaseNode]:
-        from ragchunk.engine import chunk_document
         from ragchunk.model import Document as RagchunkDocument
+        from ragchunk.pipeline.engine import chunk_document
 
-        recipe: Recipe[Any] = self._recipe
+        recipe: Recipe = self._recipe
         parsed: list[BaseNode] = []
         for node in nodes:
             text = node.get_content(metadata_mode=MetadataMode.NONE)

@@ -7,7 +7,7 @@ credentials) and turn it into a dataset of chunk records::
 
     import ray
     from ragchunk.integrations.ray import chunk_files
-    from ragchunk.plan import make_plan
+    from ragchunk.pipeline.plan import make_plan
     from ragchunk.settings import Chunking, Settings
 
     plan = make_plan(Settings(chunking=Chunking(strategy="markdown", size=600)))
@@ -20,7 +20,7 @@ credentials) and turn it into a dataset of chunk records::
 - a batch in is a table of files: ``path`` (string) and, optionally, ``bytes`` (the content;
   without it the file is read from ``path``, a local path or a URI) and ``doc_id`` (string;
   by default ``path`` relative to ``root``, else ``path`` itself);
-- a batch out is a table of their chunk records in the schema of ``ragchunk.writers.parquet``:
+- a batch out is a table of their chunk records in the schema of ``ragchunk.sinks.parquet``:
   the records, ids and spans a local run gives, ``metadata`` as JSON text.
 
 ``ChunkFile(plan)`` does the same for one row, for ``files.flat_map``. The plan is validated
@@ -29,7 +29,7 @@ and is never rebuilt per row (each worker process loads its tokenizer once). A f
 cannot be chunked raises ``InputError`` naming it (``on_error="raise"``) or is left out
 (``"skip"``).
 
-``run_jobs`` is ``ragchunk split --engine ray`` (``ragchunk.integrations._ray_runs``): the jobs
+``run_jobs`` is ``ragchunk split --engine ray`` (``ragchunk.runs.ray_jobs``): the jobs
 of a local run on a Ray cluster, with the results of a local run. Ray and pyarrow are imported
 only when used.
 """
@@ -40,17 +40,23 @@ import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from ragchunk.engine import process
 from ragchunk.errors import InputError, OptionError
-from ragchunk.integrations._ray_runs import FILES_PER_TASK, TASK_RETRIES, prepare_worker, run_jobs
-from ragchunk.integrations._ray_session import JOIN_TIMEOUT
-from ragchunk.results import FileResult, first_line
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.results import FileResult, first_line
+from ragchunk.runs.ray_jobs import (
+    FILES_PER_TASK,
+    TASK_RETRIES,
+    missing_ray,
+    prepare_worker,
+    run_jobs,
+)
+from ragchunk.runs.ray_session import JOIN_TIMEOUT
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from ray.data import Dataset
 
-    from ragchunk.plan import Plan
+    from ragchunk.pipeline.plan import Plan
 
 __all__ = [
     "FILES_PER_TASK",
@@ -67,15 +73,6 @@ __all__ = [
 OnError = Literal["raise", "skip"]
 
 
-def missing_ray() -> str | None:
-    """Return what to install when Ray Data is missing, else None (checked without importing)."""
-    import importlib.util
-
-    if importlib.util.find_spec("ray") is None or importlib.util.find_spec("pyarrow") is None:
-        return "--engine ray needs Ray Data: pip install 'ragchunk[ray]'"
-    return None
-
-
 def chunk_files(
     dataset: Dataset,
     plan: Plan | None = None,
@@ -89,7 +86,7 @@ def chunk_files(
 ) -> Dataset:
     """Return a dataset of the chunk records of a dataset of files (see the module docstring).
 
-    ``plan`` is ``ragchunk.plan.make_plan``'s (the default plan when None). ``num_cpus``,
+    ``plan`` is ``ragchunk.pipeline.plan.make_plan``'s (the default plan when None). ``num_cpus``,
     ``num_gpus`` and ``concurrency`` go to ``map_batches``: what each task reserves, and how
     many run at once (GPU workers for strategies that embed, for example).
 
@@ -99,7 +96,7 @@ def chunk_files(
     if files_per_task < 1:
         raise OptionError("files_per_task", f"must be at least 1 (got {files_per_task})")
     if plan is None:
-        from ragchunk.plan import make_plan
+        from ragchunk.pipeline.plan import make_plan
 
         plan = make_plan()
     chunker = ChunkFiles(plan, root=root, on_error=on_error)
@@ -136,7 +133,7 @@ class ChunkFiles:
         """Return the records of the files in ``batch``, file after file."""
         import pyarrow as pa
 
-        from ragchunk.writers.parquet import record_table
+        from ragchunk.sinks.parquet import record_table
 
         prepare_worker()
         names = batch.column_names
@@ -163,7 +160,7 @@ class ChunkFiles:
 class ChunkFile:
     """For ``flat_map``: one file (a row with ``path``, maybe ``bytes``, ``doc_id``) to records.
 
-    Each record is a dict with the columns of ``ragchunk.writers.parquet`` (``metadata`` as
+    Each record is a dict with the columns of ``ragchunk.sinks.parquet`` (``metadata`` as
     JSON text). Attributes as ``ChunkFiles``.
     """
 
@@ -210,7 +207,7 @@ def _read_uri(uri: str, max_bytes: int) -> bytes:
     import pyarrow as pa
     from pyarrow import fs
 
-    from ragchunk.reading import check_size
+    from ragchunk.pipeline.reading import check_size
 
     try:
         filesystem, path = fs.FileSystem.from_uri(uri)

@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from ragchunk.parsers._htmltext import TextBuilder
+    from ragchunk.parsers._htmltext import HtmlBuilder
 
 HEADINGS: Final = {f"h{n}": n for n in range(1, 7)}
 LISTS: Final = frozenset({"ul", "ol", "dl", "menu", "dir"})
@@ -80,7 +80,7 @@ def is_boilerplate(tag: str, element: Any) -> bool:
     return _BOILER_NAMES.search(names) is not None
 
 
-def skip_reason(tag: str, element: Any, builder: TextBuilder) -> str | None:
+def skip_reason(tag: str, element: Any, builder: HtmlBuilder) -> str | None:
     """Return why an element is not read (``""`` when its text is not counted), else None."""
     if tag in UNREAD:
         return COUNTED.get(tag, "")

@@ -16,15 +16,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from ragchunk.model import Section
+from ragchunk.parsers._builder import TextBuilder
 from ragchunk.parsers._htmltags import BLOCKS, HEADINGS, ITEMS, LAYOUT, LISTS, skip_reason
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 _SPACE: Final = re.compile(r"[ \t\n\r\f]+")
-BLOCK_SEPARATOR: Final = "\n\n"
-LINE_SEPARATOR: Final = "\n"
 
 
 @dataclass(slots=True)
@@ -48,15 +46,11 @@ class _Table:
 
 
 @dataclass(slots=True)
-class TextBuilder:
-    """Accumulates the text, sections and left-out counts while the tree is walked."""
+class HtmlBuilder(TextBuilder):
+    """The text builder, with the left-out counts and the state of the walk over the tree."""
 
     keep_boilerplate: bool = False
-    parts: list[str] = field(default_factory=list)
-    length: int = 0
-    sections: list[Section] = field(default_factory=list)
     left_out: dict[str, int] = field(default_factory=dict)
-    path: list[tuple[int, str]] = field(default_factory=list)
     inline: list[str] = field(default_factory=list)
     heading: int = 0
     quote: int = 0
@@ -67,19 +61,6 @@ class TextBuilder:
     tables: list[_Table | None] = field(default_factory=list)
 
     # --- output -------------------------------------------------------------------------------
-
-    def append(self, text: str, separator: str) -> int:
-        """Append ``text`` after ``separator`` (none at the start); return its start."""
-        if self.length:
-            self.parts.append(separator)
-            self.length += len(separator)
-        start = self.length
-        self.parts.append(text)
-        self.length += len(text)
-        return start
-
-    def headings(self) -> tuple[str, ...]:
-        return tuple(title for _, title in self.path)
 
     def add_inline(self, text: str | None) -> None:
         """Add running text, its whitespace collapsed (the line is trimmed when it ends)."""
@@ -110,19 +91,11 @@ class TextBuilder:
             lead = "  " if self.marker is None else self.marker
             self.marker = None
             text = indent + lead + text.replace("\n", "\n" + indent + "  ")
-            start = self.append(text, LINE_SEPARATOR if self.items else BLOCK_SEPARATOR)
-            self.items.append((start, start + len(text)))
-            return
-        start = self.append(text, BLOCK_SEPARATOR)
-        if kind == "prose" and self.quote:
-            kind = "quote"
-        if kind != "heading":
-            self.sections.append(Section(start, self.length, kind, self.headings()))
-            return
-        while self.path and self.path[-1][0] >= self.heading:
-            self.path.pop()
-        self.path.append((self.heading, " ".join(text.split())))
-        self.sections.append(Section(start, self.length, "heading", self.headings(), self.heading))
+            self.line(text, self.items)
+        elif kind == "heading":
+            self.add_heading(text, self.heading, title=" ".join(text.split()))
+        else:
+            self.add_block(text, "quote" if kind == "prose" and self.quote else kind)
 
     def leave_out(self, reason: str, element: Any) -> None:
         """Count the readable characters of an element left out of the text."""
@@ -154,10 +127,7 @@ class TextBuilder:
         if self.lists:
             self.lists.pop()
         if not self.lists and self.items:
-            start, end = self.items[0][0], self.items[-1][1]
-            self.sections.append(
-                Section(start, end, "list", self.headings(), parts=tuple(self.items))
-            )
+            self.record(self.items[0][0], "list", end=self.items[-1][1], parts=tuple(self.items))
             self.items = []
 
     def open_table(self, element: Any) -> None:
@@ -169,14 +139,8 @@ class TextBuilder:
     def close_table(self) -> None:
         table = self.table
         self.table = self.tables.pop() if self.tables else None
-        if table is None or not table.rows:
-            return
-        rows = table.rows
-        header = table.header
-        body = tuple(row for row in rows if row != header)
-        self.sections.append(
-            Section(rows[0][0], rows[-1][1], "table", self.headings(), header=header, parts=body)
-        )
+        if table is not None and table.rows:
+            self.add_table(table.rows, header=table.header is not None)
 
     def open_row(self) -> None:
         if self.table is not None:
@@ -190,9 +154,7 @@ class TextBuilder:
         cells, table.cells = table.cells, None
         if not any(cells):
             return
-        line = "| " + " | ".join(cells) + " |"
-        start = self.append(line, LINE_SEPARATOR if table.rows else BLOCK_SEPARATOR)
-        table.rows.append((start, start + len(line)))
+        self.line("| " + " | ".join(cells) + " |", table.rows)
         if table.header is None and len(table.rows) == 1 and (table.header_row or table.in_head):
             table.header = table.rows[0]
 
@@ -225,7 +187,7 @@ def _tidy(text: str) -> str:
     return "\n".join(lines)
 
 
-def walk(root: Any, builder: TextBuilder, etree: Any) -> None:
+def walk(root: Any, builder: HtmlBuilder, etree: Any) -> None:
     """Read the tree under ``root`` into ``builder``: iteratively, so any depth is safe."""
     walker = etree.iterwalk(root, events=("start", "end"))
     skipped = False
@@ -257,116 +219,116 @@ def walk(root: Any, builder: TextBuilder, etree: Any) -> None:
             builder.add_inline(element.tail)
 
 
-def _start_other(builder: TextBuilder, tag: str, _element: Any) -> None:
+def _start_other(builder: HtmlBuilder, tag: str, _element: Any) -> None:
     if tag in BLOCKS:
         builder.end_line()
 
 
-def _end_other(builder: TextBuilder, tag: str, _element: Any) -> None:
+def _end_other(builder: HtmlBuilder, tag: str, _element: Any) -> None:
     if tag in BLOCKS:
         builder.end_line()
 
 
-def _start_heading(builder: TextBuilder, tag: str, _element: Any) -> None:
+def _start_heading(builder: HtmlBuilder, tag: str, _element: Any) -> None:
     builder.end_line()
     builder.heading = HEADINGS[tag]
 
 
-def _end_heading(builder: TextBuilder, _tag: str, _element: Any) -> None:
+def _end_heading(builder: HtmlBuilder, _tag: str, _element: Any) -> None:
     builder.end_line()
     builder.heading = 0
 
 
-def _start_pre(builder: TextBuilder, _tag: str, element: Any) -> None:
+def _start_pre(builder: HtmlBuilder, _tag: str, element: Any) -> None:
     builder.end_line()
     text = "".join(element.itertext()).removeprefix("\n").rstrip()
     if text.strip():
         builder.emit(text, "code")
 
 
-def _start_quote(builder: TextBuilder, _tag: str, _element: Any) -> None:
+def _start_quote(builder: HtmlBuilder, _tag: str, _element: Any) -> None:
     builder.end_line()
     builder.quote += 1
 
 
-def _end_quote(builder: TextBuilder, _tag: str, _element: Any) -> None:
+def _end_quote(builder: HtmlBuilder, _tag: str, _element: Any) -> None:
     builder.end_line()
     builder.quote -= 1
 
 
-def _start_table(builder: TextBuilder, _tag: str, element: Any) -> None:
+def _start_table(builder: HtmlBuilder, _tag: str, element: Any) -> None:
     builder.open_table(element)
 
 
-def _end_table(builder: TextBuilder, _tag: str, _element: Any) -> None:
+def _end_table(builder: HtmlBuilder, _tag: str, _element: Any) -> None:
     builder.close_table()
 
 
-def _start_row(builder: TextBuilder, tag: str, element: Any) -> None:
+def _start_row(builder: HtmlBuilder, tag: str, element: Any) -> None:
     if builder.table is None:
         _start_other(builder, tag, element)
     else:
         builder.open_row()
 
 
-def _end_row(builder: TextBuilder, tag: str, element: Any) -> None:
+def _end_row(builder: HtmlBuilder, tag: str, element: Any) -> None:
     if builder.table is None:
         _end_other(builder, tag, element)
     else:
         builder.close_row()
 
 
-def _start_cell(builder: TextBuilder, tag: str, element: Any) -> None:
+def _start_cell(builder: HtmlBuilder, tag: str, element: Any) -> None:
     if builder.table is None:
         _start_other(builder, tag, element)
     else:
         builder.open_cell(tag)
 
 
-def _end_cell(builder: TextBuilder, tag: str, element: Any) -> None:
+def _end_cell(builder: HtmlBuilder, tag: str, element: Any) -> None:
     if builder.table is None:
         _end_other(builder, tag, element)
     else:
         builder.close_cell()
 
 
-def _start_section_head(builder: TextBuilder, tag: str, element: Any) -> None:
+def _start_section_head(builder: HtmlBuilder, tag: str, element: Any) -> None:
     if builder.table is not None:
         builder.table.in_head = tag == "thead"
     _start_other(builder, tag, element)
 
 
-def _start_caption(builder: TextBuilder, tag: str, element: Any) -> None:
+def _start_caption(builder: HtmlBuilder, tag: str, element: Any) -> None:
     _start_other(builder, tag, element)
     if builder.table is not None:
         builder.table.cells = None  # a caption's text is a block before the rows
 
 
-def _start_list(builder: TextBuilder, tag: str, element: Any) -> None:
+def _start_list(builder: HtmlBuilder, tag: str, element: Any) -> None:
     builder.open_list(tag, element)
 
 
-def _end_list(builder: TextBuilder, _tag: str, _element: Any) -> None:
+def _end_list(builder: HtmlBuilder, _tag: str, _element: Any) -> None:
     builder.close_list()
 
 
-def _start_item(builder: TextBuilder, tag: str, _element: Any) -> None:
+def _start_item(builder: HtmlBuilder, tag: str, _element: Any) -> None:
     builder.open_item(tag)
 
 
-def _end_item(builder: TextBuilder, _tag: str, _element: Any) -> None:
+def _end_item(builder: HtmlBuilder, _tag: str, _element: Any) -> None:
     builder.end_line()
 
 
-def _start_break(builder: TextBuilder, _tag: str, _element: Any) -> None:
+def _start_break(builder: HtmlBuilder, _tag: str, _element: Any) -> None:
     builder.line_break()
 
 
-def _nothing(_builder: TextBuilder, _tag: str, _element: Any) -> None:
+def _nothing(_builder: HtmlBuilder, _tag: str, _element: Any) -> None:
     """Nothing happens at this end (the start did it all)."""
 
 
-_START: Final[dict[str, Callable[[TextBuilder, str, Any], None]]] = {
+_START: Final[dict[str, Callable[[HtmlBuilder, str, Any], None]]] = {
     **dict.fromkeys(HEADINGS, _start_heading),
     **dict.fromkeys(LISTS, _start_list),
     **dict.fromkeys(ITEMS, _start_item),
@@ -382,7 +344,7 @@ _START: Final[dict[str, Callable[[TextBuilder, str, Any], None]]] = {
     "caption": _start_caption,
     "br": _start_break,
 }
-_END: Final[dict[str, Callable[[TextBuilder, str, Any], None]]] = {
+_END: Final[dict[str, Callable[[HtmlBuilder, str, Any], None]]] = {
     **dict.fromkeys(HEADINGS, _end_heading),
     **dict.fromkeys(LISTS, _end_list),
     **dict.fromkeys(ITEMS, _end_item),

@@ -5,90 +5,45 @@ without one; a value's own line breaks continue on lines indented by two spaces.
 separated by a blank line. Each row is a section of kind ``row`` whose ``parts`` are its lines,
 with ``metadata.row`` (its 1-based row number in the file or sheet) and ``metadata.columns``
 (the column of each part, by name, else by 1-based number). Rows of one cell above a header
-(a sheet's title) are ``prose``; a sheet's name is a heading.
+(a sheet's title) are ``prose``; a sheet's name is a heading. The text is built with ``_builder``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
-
-from ragchunk.model import Page, Section
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ragchunk.model import JSONValue
+    from ragchunk.parsers._builder import Span, TextBuilder
 
-BLOCK_SEPARATOR: Final = "\n\n"
 _NEWLINES: Final = re.compile(r"\r\n?|\n")
 _NUMBER: Final = re.compile(r"[-+]?\d+(?:[.,]\d+)?%?")
 
 
-@dataclass(slots=True)
-class RowBuilder:
-    """Accumulates the text, sections and pages of tabular data."""
-
-    parts: list[str] = field(default_factory=list)
-    length: int = 0
-    sections: list[Section] = field(default_factory=list)
-    pages: list[Page] = field(default_factory=list)
-    heading: tuple[str, ...] = ()
-
-    def append(self, text: str) -> int:
-        """Append a block after a blank line (none at the start); return its start."""
-        if self.length:
-            self.parts.append(BLOCK_SEPARATOR)
-            self.length += len(BLOCK_SEPARATOR)
-        start = self.length
-        self.parts.append(text)
-        self.length += len(text)
-        return start
-
-    def add_heading(self, title: str) -> None:
-        """Start a sheet: its name is a level-1 heading over its rows."""
-        self.heading = (title,)
-        start = self.append(title)
-        self.sections.append(Section(start, self.length, "heading", self.heading, 1))
-
-    def add_prose(self, text: str) -> None:
-        start = self.append(text)
-        self.sections.append(Section(start, self.length, "prose", self.heading))
-
-    def add_row(self, number: int, columns: Sequence[str] | None, values: Sequence[str]) -> None:
-        """Add one row as a section; a row whose cells are all empty adds nothing."""
-        lines: list[str] = []
-        names: list[JSONValue] = []
-        for index, value in enumerate(values):
-            value = value.strip()
-            if not value:
-                continue
-            value = _NEWLINES.sub("\n  ", value)
-            name = columns[index] if columns is not None and index < len(columns) else ""
-            lines.append(f"{name}: {value}" if name else value)
-            names.append(name or str(index + 1))
-        if not lines:
-            return
-        start = self.append(lines[0])
-        spans = [(start, self.length)]
-        for line in lines[1:]:
-            self.parts.append("\n" + line)
-            self.length += 1 + len(line)
-            spans.append((self.length - len(line), self.length))
-        metadata: dict[str, JSONValue] = {"row": number, "columns": names}
-        self.sections.append(
-            Section(start, self.length, "row", self.heading, metadata=metadata, parts=tuple(spans))
-        )
-
-    def close_page(self, number: int, start: int) -> None:
-        """End the page (a sheet) that began at ``start``; an empty sheet gives no page."""
-        if self.length > start:
-            first = start + len(BLOCK_SEPARATOR) if start else 0
-            self.pages.append(Page(number, min(first, self.length), self.length))
-
-    def text(self) -> str:
-        return "".join(self.parts)
+def add_row(
+    builder: TextBuilder, number: int, columns: Sequence[str] | None, values: Sequence[str]
+) -> None:
+    """Add one row as a section; a row whose cells are all empty adds nothing."""
+    lines: list[str] = []
+    names: list[JSONValue] = []
+    for index, value in enumerate(values):
+        value = value.strip()
+        if not value:
+            continue
+        value = _NEWLINES.sub("\n  ", value)
+        name = columns[index] if columns is not None and index < len(columns) else ""
+        lines.append(f"{name}: {value}" if name else value)
+        names.append(name or str(index + 1))
+    if not lines:
+        return
+    spans: list[Span] = []
+    for line in lines:
+        builder.line(line, spans)
+    metadata: dict[str, JSONValue] = {"row": number, "columns": names}
+    builder.record(spans[0][0], "row", metadata=metadata, parts=tuple(spans))
 
 
 def name_columns(header: Sequence[str]) -> list[str]:

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Final
 
 from ragchunk.errors import CorruptDocumentError, LimitExceededError
 from ragchunk.model import Document
+from ragchunk.parsers._builder import TextBuilder
 from ragchunk.parsers._decode import decode
-from ragchunk.parsers._rows import RowBuilder, looks_like_header, name_columns
+from ragchunk.parsers._rows import add_row, looks_like_header, name_columns
 from ragchunk.parsers._spec import Format
 
 if TYPE_CHECKING:
@@ -45,19 +46,11 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     if header is None:
         header = bool(rows) and looks_like_header(rows[0], rows[1:])
     columns = name_columns(rows[0]) if header and rows else None
-    builder = RowBuilder()
+    builder = TextBuilder()
     for number, row in enumerate(rows[1:] if columns else rows, start=2 if columns else 1):
-        builder.add_row(number, columns, row)
+        add_row(builder, number, columns, row)
     metadata: dict[str, JSONValue] = {"columns": [*columns]} if columns else {}
-    return Document(
-        text=builder.text(),
-        source=request.source,
-        doc_id=request.doc_id,
-        format="csv",
-        sections=tuple(builder.sections),
-        has_lines=False,
-        metadata=metadata,
-    )
+    return builder.document(request, "csv", metadata)
 
 
 def _delimiter(text: str, source: str) -> str:

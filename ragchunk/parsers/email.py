@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Final
 
 from ragchunk import parsers
 from ragchunk.errors import CorruptDocumentError, InputError, LimitExceededError
-from ragchunk.model import Document, Section
+from ragchunk.model import Document
+from ragchunk.parsers._builder import TextBuilder
 from ragchunk.parsers._spec import MAX_DEPTH, Format
-from ragchunk.parsers._splice import Splicer
 
 if TYPE_CHECKING:
     from ragchunk.model import JSONValue
@@ -88,13 +88,14 @@ def read_message(message: EmailMessage, request: ParseRequest) -> Document:
     """
     if request.depth > MAX_DEPTH:
         raise _too_deep(request)
-    builder = _Builder()
+    builder = TextBuilder()
     headers = {name: _header(message, name, request) for name in HEADERS}
     subject = headers["Subject"]
-    builder.path = (subject,) if subject else ()
+    if subject:  # the subject heads the message: it is in the headers block, not a block
+        builder.path.enter(1, subject)
     lines = [f"{name}: {value}" for name, value in headers.items() if value]
     if lines:
-        builder.add("\n".join(lines), "headers", "headers")
+        builder.add_block("\n".join(lines), "headers", metadata={"part": "headers"})
     left_out: list[JSONValue] = []
     try:
         body = message.get_body(preferencelist=("plain", "html"))
@@ -105,30 +106,13 @@ def read_message(message: EmailMessage, request: ParseRequest) -> Document:
         raise _too_deep(request) from None
     if body is not None:
         _add_body(builder, body, request)  # type: ignore[arg-type]  # default policy
+    under = builder.headings()
     for number, part in enumerate(attachments, start=1):
-        _add_attachment(builder, part, number, request, left_out)
+        _add_attachment(builder, under, part, number, request, left_out)
     metadata = _metadata(message, headers, request)
     if left_out:
         metadata["left_out"] = {"attachments": left_out}
-    return Document(
-        text=builder.text(),
-        source=request.source,
-        doc_id=request.doc_id,
-        format="email",
-        sections=tuple(builder.sections),
-        has_lines=False,
-        metadata=metadata,
-    )
-
-
-class _Builder(Splicer):
-    """The text and sections of one message, and the heading path of what comes next."""
-
-    path: tuple[str, ...] = ()
-
-    def add(self, text: str, kind: str, part: str, level: int = 0) -> None:
-        start = self.append(text)
-        self.sections.append(Section(start, self.length, kind, self.path, level, {"part": part}))
+    return builder.document(request, "email", metadata)
 
 
 def _header(message: EmailMessage, name: str, request: ParseRequest) -> str:
@@ -189,14 +173,14 @@ def _text_payload(part: EmailMessage, request: ParseRequest) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _add_body(builder: _Builder, body: EmailMessage, request: ParseRequest) -> None:
+def _add_body(builder: TextBuilder, body: EmailMessage, request: ParseRequest) -> None:
     text = _text_payload(body, request)
     if body.get_content_subtype() == "html":
         from ragchunk.parsers.html import parse_text
 
         doc = parse_text(text, request, format="email")
-        level = 1 if builder.path else 0
-        builder.splice(doc, path=builder.path, level=level, metadata={"part": "body"})
+        path = builder.headings()
+        builder.splice(doc, path=path, level=1 if path else 0, metadata={"part": "body"})
         return
     signature = False
     for block in re.split(r"\n[ \t]*\n", text):
@@ -211,17 +195,21 @@ def _add_body(builder: _Builder, body: EmailMessage, request: ParseRequest) -> N
         quoted = lines[1:] if len(lines) > 1 and lines[0].endswith(":") else lines
         is_quote = all(line.startswith(">") for line in quoted if line)
         kind = "signature" if signature else "quote" if is_quote else "prose"
-        builder.add("\n".join(lines), kind, "body")
+        builder.add_block("\n".join(lines), kind, metadata={"part": "body"})
 
 
 def _add_attachment(
-    builder: _Builder,
+    builder: TextBuilder,
+    under: tuple[str, ...],
     part: EmailMessage,
     number: int,
     request: ParseRequest,
     left_out: list[JSONValue],
 ) -> None:
-    """Parse one attachment with its own format and add it; or leave it out with a warning."""
+    """Parse one attachment with its own format and add it; or leave it out with a warning.
+
+    Its heading and its sections go under ``under`` (the subject's path).
+    """
     name = _attachment_name(part, number)
     where = f"{request.source}: attachment {name}"
     try:
@@ -234,12 +222,11 @@ def _add_attachment(
     if doc is None:
         left_out.append(name)
         return
-    path = (*builder.path, f"Attachment: {name}")
-    level = len(path)
-    builder.path, outer = path, builder.path
-    builder.add(f"Attachment: {name}", "heading", f"attachment:{name}", level)
-    builder.path = outer
-    builder.splice(doc, path=path, level=level, metadata={"part": f"attachment:{name}"})
+    title = f"Attachment: {name}"
+    path = (*under, title)
+    metadata: dict[str, JSONValue] = {"part": f"attachment:{name}"}
+    builder.add_heading(title, len(path), metadata=metadata)  # it closes the attachment before
+    builder.splice(doc, path=path, level=len(path), metadata=metadata)
 
 
 def _attachment_name(part: EmailMessage, number: int) -> str:

@@ -22,8 +22,8 @@ from urllib.parse import unquote
 from ragchunk.errors import CorruptDocumentError
 from ragchunk.model import Document
 from ragchunk.parsers._archive import open_zip
+from ragchunk.parsers._builder import TextBuilder
 from ragchunk.parsers._spec import Format
-from ragchunk.parsers._splice import Splicer
 from ragchunk.parsers.html import decode_html, parse_text
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def _read(archive: zipfile.ZipFile, request: ParseRequest) -> Document:
         if item.get("id") and item.get("href")
     }
     titles = _navigation(archive, package, manifest, base, request)
-    book = Splicer()
+    book = TextBuilder()
     for itemref in package.iter(f"{_OPF}itemref"):
         item = manifest.get(itemref.get("idref"))
         if item is None or item.get("media-type") not in _XHTML:
@@ -82,19 +82,11 @@ def _read(archive: zipfile.ZipFile, request: ParseRequest) -> Document:
             request.warn("missing-part", f"{request.source}: spine document {path} is missing")
             continue
         _add_chapter(book, archive, path, titles.get(path, ()), request)
-    return Document(
-        text=book.text(),
-        source=request.source,
-        doc_id=request.doc_id,
-        format="epub",
-        sections=tuple(book.sections),
-        has_lines=False,
-        metadata=_metadata(package),
-    )
+    return book.document(request, "epub", _metadata(package))
 
 
 def _add_chapter(
-    book: Splicer,
+    book: TextBuilder,
     archive: zipfile.ZipFile,
     path: str,
     titles: tuple[str, ...],

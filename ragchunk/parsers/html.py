@@ -21,7 +21,7 @@ from ragchunk.errors import InputError, LimitExceededError
 from ragchunk.model import Document
 from ragchunk.parsers._decode import decode
 from ragchunk.parsers._extras import need
-from ragchunk.parsers._htmltext import TextBuilder, walk
+from ragchunk.parsers._htmltext import HtmlBuilder, walk
 from ragchunk.parsers._spec import Format
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def parse_text(markup: str, request: ParseRequest, *, format: str = "html") -> D
     if request.options.main_content:
         markup = _main_content(markup, request)
     root = parse_tree(markup, request)
-    builder = TextBuilder(keep_boilerplate=request.options.keep_boilerplate)
+    builder = HtmlBuilder(keep_boilerplate=request.options.keep_boilerplate)
     metadata: dict[str, JSONValue] = {}
     if root is not None:
         from lxml import etree
@@ -76,15 +76,7 @@ def parse_text(markup: str, request: ParseRequest, *, format: str = "html") -> D
             builder.close_list()
     if builder.left_out:
         metadata["left_out"] = dict(sorted(builder.left_out.items()))
-    return Document(
-        text="".join(builder.parts),
-        source=request.source,
-        doc_id=request.doc_id,
-        format=format,
-        sections=tuple(builder.sections),
-        has_lines=False,
-        metadata=metadata,
-    )
+    return builder.document(request, format, metadata)
 
 
 def parse_tree(markup: str, request: ParseRequest) -> Any:

@@ -26,6 +26,7 @@ from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
 
 from ragchunk.model import Document, Section
+from ragchunk.parsers._builder import HeadingPath
 from ragchunk.parsers._decode import decode
 from ragchunk.parsers._spec import Format
 
@@ -165,7 +166,7 @@ class _Blocks:
         self.text = text
         self.starts = starts
         self.line_offset = line_offset
-        self.path: list[tuple[int, str]] = []
+        self.path = HeadingPath()
 
     def span(self, line_map: Sequence[int]) -> tuple[int, int]:
         """Return the span of source lines ``[first, last)``, trailing whitespace excluded."""
@@ -176,7 +177,7 @@ class _Blocks:
         return start, _trim_end(self.text, start, end)
 
     def headings(self) -> tuple[str, ...]:
-        return tuple(title for _, title in self.path if title)
+        return tuple(title for title in self.path.titles() if title)
 
     def sections(self, tokens: Sequence[Token]) -> Iterator[Section]:
         for position, token in enumerate(tokens):
@@ -202,9 +203,7 @@ class _Blocks:
 
     def heading(self, token: Token, inline: Token, start: int, end: int) -> Section:
         level = int(token.tag[1:])
-        while self.path and self.path[-1][0] >= level:
-            self.path.pop()
-        self.path.append((level, _plain_text(_ATTRIBUTES.sub("", inline.content))))
+        self.path.enter(level, _plain_text(_ATTRIBUTES.sub("", inline.content)))
         style = "atx" if token.markup.startswith("#") else "setext"
         return Section(start, end, "heading", self.headings(), level, {"style": style})
 

@@ -55,7 +55,7 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     if len(found) != 1:
         raise InputError(
             f"{request.source}: an mbox of {len(found)} messages is not one document "
-            "(ragchunk.reading.parse_documents reads each)"
+            "(ragchunk.pipeline.reading.parse_documents reads each)"
         )
     return parse_message(found[0].data, request)
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 import io
 import zipfile
 import zlib
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.errors import CorruptDocumentError
-from ragchunk.model import Document, Page, Section
+from ragchunk.model import Document
 from ragchunk.parsers._archive import open_zip, refuse_doctypes
+from ragchunk.parsers._builder import TextBuilder
 from ragchunk.parsers._extras import need
 from ragchunk.parsers._spec import Format
 
@@ -29,53 +29,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from ragchunk.model import JSONValue
+    from ragchunk.parsers._builder import Span
     from ragchunk.parsers._spec import ParseRequest
 
-BLOCK_SEPARATOR: Final = "\n\n"
-LINE_SEPARATOR: Final = "\n"
 _MAIN: Final = "ppt/presentation.xml"
-
-
-@dataclass(slots=True)
-class _Builder:
-    """Accumulates the text, sections and pages of a deck."""
-
-    parts: list[str] = field(default_factory=list)
-    length: int = 0
-    sections: list[Section] = field(default_factory=list)
-    pages: list[Page] = field(default_factory=list)
-    headings: tuple[str, ...] = ()
-
-    def append(self, text: str, separator: str = BLOCK_SEPARATOR) -> int:
-        if self.length:
-            self.parts.append(separator)
-            self.length += len(separator)
-        start = self.length
-        self.parts.append(text)
-        self.length += len(text)
-        return start
-
-    def add_lines(self, lines: list[str], kind: str, metadata: dict[str, JSONValue]) -> None:
-        """Add a block of lines: one line is ``kind``; several are a list of them."""
-        lines = [line for line in lines if line.strip()]
-        if not lines:
-            return
-        first = self.append(lines[0])
-        spans = [(first, self.length)]
-        for line in lines[1:]:
-            start = self.append(line, LINE_SEPARATOR)
-            spans.append((start, self.length))
-        is_list = len(spans) > 1 and kind == "prose"
-        self.sections.append(
-            Section(
-                first,
-                self.length,
-                "list" if is_list else kind,
-                self.headings,
-                metadata=metadata,
-                parts=tuple(spans) if is_list else (),
-            )
-        )
 
 
 def parse(data: bytes, request: ParseRequest) -> Document:
@@ -90,7 +47,7 @@ def parse(data: bytes, request: ParseRequest) -> Document:
             raise CorruptDocumentError(f"{request.source}: not a PPTX: the zip has no {_MAIN}")
         refuse_doctypes(archive, request)
     deck = _open(data, request)
-    builder = _Builder()
+    builder = TextBuilder()
     hidden: list[JSONValue] = []
     notes_left = 0
     for number, slide in enumerate(deck.slides, start=1):
@@ -108,16 +65,7 @@ def parse(data: bytes, request: ParseRequest) -> Document:
         metadata["hidden_slides"] = hidden
     if notes_left:
         metadata["left_out"] = {"notes": notes_left}
-    return Document(
-        text="".join(builder.parts),
-        source=request.source,
-        doc_id=request.doc_id,
-        format="pptx",
-        sections=tuple(builder.sections),
-        pages=tuple(builder.pages),
-        has_lines=False,
-        metadata=metadata,
-    )
+    return builder.document(request, "pptx", metadata)
 
 
 def _open(data: bytes, request: ParseRequest) -> Any:
@@ -158,15 +106,14 @@ def _broken_part(data: bytes) -> str | None:
     return None
 
 
-def _add_slide(builder: _Builder, number: int, slide: Any, request: ParseRequest) -> int:
+def _add_slide(builder: TextBuilder, number: int, slide: Any, request: ParseRequest) -> int:
     """Add one slide as a page; return the characters of speaker notes left out."""
-    start = builder.length
+    builder.open_page()
     title_shape = slide.shapes.title
     title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
-    builder.headings = (title,) if title else ()
+    builder.path.clear()  # a slide is headed by its own title only
     if title:
-        first = builder.append(title)
-        builder.sections.append(Section(first, builder.length, "heading", builder.headings, 1))
+        builder.add_heading(title, 1)
     for shape in _reading_order(slide.shapes):
         if title_shape is not None and shape.shape_id == title_shape.shape_id:
             continue
@@ -174,12 +121,10 @@ def _add_slide(builder: _Builder, number: int, slide: Any, request: ParseRequest
     notes = _notes(slide)
     left_out = 0
     if notes and request.options.notes:
-        builder.add_lines(notes.split("\n"), "notes", {"notes": True})
+        _add_lines(builder, notes.split("\n"), "notes", {"notes": True})
     elif notes:
         left_out = len(notes)
-    if builder.length > start:
-        first = start + len(BLOCK_SEPARATOR) if start else 0
-        builder.pages.append(Page(number, first, builder.length))
+    builder.close_page(number)
     return left_out
 
 
@@ -203,7 +148,7 @@ def _position(shape: Any) -> tuple[int, int]:
     return (shape.top or 0, shape.left or 0)
 
 
-def _add_shape(builder: _Builder, shape: Any) -> None:
+def _add_shape(builder: TextBuilder, shape: Any) -> None:
     if getattr(shape, "has_table", False) and shape.has_table:
         _add_table(builder, shape.table)
     elif shape.has_text_frame:
@@ -213,31 +158,37 @@ def _add_shape(builder: _Builder, shape: Any) -> None:
             # A soft line break (<a:br/>) reads "\v" in python-pptx.
             pieces = [" ".join(piece.split()) for piece in paragraph.text.split("\v")]
             lines.append(indent + ("\n" + indent).join(piece for piece in pieces if piece))
-        builder.add_lines(lines, "prose", {})
+        _add_lines(builder, lines, "prose", {})
 
 
-def _add_table(builder: _Builder, table: Any) -> None:
-    rows = []
+def _add_lines(
+    builder: TextBuilder, lines: list[str], kind: str, metadata: dict[str, JSONValue]
+) -> None:
+    """Add a block of lines: one line is ``kind``; several are a list of them."""
+    spans: list[Span] = []
+    for line in lines:
+        if line.strip():
+            builder.line(line, spans)
+    if not spans:
+        return
+    is_list = len(spans) > 1 and kind == "prose"
+    builder.record(
+        spans[0][0],
+        "list" if is_list else kind,
+        metadata=metadata,
+        parts=tuple(spans) if is_list else (),
+    )
+
+
+def _add_table(builder: TextBuilder, table: Any) -> None:
+    """Add a table's rows that hold text, ``| a | b |`` each, the first its header."""
+    spans: list[Span] = []
     for row in table.rows:
         cells = [" ".join(cell.text.split()).replace("|", "\\|") for cell in row.cells]
         if any(cells):
-            rows.append("| " + " | ".join(cells) + " |")
-    if not rows:
-        return
-    spans: list[tuple[int, int]] = []
-    for line in rows:
-        start = builder.append(line, LINE_SEPARATOR if spans else BLOCK_SEPARATOR)
-        spans.append((start, builder.length))
-    builder.sections.append(
-        Section(
-            spans[0][0],
-            builder.length,
-            "table",
-            builder.headings,
-            header=spans[0],
-            parts=tuple(spans[1:]),
-        )
-    )
+            builder.line("| " + " | ".join(cells) + " |", spans)
+    if spans:
+        builder.add_table(spans)
 
 
 def _notes(slide: Any) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.model import Document, Section
+from ragchunk.parsers._builder import HeadingPath
 from ragchunk.parsers._decode import decode
 from ragchunk.parsers._spec import Format
 
@@ -114,11 +115,11 @@ class _Scanner:
     def __init__(self, lines: _Lines) -> None:
         self.lines = lines
         self.styles: dict[tuple[str, bool], int] = {}
-        self.path: list[tuple[int, str]] = []
+        self.path = HeadingPath()
         self.literal_next = False  # the paragraph before ended with "::"
 
     def headings(self) -> tuple[str, ...]:
-        return tuple(title for _, title in self.path)
+        return self.path.titles()
 
     def sections(self) -> Iterator[Section]:
         lines, index = self.lines, 0
@@ -205,9 +206,7 @@ class _Scanner:
         self, first: int, last: int, text: str, char: str, *, overline: bool
     ) -> tuple[Section, int]:
         level = self.styles.setdefault((char, overline), len(self.styles) + 1)
-        while self.path and self.path[-1][0] >= level:
-            self.path.pop()
-        self.path.append((level, plain_title(text)))
+        self.path.enter(level, plain_title(text))
         start, end = self.lines.span(first, last)
         metadata: dict[str, JSONValue] = {"adornment": char, "overline": overline}
         return Section(start, end, "heading", self.headings(), level, metadata), last

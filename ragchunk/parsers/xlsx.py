@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from ragchunk.errors import CorruptDocumentError
 from ragchunk.model import Document
 from ragchunk.parsers._archive import open_zip, refuse_doctypes
+from ragchunk.parsers._builder import TextBuilder
 from ragchunk.parsers._extras import need
-from ragchunk.parsers._rows import RowBuilder, header_index, name_columns
+from ragchunk.parsers._rows import add_row, header_index, name_columns
 from ragchunk.parsers._spec import Format
 
 if TYPE_CHECKING:
@@ -44,33 +45,24 @@ def parse(data: bytes, request: ParseRequest) -> Document:
         refuse_doctypes(archive, request)
     formulas = _load(data, request, values=False)
     values = None
-    builder = RowBuilder()
+    builder = TextBuilder()
     try:
         for number, sheet in enumerate(formulas.worksheets, start=1):
             rows = [[_cell(value) for value in row] for row in sheet.iter_rows(values_only=True)]
             if any(cell.startswith(_FORMULA_PREFIX) for row in rows for cell in row):
                 values = values or _load(data, request, values=True)
                 rows = _cached(rows, values.worksheets[number - 1])
-            start = builder.length
-            builder.add_heading(sheet.title)
+            builder.open_page()
+            builder.add_heading(sheet.title, 1)  # the sheet's name heads its rows
             _add_rows(builder, rows)
-            builder.close_page(number, start)
+            builder.close_page(number)
     except (KeyError, ValueError, TypeError, zipfile.BadZipFile, zlib.error, EOFError) as exc:
         raise CorruptDocumentError(f"{request.source}: corrupt XLSX: {_reason(exc)}") from exc
     finally:
         formulas.close()
         if values is not None:
             values.close()
-    return Document(
-        text=builder.text(),
-        source=request.source,
-        doc_id=request.doc_id,
-        format="xlsx",
-        sections=tuple(builder.sections),
-        pages=tuple(builder.pages),
-        has_lines=False,
-        metadata=_metadata(formulas),
-    )
+    return builder.document(request, "xlsx", _metadata(formulas))
 
 
 def _load(data: bytes, request: ParseRequest, *, values: bool) -> Any:
@@ -106,12 +98,12 @@ def _cached(rows: list[list[str]], sheet: Any) -> list[list[str]]:
     return rows
 
 
-def _add_rows(builder: RowBuilder, rows: list[list[str]]) -> None:
+def _add_rows(builder: TextBuilder, rows: list[list[str]]) -> None:
     header = header_index(rows)
     for row in rows[:header]:
         text = " ".join(cell for cell in row if cell.strip())
         if text.strip():
-            builder.add_prose(text.strip())
+            builder.add_block(text.strip())
     if header >= len(rows):
         return
     columns = name_columns(rows[header])
@@ -119,9 +111,9 @@ def _add_rows(builder: RowBuilder, rows: list[list[str]]) -> None:
     for index in range(header + 1, len(rows)):
         filled = [cell.strip() for cell in rows[index] if cell.strip()]
         if after_gap and len(filled) == 1:  # a note below the table, as a merged cell is
-            builder.add_prose(filled[0])
+            builder.add_block(filled[0])
         else:
-            builder.add_row(index + 1, columns, rows[index])
+            add_row(builder, index + 1, columns, rows[index])
         after_gap = not filled
 
 

@@ -4,7 +4,7 @@ Each leaf declares its flag, its configuration key, its default, its help and it
 once (``leaf(...)``, ``ragchunk.settings._leaf``); the command line's options, the
 configuration files' keys and ``-O`` are all made from these declarations. A configuration
 scope is the same tree with unset leaves, and ``merge`` is the one way scopes combine.
-``ragchunk.plan.make_plan`` turns a tree into a validated plan.
+``ragchunk.pipeline.plan.make_plan`` turns a tree into a validated plan.
 
 This package sits low: it imports only ``options``, ``defaults`` and ``errors``.
 """

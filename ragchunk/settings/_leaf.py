@@ -49,7 +49,7 @@ class Leaf:
         follows: for a mapping, the leaf it belongs to: a lower scope's entries are kept only
             when both scopes give that leaf the same value (``options`` follow ``strategy``).
         spec: the field of its owner's spec it fills (``api_base`` is the chat spec's ``url``),
-            for a group a backend checks as a whole (``ragchunk.plan``).
+            for a group a backend checks as a whole (``ragchunk.pipeline.plan``).
     """
 
     flags: tuple[str, ...] = ()

@@ -35,7 +35,6 @@ class Embedding:
         help="local (a sentence-transformers model on this machine) or openai (any "
         "OpenAI-compatible /v1/embeddings endpoint).",
         panel=EMBEDDINGS,
-        completions=("local", "openai"),
         spec="backend",
     )
     embed_model: str | None = leaf(

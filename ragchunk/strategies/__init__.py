@@ -5,13 +5,13 @@ To add a strategy, write ``strategies/<name>.py`` and add one line here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from ragchunk import registry
 from ragchunk.defaults import DEFAULT_STRATEGY as DEFAULT_STRATEGY  # the one default, re-exported
 
 if TYPE_CHECKING:
-    from ragchunk.strategies._spec import Strategy
+    from ragchunk.strategies._spec import AnyStrategy
 
 STRATEGIES: Final = {
     "code": "ragchunk.strategies.code",
@@ -35,16 +35,19 @@ STRATEGIES: Final = {
 }
 
 
-def get(name: str) -> Strategy[Any]:
-    """Return the strategy registered as ``name``.
+def get(name: str) -> AnyStrategy:
+    """Return the strategy registered as ``name``: a cutter (or rewriter), or a router.
 
     Raises:
         OptionError: no strategy has that name.
+        TypeError: its module's ``STRATEGY`` is neither a ``Strategy`` nor a ``Router``.
     """
-    strategy: Strategy[Any] = registry.load(
-        STRATEGIES, name, option="--strategy", attribute="STRATEGY"
-    )
-    return strategy
+    from ragchunk.strategies._spec import Router, Strategy
+
+    found: object = registry.load(STRATEGIES, name, option="--strategy", attribute="STRATEGY")
+    if isinstance(found, Strategy | Router):
+        return found
+    raise TypeError(f"{STRATEGIES[name]}.STRATEGY is not a Strategy or a Router")
 
 
 def names() -> tuple[str, ...]:

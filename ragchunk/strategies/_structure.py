@@ -47,9 +47,9 @@ def structure(doc: Document, ctx: Context) -> Structure:
     headings_at = heading_lookup(sections)
     if not ctx.contextualize:
         return Structure(sections, headings_at, ctx)
-    if ctx.limit is not None:
+    if ctx.capacity.hard:
         paths = (section.headings for section in sections)
-        check_breadcrumbs(doc.source, paths, ctx.measure, ctx.limit)
+        check_breadcrumbs(doc.source, paths, ctx.measure, ctx.capacity.size)
 
     def breadcrumb(start: int) -> str:
         return format_breadcrumb(headings_at(start))

@@ -5,22 +5,22 @@ headings → ``hierarchical``, bounded; anything else → ``recursive``. The cho
 user had named it: with its own defaults (code: 512 tokens, no overlap; hierarchical bounded by
 its own size) unless the user gave ``--size``, which then applies to every choice in ``--unit``
 (chars by default), with ``--overlap`` or this strategy's overlap capped at a tenth of the size.
-The engine runs the choice's own recipe (``Strategy.choose``), so its size limit, unit,
-``--check`` and chunk ids are those of the chosen strategy; each chunk's ``strategy`` field
-names it (``--stats`` counts the choices). ``split`` serves callers that run this strategy
-directly with a context.
+A router: it cuts nothing itself. The plan makes each choice's recipe up front and the engine
+runs the one ``choose`` names (``Recipe.for_document``), so its capacity, unit, ``--check``
+and chunk ids are those of the chosen strategy; each chunk's ``strategy`` field names it
+(``--stats`` counts the choices).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.options import Budget
-from ragchunk.strategies._spec import Context, Strategy
+from ragchunk.strategies._spec import Router
 
 if TYPE_CHECKING:
-    from ragchunk.model import Document, Span
+    from ragchunk.model import Document
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,25 +42,14 @@ def choose(doc: Document) -> str:
     return "recursive"
 
 
-def split(doc: Document, options: AutoOptions, ctx: Context) -> list[Span]:
-    """Return the spans of the strategy chosen for ``doc``, each naming that strategy.
-
-    The context's limit is this strategy's (bounded), so an unbounded choice (hierarchical)
-    is bounded by the size here (SPEC §4).
-    """
-    name = choose(doc)
-    return [replace(span, strategy=name) for span in ctx.delegate(name, options.budget, doc, ctx)]
-
-
 CHOICES: Final = ("markdown", "code", "hierarchical", "recursive")
 
-STRATEGY = Strategy(
+STRATEGY = Router(
     name="auto",
     summary="Per document: markdown for Markdown and reStructuredText, code for source code, "
     "hierarchical (bounded) for PDF/DOCX with headings, recursive otherwise; each with its own "
     "defaults unless --size is given.",
     options=AutoOptions,
-    split=split,
     choices=CHOICES,
     choose=choose,
 )

@@ -50,7 +50,7 @@ def split(doc: Document, options: EmailOptions, ctx: Context) -> list[Span]:
             ctx.drop(start, end, part)
         else:
             regions.append(Region(start, end, None, {"template": "email", "part": part}))
-    return region_spans(doc.text, regions, sizer=ctx.sizer, budget=options.budget, limit=ctx.limit)
+    return region_spans(doc.text, regions, sizer=ctx.sizer, capacity=ctx.capacity)
 
 
 def _parts(doc: Document) -> list[tuple[int, int, str]]:

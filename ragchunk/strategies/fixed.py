@@ -33,15 +33,15 @@ def find_cut(text: str, lo: int, limit: int) -> int:
     return cut if cut > lo else grapheme_floor(text, limit, lo)
 
 
-def split(doc: Document, options: FixedOptions, ctx: Context) -> list[Span]:
-    """Return spans covering ``doc.text`` in order, each within ``options.budget``."""
+def split(doc: Document, options: FixedOptions, ctx: Context) -> list[Span]:  # noqa: ARG001 - the seam\'s signature
+    """Return spans covering ``doc.text`` in order, each within ``ctx.capacity``."""
     windows = pack(
         doc.text,
         0,
         len(doc.text),
         sizer=ctx.sizer,
-        size=options.budget.size,
-        overlap=options.budget.overlap,
+        size=ctx.capacity.size,
+        overlap=ctx.capacity.overlap,
         find_cut=find_cut,
         align_start=align_to_word,
     )

@@ -54,23 +54,23 @@ class HierarchicalOptions:
 
 
 def split(doc: Document, options: HierarchicalOptions, ctx: Context) -> list[Span]:
-    """Return one span per heading subtree; refined to ``ctx.limit`` when there is one.
+    """Return one span per heading subtree; refined to ``ctx.capacity`` when it is hard.
 
     Spans are absolute, half-open and in document order; together they cover the document.
     """
     text = doc.text
     found = structure(doc, ctx)
-    sizer, limit = found.ctx.sizer, ctx.limit
+    sizer, capacity = found.ctx.sizer, ctx.capacity
     spans: list[Span] = []
     for run in scopes(found.sections, options.max_depth):
         span = strip_span(text, run[0].start, run[-1].end)
         if span is None:
             continue
         start, end = span
-        if limit is None or sizer.size(start, end) <= limit:
+        if capacity.fits(sizer, start, end):
             spans.append(Span(start, end, found.headings_at(start)))
             continue
-        windows = split_range(text, start, end, sizer=sizer, budget=options.budget, wraps=doc.wraps)
+        windows = split_range(text, start, end, sizer=sizer, capacity=capacity, wraps=doc.wraps)
         spans += spans_from_windows(text, windows, headings_at=found.headings_at)
     return spans
 

@@ -57,10 +57,10 @@ def _cuts(starts: Sequence[int]) -> tuple[FindCut, AlignStart]:
     return find_cut, align_start
 
 
-def split(doc: Document, options: LateOptions, ctx: Context) -> list[Span]:
+def split(doc: Document, options: LateOptions, ctx: Context) -> list[Span]:  # noqa: ARG001 - the seam's signature
     """Return token windows covering ``doc.text``, each with its late-pooled ``embedding``.
 
-    Spans are absolute, half-open and in document order; each fits ``ctx.limit``.
+    Spans are absolute, half-open and in document order; each fits ``ctx.capacity``.
 
     Raises:
         BackendError: the local model failed.
@@ -75,8 +75,8 @@ def split(doc: Document, options: LateOptions, ctx: Context) -> list[Span]:
         ctx.warn("late-no-offsets", f"{doc.source}: late chunking without embeddings: {exc}")
         tokens = ctx.tokens()
         starts = [tokens.offset(i) for i in range(tokens.total)]
-        return _windows(doc, options, ctx, starts)
-    spans = _windows(doc, options, ctx, sorted({start for start, _ in offsets}))
+        return _windows(doc, ctx, starts)
+    spans = _windows(doc, ctx, sorted({start for start, _ in offsets}))
     vectors = embedder.pool(text, [(span.start, span.end) for span in spans])
     missing = 0
     for span, vector in zip(spans, vectors, strict=True):
@@ -98,17 +98,16 @@ def split(doc: Document, options: LateOptions, ctx: Context) -> list[Span]:
     return spans
 
 
-def _windows(doc: Document, options: LateOptions, ctx: Context, starts: list[int]) -> list[Span]:
-    budget = options.budget
-    limit = ctx.limit if ctx.limit is not None else budget.size
+def _windows(doc: Document, ctx: Context, starts: list[int]) -> list[Span]:
+    capacity = ctx.capacity
     find_cut, align_start = _cuts(starts)
     windows = pack(
         doc.text,
         0,
         len(doc.text),
         sizer=ctx.sizer,
-        size=limit,
-        overlap=min(budget.overlap, limit - 1),
+        size=capacity.size,
+        overlap=capacity.overlap,
         find_cut=find_cut,
         align_start=align_start,
     )

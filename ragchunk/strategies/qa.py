@@ -45,16 +45,14 @@ class QaOptions:
 
 
 def split(doc: Document, options: QaOptions, ctx: Context) -> list[Span]:
-    """Return one span per row (or its pieces within ``ctx.limit``), in document order.
+    """Return one span per row (or its pieces within ``ctx.capacity``), in document order.
 
     Spans are absolute and half-open; together they cover every non-space character.
     """
     rows = [s for s in doc.sections if s.kind == "row"]
     if not rows:  # not a table: its chunks carry no row or question
         regions = [Region(0, len(doc.text), None, {"template": "qa"})]
-        return region_spans(
-            doc.text, regions, sizer=ctx.sizer, budget=options.budget, limit=ctx.limit
-        )
+        return region_spans(doc.text, regions, sizer=ctx.sizer, capacity=ctx.capacity)
     regions = []
     covered = 0
     for row in rows:
@@ -63,7 +61,7 @@ def split(doc: Document, options: QaOptions, ctx: Context) -> list[Span]:
         regions.append(Region(row.start, row.end, None, _pair(doc, row, options)))
         covered = row.end
     regions.append(Region(covered, len(doc.text), None, {"template": "qa"}))
-    return region_spans(doc.text, regions, sizer=ctx.sizer, budget=options.budget, limit=ctx.limit)
+    return region_spans(doc.text, regions, sizer=ctx.sizer, capacity=ctx.capacity)
 
 
 def _pair(doc: Document, row: Section, options: QaOptions) -> dict[str, JSONValue]:

@@ -50,13 +50,13 @@ class RecursiveOptions:
 
 
 def split(doc: Document, options: RecursiveOptions, ctx: Context) -> list[Span]:
-    """Return spans covering ``doc.text`` in order, each within ``options.budget``."""
+    """Return spans covering ``doc.text`` in order, each within ``ctx.capacity``."""
     windows = split_range(
         doc.text,
         0,
         len(doc.text),
         sizer=ctx.sizer,
-        budget=options.budget,
+        capacity=ctx.capacity,
         levels=options.levels,
         wraps=doc.wraps,
     )

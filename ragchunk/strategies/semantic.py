@@ -82,7 +82,7 @@ class SemanticOptions:
 
 
 def split(doc: Document, options: SemanticOptions, ctx: Context) -> list[Span]:
-    """Return spans of whole sentences grouped by meaning, each within ``ctx.limit``.
+    """Return spans of whole sentences grouped by meaning, each within ``ctx.capacity``.
 
     Spans are absolute, half-open, in document order, and cover every sentence.
 
@@ -94,12 +94,11 @@ def split(doc: Document, options: SemanticOptions, ctx: Context) -> list[Span]:
     if not units:
         return []
     vectors = ctx.embedder().embed([text[start:end] for start, end in units])
-    limit = ctx.limit if ctx.limit is not None else options.budget.size
-    words = Budget(size=limit, overlap=0, unit=options.budget.unit)
+    words = ctx.capacity.without_overlap()
 
     def refine(start: int, end: int) -> list[tuple[int, int, bool]]:
         windows = split_range(
-            text, start, end, sizer=ctx.sizer, budget=words, levels=INSIDE_SENTENCE
+            text, start, end, sizer=ctx.sizer, capacity=words, levels=INSIDE_SENTENCE
         )
         return [(w.start, w.end, w.oversize) for w in windows]
 
@@ -108,7 +107,7 @@ def split(doc: Document, options: SemanticOptions, ctx: Context) -> list[Span]:
         vectors,
         scopes=[path[:-1] for path in paths],
         size=ctx.sizer.size,
-        limit=limit,
+        limit=words.size,
         method=options.method,
         threshold=options.threshold,
         buffer=options.buffer,

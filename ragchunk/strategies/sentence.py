@@ -11,7 +11,7 @@ is given.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, get_args
 
 from ragchunk.errors import OptionError
@@ -75,22 +75,22 @@ class SentenceOptions:
 def split(doc: Document, options: SentenceOptions, ctx: Context) -> list[Span]:
     """Return spans of whole sentences covering ``doc.text`` in order.
 
-    In size mode each span fits ``options.budget``; in sentence-count mode each holds at most
-    ``options.sentences`` sentences (and fits the budget when ``--size`` was given).
+    In size mode each span fits ``ctx.capacity``; in sentence-count mode each holds at most
+    ``options.sentences`` sentences (and fits the capacity when ``--size`` made it hard).
     """
     text = doc.text
-    budget = options.budget
+    capacity = ctx.capacity
     counting = options.sentences is not None
-    refine_budget = replace(budget, overlap=0) if counting else budget
+    refine_capacity = capacity.without_overlap() if counting else capacity
     language = detect_language(text) if options.language == "auto" else options.language
     pieces = pack_units(
         split_sentences(text, language=language),
         sizer=ctx.sizer,
-        size=ctx.limit,
-        overlap=0 if counting else budget.overlap,
+        size=capacity.limit,
+        overlap=0 if counting else capacity.overlap,
         max_units=options.sentences,
         overlap_units=options.overlap_sentences,
-        refine=refine_by_words(ctx.sizer, refine_budget, text),
+        refine=refine_by_words(ctx.sizer, refine_capacity, text),
     )
     return spans_from_windows(text, pieces)
 

@@ -49,17 +49,17 @@ def _cuts(tokens: Sizer) -> tuple[FindCut, AlignStart]:
     return find_cut, align_start
 
 
-def split(doc: Document, options: TokenOptions, ctx: Context) -> list[Span]:
-    """Return token windows covering ``doc.text`` in order, each within ``options.budget``."""
-    budget = options.budget
+def split(doc: Document, options: TokenOptions, ctx: Context) -> list[Span]:  # noqa: ARG001 - the seam\'s signature
+    """Return token windows covering ``doc.text`` in order, each within ``ctx.capacity``."""
+    capacity = ctx.capacity
     find_cut, align_start = _cuts(ctx.tokens())
     windows = pack(
         doc.text,
         0,
         len(doc.text),
         sizer=ctx.sizer,
-        size=budget.size,
-        overlap=budget.overlap,
+        size=capacity.size,
+        overlap=capacity.overlap,
         find_cut=find_cut,
         align_start=align_start,
     )

@@ -18,35 +18,35 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ragchunk.measure import Sizer
-    from ragchunk.options import Budget
+    from ragchunk.options import Capacity
     from ragchunk.text.pack import Window
     from ragchunk.text.units import Refine
 
 
-def refine_by_words(sizer: Sizer, budget: Budget, text: str) -> Refine:
+def refine_by_words(sizer: Sizer, capacity: Capacity, text: str) -> Refine:
     """Return a ``refine`` that splits one oversize sentence at lines, clauses, then words."""
 
     def refine(start: int, end: int) -> Sequence[Window]:
-        return split_range(text, start, end, sizer=sizer, budget=budget, levels=INSIDE_SENTENCE)
+        return split_range(text, start, end, sizer=sizer, capacity=capacity, levels=INSIDE_SENTENCE)
 
     return refine
 
 
 def refine_by_sentences(
-    sizer: Sizer, budget: Budget, text: str, *, language: str = DEFAULT_LANGUAGE
+    sizer: Sizer, capacity: Capacity, text: str, *, language: str = DEFAULT_LANGUAGE
 ) -> Refine:
     """Return a ``refine`` that packs one oversize block as whole sentences (then words).
 
     ``language`` is a code of ``text.languages.LANGUAGES`` whose sentence rules apply.
     """
-    by_words = refine_by_words(sizer, budget, text)
+    by_words = refine_by_words(sizer, capacity, text)
 
     def refine(start: int, end: int) -> Sequence[Window]:
         return pack_units(
             split_sentences(text, start, end, language=language),
             sizer=sizer,
-            size=budget.size,
-            overlap=budget.overlap,
+            size=capacity.size,
+            overlap=capacity.overlap,
             refine=by_words,
         )
 

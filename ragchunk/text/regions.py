@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from ragchunk.measure import Sizer
     from ragchunk.model import Metadata
-    from ragchunk.options import Budget
+    from ragchunk.options import Capacity
     from ragchunk.text.separators import Levels
 
 PROSE_LEVELS: Final[Levels] = (
@@ -58,13 +58,12 @@ def region_spans(
     regions: Iterable[Region],
     *,
     sizer: Sizer,
-    budget: Budget,
-    limit: int | None,
+    capacity: Capacity,
 ) -> list[Span]:
     """Return the spans of ``regions`` (in document order, not overlapping one another).
 
-    Spans are absolute and half-open; a region larger than ``limit`` is split within
-    ``budget`` (its overlap applies between its own pieces only).
+    Spans are absolute and half-open; a region that does not fit ``capacity`` (a hard one)
+    is split within it (its overlap applies between its own pieces only).
     """
     spans: list[Span] = []
     for region in regions:
@@ -72,10 +71,10 @@ def region_spans(
         if trimmed is None:
             continue
         start, end = trimmed
-        if limit is None or sizer.size(start, end) <= limit:
+        if capacity.fits(sizer, start, end):
             spans.append(Span(start, end, region.headings, region.metadata))
             continue
-        windows = split_range(text, start, end, sizer=sizer, budget=budget, levels=PROSE_LEVELS)
+        windows = split_range(text, start, end, sizer=sizer, capacity=capacity, levels=PROSE_LEVELS)
         pieces = spans_from_windows(text, windows, metadata=region.metadata, split=True)
         spans += (
             Span(p.start, p.end, region.headings, p.metadata) if region.headings is not None else p

@@ -1,6 +1,6 @@
 """Separator hierarchies: cut a range after the coarsest separator that fits (SPEC §4).
 
-``split_range`` covers ``text[start:end]`` with windows within a budget, each ending right
+``split_range`` covers ``text[start:end]`` with windows within a capacity, each ending right
 after the coarsest separator found inside it (paragraph → line → sentence end → clause →
 space, then grapheme clusters), so separators stay with the text before them and windows
 rejoin to the text. The overlap never reaches back across the coarsest separator and begins on
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from ragchunk.measure import Sizer
-    from ragchunk.options import Budget
+    from ragchunk.options import Capacity
 
 Levels = tuple[tuple[str, ...], ...]
 """Separators grouped by level, coarsest first; every separator of a level ranks the same."""
@@ -63,20 +63,20 @@ def split_range(
     end: int,
     *,
     sizer: Sizer,
-    budget: Budget,
+    capacity: Capacity,
     levels: Levels = DEFAULT_LEVELS,
     wraps: Sequence[int] = (),
 ) -> list[Window]:
-    """Return windows covering ``text[start:end]``, each within ``budget``, cut at separators.
+    """Return windows covering ``text[start:end]``, each within ``capacity``, cut at separators.
 
     ``wraps`` (sorted offsets of line feeds that only wrap a paragraph, ``Document.wraps``)
     apply to the default hierarchy, which then becomes ``WRAPPED_LEVELS``; custom levels cut
     at every separator as written.
     """
     if wraps and levels == DEFAULT_LEVELS and _has_wraps(wraps, start, end):
-        return _wrapped_windows(text, start, end, sizer=sizer, budget=budget, wraps=wraps)
+        return _wrapped_windows(text, start, end, sizer=sizer, capacity=capacity, wraps=wraps)
     if sizer.is_length:
-        return char_windows(text, start, end, budget=budget, levels=levels)
+        return char_windows(text, start, end, capacity=capacity, levels=levels)
 
     def find_cut(text: str, lo: int, limit: int) -> int:
         return last_separator_cut(text, lo, limit, levels)
@@ -89,8 +89,8 @@ def split_range(
         start,
         end,
         sizer=sizer,
-        size=budget.size,
-        overlap=budget.overlap,
+        size=capacity.size,
+        overlap=capacity.overlap,
         find_cut=find_cut,
         align_start=align_start,
     )
@@ -101,7 +101,7 @@ def char_windows(
     start: int,
     end: int,
     *,
-    budget: Budget,
+    capacity: Capacity,
     levels: Levels = DEFAULT_LEVELS,
 ) -> list[Window]:
     """``split_range`` when sizes are code points.
@@ -111,7 +111,7 @@ def char_windows(
     which ends most windows, is searched inline. A long range is taken in blocks of
     ``_BLOCK`` windows, each searched only for the separators it holds.
     """
-    size, overlap = budget.size, budget.overlap
+    size, overlap = capacity.size, capacity.overlap
     all_levels, coarsest, finer = levels, levels[0], levels[1:]
     # Every search below lies in [s, s + size) for the current `s`, and `s` only grows, so
     # separators absent from [s, pruned_to) stay absent until `limit` passes `pruned_to`.
@@ -192,7 +192,7 @@ def _has_wraps(wraps: Sequence[int], start: int, end: int) -> bool:
 
 
 def _wrapped_windows(
-    text: str, start: int, end: int, *, sizer: Sizer, budget: Budget, wraps: Sequence[int]
+    text: str, start: int, end: int, *, sizer: Sizer, capacity: Capacity, wraps: Sequence[int]
 ) -> list[Window]:
     """``split_range`` over ``WRAPPED_LEVELS``: the first two levels skip ``wraps``."""
 
@@ -224,8 +224,8 @@ def _wrapped_windows(
         start,
         end,
         sizer=sizer,
-        size=budget.size,
-        overlap=budget.overlap,
+        size=capacity.size,
+        overlap=capacity.overlap,
         find_cut=find_cut,
         align_start=align_start,
     )

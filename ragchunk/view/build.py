@@ -7,16 +7,16 @@ the other, unless ``--compare`` takes the second side: then the parents are left
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ragchunk.deadline import TimedOut, time_limit, timeout_message
-from ragchunk.engine import chunk_document, process
 from ragchunk.errors import RagchunkError
-from ragchunk.results import Diagnostic, first_line
+from ragchunk.pipeline.deadline import TimedOut, time_limit, timeout_message
+from ragchunk.pipeline.engine import chunk_document, process
+from ragchunk.pipeline.results import Diagnostic, first_line
 
 if TYPE_CHECKING:
     from ragchunk.model import Chunk, Document
-    from ragchunk.plan import Plan, Recipe
+    from ragchunk.pipeline.plan import Plan, Recipe
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +26,7 @@ class Side:
     ``level`` names the records' level under ``--parents`` (``children``, ``parents``).
     """
 
-    recipe: Recipe[Any]
+    recipe: Recipe
     chunks: tuple[Chunk, ...]
     level: str = ""
 
@@ -52,7 +52,7 @@ class View:
     error: str | None = None
 
 
-def make_view(source: str, doc_id: str, plan: Plan, compare: Recipe[Any] | None = None) -> View:
+def make_view(source: str, doc_id: str, plan: Plan, compare: Recipe | None = None) -> View:
     """Parse and chunk one input under ``plan``; chunk the same document by ``compare`` too.
 
     The document is parsed once; both chunkings run under the plan's policy (its timeout
@@ -81,7 +81,7 @@ def make_view(source: str, doc_id: str, plan: Plan, compare: Recipe[Any] | None 
 
 
 def _chunk(
-    doc: Document, recipe: Recipe[Any], plan: Plan, diagnostics: list[Diagnostic]
+    doc: Document, recipe: Recipe, plan: Plan, diagnostics: list[Diagnostic]
 ) -> tuple[tuple[Chunk, ...], str | None]:
     """Return the chunks of ``doc`` under the second recipe, or the error that stopped it."""
     where = f"{doc.source} (--compare)"

@@ -61,7 +61,7 @@ def _row(entry: IndexEntry) -> str:
     cells = [link, text(doc.format), f"{len(doc.text):,}"]
     counts, spreads = [], []
     for side in view.sides:
-        unit = side.recipe.budget.unit
+        unit = side.recipe.capacity.unit
         sizes = [chunk_size(chunk, unit) for chunk in side.chunks]
         counts.append(str(len(sizes)))
         if sizes:

@@ -113,7 +113,7 @@ def _diagnostics(view: View) -> str:
 
 
 def _side(side: Side, k: int, *, compare: bool) -> str:
-    unit = side.recipe.budget.unit
+    unit = side.recipe.capacity.unit
     sizes = [chunk_size(chunk, unit) for chunk in side.chunks]
     name = f"{SIDE_NAMES[k]}: " if compare else ""
     label = text(name + side_label(side))
@@ -128,7 +128,7 @@ def _side(side: Side, k: int, *, compare: bool) -> str:
 def _settings(side: Side, sizes: list[int]) -> str:
     """Return the run's settings and the sizes' spread as a definition list."""
     recipe = side.recipe
-    budget = recipe.budget
+    budget = recipe.capacity
     rows: list[tuple[str, str]] = [
         ("strategy", recipe.strategy.name),
         ("size", f"{budget.size} {budget.unit}"),

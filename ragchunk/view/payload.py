@@ -34,7 +34,7 @@ def utf16_offsets(text: str) -> Callable[[int], int]:
 def side_label(side: Side) -> str:
     """Return a chunking's short name: strategy, size or unbounded, overlap."""
     recipe = side.recipe
-    budget = recipe.budget
+    budget = recipe.capacity
     label = recipe.strategy.name
     if recipe.limit is None:
         label += " · unbounded"
@@ -69,7 +69,7 @@ def build_payload(doc: Document, sides: tuple[Side, ...]) -> dict[str, JSONValue
 
 
 def _side(doc: Document, side: Side, at: Callable[[int], int]) -> dict[str, JSONValue]:
-    unit = side.recipe.budget.unit
+    unit = side.recipe.capacity.unit
     records: list[JSONValue] = []
     for chunk in side.chunks:
         record = chunk.to_record()

@@ -13,10 +13,10 @@ import posixpath
 from pathlib import Path, PurePath
 from typing import Final
 
+from ragchunk.defaults import STDIN
 from ragchunk.errors import InputError
-from ragchunk.inputs import STDIN
-from ragchunk.writers.atomic import atomic_writer
-from ragchunk.writers.tree import STDIN_NAME, SUFFIX, mirror_path
+from ragchunk.sinks.atomic import atomic_writer
+from ragchunk.sinks.tree import STDIN_NAME, SUFFIX, mirror_path
 
 PAGE_SUFFIX: Final = ".html"
 INDEX_NAME: Final = "index.html"

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
-from ragchunk.config import scope_keys
-from ragchunk.inputs import WalkOptions, find_inputs
+from ragchunk.runs.config import scope_keys
+from ragchunk.runs.inputs import WalkOptions, find_inputs
 from tests.conftest import FIXTURES
 from tests.pending import EXCLUDE_PENDING, PENDING_GLOBS
 
@@ -201,7 +201,7 @@ def test_ctrl_c_while_walking_the_tree_says_so_and_writes_nothing(
     def interrupted(*_args: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("ragchunk.batch.find_inputs", interrupted)
+    monkeypatch.setattr("ragchunk.runs.batch.find_inputs", interrupted)
     out = tmp_path / "out"
     result = runner.invoke(app, ["split", str(tree), "-o", f"{out}/"])
     assert (result.exit_code, result.stdout) == (130, "")

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ragchunk.chunks import compact_vector
-from ragchunk.engine import process
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.chunks import compact_vector
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES, ROOT
 from tests.servers import LOCALHOST, serve_local_model

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from ragchunk.cli import app
 from ragchunk.integrations import ray as ray_integration
+from ragchunk.runs import ray_jobs
 from tests.conftest import FIXTURES
 from tests.pending import EXCLUDE_PENDING
 
@@ -88,7 +89,7 @@ def test_the_ray_engine_without_ray_installed_says_what_to_install(
         patched.setattr("importlib.util.find_spec", lambda _name: None)
         message = ray_integration.missing_ray()
     assert message == "--engine ray needs Ray Data: pip install 'ragchunk[ray]'"
-    monkeypatch.setattr(ray_integration, "missing_ray", lambda: message)
+    monkeypatch.setattr(ray_jobs, "missing_ray", lambda: message)
     result = runner.invoke(app, ["split", str(FIXTURES / "markdown"), "--engine", "ray"])
     assert result.exit_code == 2
     assert result.stderr == f"Error: {message}\n"
@@ -97,7 +98,7 @@ def test_the_ray_engine_without_ray_installed_says_what_to_install(
 def test_parquet_without_pyarrow_says_what_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragchunk.writers import parquet
+    from ragchunk.sinks import parquet
 
     with monkeypatch.context() as patched:
         patched.setattr("importlib.util.find_spec", lambda _name: None)

@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from ragchunk.cli._progress import progress_bar, shows_progress
-from ragchunk.results import FileResult
+from ragchunk.pipeline.results import FileResult
 
 
 class _Terminal(io.StringIO):

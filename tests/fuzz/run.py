@@ -34,7 +34,7 @@ LIBRARIES = {
 }
 """Third-party packages instrumented besides ragchunk, per target (instrumenting costs seconds)."""
 
-UNREACHED = ("ragchunk.__main__", "ragchunk.cli", "ragchunk.config", "ragchunk.inputs")
+UNREACHED = ("ragchunk.__main__", "ragchunk.cli", "ragchunk.runs.config", "ragchunk.runs.inputs")
 """Modules no target calls (the command line and the batch walk): left uninstrumented."""
 
 

@@ -4,8 +4,8 @@ For any bytes, a parser either returns a Document or raises an ``InputError`` su
 else: no ``KeyError`` from deep inside pypdf, no ``RecursionError``); it returns within
 ``TIME_LIMIT`` seconds; the Document is well formed (sections and pages inside the text and in
 order, text that encodes as UTF-8); and chunking it gives no violation of SPEC §3
-(``ragchunk.check``). ``TARGETS`` maps a target's name to its function and the seed inputs it
-starts from. Used by ``run.py`` (atheris, coverage-guided) and ``test_fuzz.py`` (Hypothesis and
+(``ragchunk.pipeline.check``). ``TARGETS`` maps a target's name to its function and the seed inputs
+it starts from. Used by ``run.py`` (atheris, coverage-guided) and ``test_fuzz.py`` (Hypothesis and
 the pinned regressions, in CI).
 """
 
@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import Final
 
 from ragchunk import parsers
-from ragchunk.check import find_differences, find_violations
 from ragchunk.code.languages import names
-from ragchunk.deadline import TimedOut, time_limit
-from ragchunk.engine import chunk_document
 from ragchunk.errors import InputError
 from ragchunk.model import Document
 from ragchunk.parsers._spec import DEFAULT_PARSE, PDF_ENGINES, ParseOptions, ParseRequest
-from ragchunk.plan import Plan, limits_for, make_plan
+from ragchunk.pipeline.check import find_differences, find_violations
+from ragchunk.pipeline.deadline import TimedOut, time_limit
+from ragchunk.pipeline.engine import chunk_document
+from ragchunk.pipeline.plan import Plan, limits_for, make_plan
 from ragchunk.settings import shortcuts
 from tests.pending import settled
 

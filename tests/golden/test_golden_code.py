@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk.engine import process
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
-from ragchunk.writers.jsonl import lines
+from ragchunk.sinks.jsonl import lines
 from tests.conftest import FIXTURES, ROOT
 from tests.golden.test_golden import GOLDEN
 

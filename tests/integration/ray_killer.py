@@ -7,28 +7,25 @@ not import the tests.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ragchunk import strategies
+from ragchunk.strategies import recursive
 from ragchunk.strategies._spec import Strategy
 
 if TYPE_CHECKING:
     from ragchunk.model import Document, Span
     from ragchunk.strategies._spec import Context
 
-_RECURSIVE = strategies.get("recursive")
 
-
-def split(doc: Document, options: Any, ctx: Context) -> list[Span]:
+def split(doc: Document, options: recursive.RecursiveOptions, ctx: Context) -> list[Span]:
     if "KILL" in doc.text:
         os._exit(3)  # as the kernel's OOM killer would end it: no exception, no cleanup
-    spans: list[Span] = _RECURSIVE.split(doc, options, ctx)
-    return spans
+    return recursive.split(doc, options, ctx)
 
 
-KILLER: Strategy[Any] = Strategy(
+KILLER = Strategy(
     name="recursive",
     summary="recursive, but kills its process on a document holding KILL",
-    options=_RECURSIVE.options,
+    options=recursive.RecursiveOptions,
     split=split,
 )

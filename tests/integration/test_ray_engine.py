@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from ragchunk.chunks import compact_vector
 from ragchunk.cli import app
-from ragchunk.engine import process
 from ragchunk.integrations.ray import ChunkFile, ChunkFiles, chunk_files
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.chunks import compact_vector
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES, ROOT
 from tests.data.make_bad import CORPUS
@@ -172,7 +172,7 @@ def test_an_address_where_no_cluster_answers_is_one_line_and_exit_2() -> None:
 
 def local_records(paths: list[Path], root: Path) -> list[dict[str, Any]]:
     """Return the records a local run gives for ``paths`` (doc_id relative to ``root``)."""
-    from ragchunk.writers.parquet import record_table
+    from ragchunk.sinks.parquet import record_table
 
     plan = make_plan(shortcuts({"strategy": "markdown", "size": 300}))
     chunks = [

@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk import workers
-from ragchunk.batch import prepare
-from ragchunk.config import Config
 from ragchunk.integrations.ray import TASK_RETRIES, run_jobs
-from ragchunk.plan import make_plan
-from ragchunk.scopes import make_plans
+from ragchunk.pipeline.plan import make_plan
+from ragchunk.pipeline.scopes import make_plans
+from ragchunk.runs import workers
+from ragchunk.runs.batch import prepare
+from ragchunk.runs.config import Config
+from ragchunk.runs.workers import Job
 from ragchunk.settings import Run, scope, shortcuts
-from ragchunk.workers import Job
-from ragchunk.writers.jsonl import encode, lines
+from ragchunk.sinks.jsonl import encode, lines
 from tests.conftest import FIXTURES, ROOT
 from tests.integration import ray_killer
 from tests.support.ray_cluster import local_ray
@@ -36,7 +36,7 @@ pytestmark = pytest.mark.slow
 
 def config_with_rules(tmp_path: Path) -> Config:
     """Two plans in one run: markdown for *.md, tokens for code, recursive otherwise."""
-    from ragchunk.config import load_config
+    from ragchunk.runs.config import load_config
 
     path = tmp_path / "ragchunk.toml"
     path.write_text(

@@ -15,7 +15,7 @@ from ragchunk.model import Chunk, Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.code import parse
 from ragchunk.parsers.code import sections as code_sections
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants

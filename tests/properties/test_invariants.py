@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ragchunk.model import Document
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.invariants import assert_invariants
 from tests.meaning import EMBEDDING, LOCAL, SHAPES

@@ -14,7 +14,7 @@ from ragchunk.measure import measure_for
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
-from ragchunk.plan import Plan, make_plan
+from ragchunk.pipeline.plan import Plan, make_plan
 from ragchunk.settings import shortcuts
 from ragchunk.text.breadcrumb import format_breadcrumb
 from tests.invariants import assert_invariants

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragchunk.text import minhash, near
+from ragchunk.runs.dedupe import minhash, near
 
 VOCABULARY = [
     "tide",

@@ -1,8 +1,8 @@
 """Parent/child chunks (``--parents``): SPEC §3 per level, and the links between the levels.
 
 Every strategy that splits by shape cuts the children, on real fixtures of each format and on
-generated text. Besides ``--check``'s own verdict (``ragchunk.family``), each test asserts the
-contract directly from the records: each parent followed by its children, every ``parent_id``
+generated text. Besides ``--check``'s own verdict (``ragchunk.pipeline.family``), each test asserts
+the contract directly from the records: each parent followed by its children, every ``parent_id``
 that of the parent before it, every child inside its parent's span and verbatim, the parents
 covering the document and each parent's children covering that parent's text, both levels
 within their own size limits.
@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragchunk.engine import check_chunks, chunk_document, process
 from ragchunk.model import Chunk, Document, Dropped
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import check_chunks, chunk_document, process
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.meaning import SHAPES
 from tests.properties.test_invariants import texts
@@ -117,7 +117,7 @@ def test_parents_on_fixtures(strategy: str, name: str) -> None:
     assert result.violations == ()
     assert result.document is not None
     dropped = [span for _, span in result.dropped]
-    unit = plan.recipe.budget.unit
+    unit = plan.recipe.capacity.unit
     assert_family(result.document, list(result.chunks), dropped, sizes, unit)
     assert any(c.parent_id is not None for c in result.chunks)
 
@@ -148,7 +148,7 @@ def test_parents_on_generated_text(
     dropped: list[Dropped] = []
     chunks = chunk_document(doc, plan.recipe, dropped=dropped)
     assert check_chunks(doc, chunks, plan.recipe, dropped) == ()
-    assert_family(doc, chunks, dropped, (child, parent), plan.recipe.budget.unit)
+    assert_family(doc, chunks, dropped, (child, parent), plan.recipe.capacity.unit)
 
 
 def test_records_without_parents_have_no_parent_fields() -> None:

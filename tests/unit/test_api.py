@@ -65,7 +65,7 @@ def test_chunk_text_takes_a_settings_tree_and_its_keywords_win() -> None:
 
 def test_chunk_text_takes_a_parent_spec_as_parents_text() -> None:
     from ragchunk import chunk_text
-    from ragchunk.parents import ParentSpec
+    from ragchunk.pipeline.parents import ParentSpec
 
     text = "Word " * 400
     assert chunk_text(text, size=100, parents=ParentSpec("recursive", 600, 0)) == chunk_text(

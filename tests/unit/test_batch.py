@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk import workers
-from ragchunk.batch import (
+from ragchunk.errors import OptionError
+from ragchunk.pipeline.scopes import make_plans
+from ragchunk.runs import workers
+from ragchunk.runs.batch import (
     Batch,
     choose_output_format,
     is_directory_output,
@@ -19,11 +21,9 @@ from ragchunk.batch import (
     results,
     write_output,
 )
-from ragchunk.config import Config
-from ragchunk.errors import OptionError
-from ragchunk.scopes import make_plans
+from ragchunk.runs.config import Config
+from ragchunk.runs.tally import Tally
 from ragchunk.settings import Run, scope
-from ragchunk.tally import Tally
 
 PARAGRAPH = "A sentence about retrieval. Another about chunks, overlap and size.\n\n"
 

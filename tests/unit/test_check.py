@@ -6,12 +6,12 @@ import dataclasses
 
 import pytest
 
-from ragchunk.check import Limits, find_differences, find_violations
-from ragchunk.chunks import assemble
-from ragchunk.engine import chunk_document
 from ragchunk.measure import CHARS
 from ragchunk.model import Chunk, Document, Span
-from ragchunk.plan import limits_for, make_plan
+from ragchunk.pipeline.check import Limits, find_differences, find_violations
+from ragchunk.pipeline.chunks import assemble
+from ragchunk.pipeline.engine import chunk_document
+from ragchunk.pipeline.plan import limits_for, make_plan
 from ragchunk.settings import shortcuts
 
 TEXT = "alpha beta gamma delta epsilon zeta eta theta iota kappa"

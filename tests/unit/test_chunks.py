@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ragchunk.chunks import assemble
 from ragchunk.model import TOP_LEVEL_SYMBOL, Document, Page, Section, Span
+from ragchunk.pipeline.chunks import assemble
 
 
 def test_code_chunks_of_any_strategy_name_the_definitions_they_overlap() -> None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk.config import Config, _run_keys, find_config, load_config, scope_keys
 from ragchunk.errors import UsageError
-from ragchunk.scopes import make_plans
+from ragchunk.pipeline.scopes import make_plans
+from ragchunk.runs.config import Config, _run_keys, find_config, load_config, scope_keys
 from ragchunk.settings import Run, merge, scope
 
 

@@ -10,13 +10,13 @@ import pytest
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
-from ragchunk.engine import chunk_document
 from ragchunk.errors import InputError, OptionError
 from ragchunk.measure import load_tokenizer
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import chunk_document
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from ragchunk.text.breadcrumb import format_breadcrumb
 from tests.conftest import FIXTURES
@@ -170,8 +170,8 @@ def test_cli_reports_a_breadcrumb_too_large_as_a_failed_input() -> None:
 
 
 def test_a_config_file_sets_both_per_glob_and_flags_win(tmp_path: Path) -> None:
-    from ragchunk.config import load_config
-    from ragchunk.scopes import make_plans
+    from ragchunk.pipeline.scopes import make_plans
+    from ragchunk.runs.config import load_config
     from ragchunk.settings import scope
 
     config = tmp_path / "ragchunk.toml"

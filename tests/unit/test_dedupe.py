@@ -1,4 +1,4 @@
-"""``ragchunk.dedupe`` as a library: the Deduper, its options, and the MinHash signatures."""
+"""``ragchunk.runs.dedupe`` as a library: the Deduper, its options, and the MinHash signatures."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 
 from ragchunk import chunk_text
-from ragchunk.dedupe import DedupeOptions, Deduper, parse_dedupe
 from ragchunk.errors import OptionError
-from ragchunk.results import FileResult
-from ragchunk.text import minhash
-from ragchunk.writers.jsonl import encode
+from ragchunk.pipeline.results import FileResult
+from ragchunk.runs.dedupe import DedupeOptions, Deduper, minhash, parse_dedupe
+from ragchunk.sinks.jsonl import encode
 from tests.conftest import FIXTURES
 
 NOTES = (FIXTURES / "text" / "field-notes.txt").read_text(encoding="utf-8")
@@ -170,8 +169,8 @@ def _loaded_after(
         f"sys.argv = ['ragchunk', 'split', {str(FIXTURES / 'text' / 'field-notes.txt')!r}, "
         f"'-o', {str(tmp_path / 'o.jsonl')!r}, *{list(flags)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "names = ('numpy', 'numpy.ma', 'numpy.random', 'datasketch', 'ragchunk.dedupe',\n"
-        "         'ragchunk.text.minhash', 'ragchunk.text.near')\n"
+        "names = ('numpy', 'numpy.ma', 'numpy.random', 'datasketch', 'ragchunk.runs.dedupe',\n"
+        "         'ragchunk.runs.dedupe.minhash', 'ragchunk.runs.dedupe.near')\n"
         "print(','.join(m for m in names if m in sys.modules))\n"
         "print(os.environ.get('OPENBLAS_NUM_THREADS', '-'))\n"
     )
@@ -189,10 +188,15 @@ def _loaded_after(
 
 def test_only_near_imports_numpy(tmp_path: Path) -> None:
     assert _loaded_after(tmp_path) == (set(), "-")
-    assert _loaded_after(tmp_path, "--dedupe", "exact") == ({"ragchunk.dedupe"}, "-")
+    assert _loaded_after(tmp_path, "--dedupe", "exact") == ({"ragchunk.runs.dedupe"}, "-")
     # Not numpy.ma (np.unique loads it) nor numpy.random; OpenBLAS with one thread (no BLAS
     # is used, and starting a thread per core costs a third of numpy's import).
-    modules = {"numpy", "ragchunk.dedupe", "ragchunk.text.minhash", "ragchunk.text.near"}
+    modules = {
+        "numpy",
+        "ragchunk.runs.dedupe",
+        "ragchunk.runs.dedupe.minhash",
+        "ragchunk.runs.dedupe.near",
+    }
     assert _loaded_after(tmp_path, "--dedupe", "near") == (modules, "1")
     chosen = {"OPENBLAS_NUM_THREADS": "3"}
     assert _loaded_after(tmp_path, "--dedupe", "near", env=chosen) == (modules, "3")

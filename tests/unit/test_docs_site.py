@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk.engine import chunk_document, process
 from ragchunk.model import Chunk, Document
 from ragchunk.parsers.markdown import find_sections
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import chunk_document, process
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from ragchunk.text.sections import heading_scopes
 from tests.conftest import FIXTURES

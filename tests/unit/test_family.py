@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk.config import load_config
-from ragchunk.engine import check_chunks, chunk_document
 from ragchunk.errors import OptionError
-from ragchunk.family import find_family_violations, window
 from ragchunk.model import Chunk, Document, Page, Section
-from ragchunk.parents import ParentSpec, parse_parents
-from ragchunk.plan import Plan, make_plan
-from ragchunk.scopes import make_plans
+from ragchunk.pipeline.engine import check_chunks, chunk_document
+from ragchunk.pipeline.family import find_family_violations, window
+from ragchunk.pipeline.parents import ParentSpec, parse_parents
+from ragchunk.pipeline.plan import Plan, make_plan
+from ragchunk.pipeline.scopes import make_plans
+from ragchunk.runs.config import load_config
 from ragchunk.settings import scope, shortcuts
 
 TEXT = "".join(f"Paragraph {n} holds a sentence or two. It ends here.\n\n" for n in range(40))
@@ -67,13 +67,13 @@ def test_parents_change_no_id_without_them_and_every_id_with_them() -> None:
     family = make_plan(shortcuts({"strategy": "recursive", "size": 200, "parents": "800"})).recipe
     assert family.fingerprint != plain.fingerprint
     assert family.parents is not None
-    assert family.parents.budget.size == 800
-    assert family.parents.budget.unit == "chars"
+    assert family.parents.capacity.size == 800
+    assert family.parents.capacity.unit == "chars"
     tokens = make_plan(
         shortcuts({"strategy": "recursive", "size": 50, "unit": "tokens", "parents": "300"})
     ).recipe
     assert tokens.parents is not None
-    assert tokens.parents.budget.unit == "tokens"
+    assert tokens.parents.capacity.unit == "tokens"
 
 
 def test_a_config_file_sets_parents(tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_a_config_file_sets_parents(tmp_path: Path) -> None:
     plans = make_plans(load_config(str(path)), scope({}))
     parents = plans.default.recipe.parents
     assert parents is not None
-    assert (parents.budget.size, parents.budget.overlap) == (900, 50)
+    assert (parents.capacity.size, parents.capacity.overlap) == (900, 50)
 
 
 def test_auto_keeps_the_parents_of_its_choice() -> None:

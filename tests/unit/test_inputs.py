@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ragchunk.errors import UsageError
-from ragchunk.globs import Glob, make_globs
-from ragchunk.inputs import (
+from ragchunk.runs.globs import Glob, make_globs
+from ragchunk.runs.inputs import (
     MAX_DEPTH,
     Skipped,
     WalkOptions,

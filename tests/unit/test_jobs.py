@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk import workers
-from ragchunk.engine import process
 from ragchunk.errors import UsageError
-from ragchunk.plan import Plan, Recipe, make_plan
+from ragchunk.options import Capacity
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import Plan, Recipe, make_plan
+from ragchunk.runs import workers
+from ragchunk.runs.workers import Job, run_jobs
 from ragchunk.settings import shortcuts
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.recursive import RecursiveOptions, split
-from ragchunk.workers import Job, run_jobs
 
 
 def crash_on_marker(doc, options, ctx):  # type: ignore[no-untyped-def]
@@ -60,7 +61,11 @@ def test_pool_results_are_in_input_order_and_equal_to_in_process(tmp_path: Path)
 def test_a_worker_that_dies_fails_only_its_input(tmp_path: Path) -> None:
     paths = write_inputs(tmp_path, 6)
     paths[2].write_text("CRASH here\n", encoding="utf-8")
-    plan = Plan(Recipe(strategy=CRASHING, options=RecursiveOptions(), limit=512))
+    plan = Plan(
+        Recipe(
+            strategy=CRASHING, options=RecursiveOptions(), capacity=Capacity(size=512, overlap=50)
+        )
+    )
     results = list(run_jobs(jobs_for(paths, plan), workers=2))
     assert [r.doc_id for r in results] == [p.name for p in paths]
     assert [r.error for r in results] == [
@@ -128,7 +133,11 @@ def test_a_large_input_goes_alone(tmp_path: Path) -> None:
 def test_a_worker_that_dies_inside_a_batch_fails_only_that_input(tmp_path: Path) -> None:
     paths = write_inputs(tmp_path, 60)
     paths[3].write_text("CRASH here\n", encoding="utf-8")  # in the middle of the first batch
-    plan = Plan(Recipe(strategy=CRASHING, options=RecursiveOptions(), limit=512))
+    plan = Plan(
+        Recipe(
+            strategy=CRASHING, options=RecursiveOptions(), capacity=Capacity(size=512, overlap=50)
+        )
+    )
     results = list(run_jobs(jobs_for(paths, plan), workers=2))
     assert [r.doc_id for r in results] == [p.name for p in paths]
     errors = {k: r.error for k, r in enumerate(results) if r.error is not None}

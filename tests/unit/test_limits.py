@@ -14,22 +14,23 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ragchunk import worker, workers
 from ragchunk.cli import app
-from ragchunk.deadline import time_limit
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
-from ragchunk.engine import process
 from ragchunk.errors import LimitExceededError, OptionError
-from ragchunk.manifest import settings_digest
 from ragchunk.model import Span
-from ragchunk.plan import Plan, Policy, Recipe, make_plan
-from ragchunk.reading import read_input
-from ragchunk.scopes import plan_from_settings
+from ragchunk.options import Capacity
+from ragchunk.pipeline.deadline import time_limit
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import Plan, Policy, Recipe, make_plan
+from ragchunk.pipeline.reading import read_input
+from ragchunk.pipeline.scopes import plan_from_settings
+from ragchunk.runs import worker, workers
+from ragchunk.runs.manifest import settings_digest
+from ragchunk.runs.workers import KILL_GRACE, Job, run_jobs
 from ragchunk.settings import scope, shortcuts
+from ragchunk.sinks.jsonl import encode
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.recursive import RecursiveOptions, split
-from ragchunk.workers import KILL_GRACE, Job, run_jobs
-from ragchunk.writers.jsonl import encode
 
 pytestmark = pytest.mark.timeout(10)
 runner = CliRunner()
@@ -67,7 +68,10 @@ def inputs(tmp_path: Path, *texts: str) -> list[Path]:
 @pytest.mark.parametrize("marker", ["SLOW", "SWALLOW"])
 def test_an_input_past_its_timeout_fails_in_process(tmp_path: Path, marker: str) -> None:
     (path,) = inputs(tmp_path, f"{marker} text\n")
-    plan = Plan(Recipe(strategy=SLOW, options=RecursiveOptions(), limit=512), Policy(timeout=0.3))
+    plan = Plan(
+        Recipe(strategy=SLOW, options=RecursiveOptions(), capacity=Capacity(size=512, overlap=50)),
+        Policy(timeout=0.3),
+    )
     began = time.monotonic()
     result = process(str(path), path.name, plan)
     assert time.monotonic() - began < 3
@@ -77,7 +81,10 @@ def test_an_input_past_its_timeout_fails_in_process(tmp_path: Path, marker: str)
 
 def test_the_timer_is_disarmed_and_an_outer_timer_restored(tmp_path: Path) -> None:
     (path,) = inputs(tmp_path, "quick text\n")
-    plan = Plan(Recipe(strategy=SLOW, options=RecursiveOptions(), limit=512), Policy(timeout=0.2))
+    plan = Plan(
+        Recipe(strategy=SLOW, options=RecursiveOptions(), capacity=Capacity(size=512, overlap=50)),
+        Policy(timeout=0.2),
+    )
     handler = signal.getsignal(signal.SIGALRM)
     outer_before = signal.getitimer(signal.ITIMER_REAL)[0]  # pytest-timeout's, here
     assert process(str(path), path.name, plan).error is None
@@ -95,7 +102,10 @@ def test_no_timeout_arms_no_timer() -> None:
 
 def test_workers_time_out_alone_and_a_stuck_one_is_killed(tmp_path: Path) -> None:
     paths = inputs(tmp_path, "one\n", "SLOW\n", "two\n", "STUCK\n", "three\n")
-    plan = Plan(Recipe(strategy=SLOW, options=RecursiveOptions(), limit=512), Policy(timeout=0.5))
+    plan = Plan(
+        Recipe(strategy=SLOW, options=RecursiveOptions(), capacity=Capacity(size=512, overlap=50)),
+        Policy(timeout=0.5),
+    )
     began = time.monotonic()
     results = list(run_jobs([Job(str(p), p.name, plan) for p in paths], workers=2))
     assert time.monotonic() - began < 0.5 + KILL_GRACE + 4
@@ -208,7 +218,9 @@ def test_a_worker_that_grew_is_replaced_after_its_job(
 ) -> None:
     monkeypatch.setattr(worker, "RECYCLE_MIB", 20)  # before the workers fork
     paths = inputs(tmp_path, "LEAK one\n", *(f"text {k}\n" for k in range(6)))
-    plan = Plan(Recipe(strategy=LEAKY, options=RecursiveOptions(), limit=512))
+    plan = Plan(
+        Recipe(strategy=LEAKY, options=RecursiveOptions(), capacity=Capacity(size=512, overlap=50))
+    )
     results = list(run_jobs([Job(str(p), p.name, plan) for p in paths], workers=2))
     assert [r.error for r in results] == [None] * 7
     pids = [r.chunks[0].metadata["pid"] for r in results]
@@ -243,7 +255,10 @@ def test_inside_a_batch_a_timeout_or_a_kill_fails_only_its_input(tmp_path: Path)
     texts = [f"text {k}\n" for k in range(40)]
     texts[2], texts[4] = "SLOW\n", "STUCK\n"  # both in the first batch (40 // 8 = 5 inputs)
     paths = inputs(tmp_path, *texts)
-    plan = Plan(Recipe(strategy=SLOW, options=RecursiveOptions(), limit=512), Policy(timeout=0.5))
+    plan = Plan(
+        Recipe(strategy=SLOW, options=RecursiveOptions(), capacity=Capacity(size=512, overlap=50)),
+        Policy(timeout=0.5),
+    )
     results = list(run_jobs([Job(str(p), p.name, plan) for p in paths], workers=2))
     errors = {k: r.error for k, r in enumerate(results) if r.error is not None}
     assert errors == {k: f"{paths[k]}: timed out after 0.5 s (--timeout)" for k in (2, 4)}
@@ -260,7 +275,9 @@ def test_a_worker_that_grew_inside_a_batch_leaves_the_rest_to_a_fresh_one(
     texts = [f"text {k}\n" for k in range(40)]
     texts[1] = "LEAK one\n"  # the second of the first batch
     paths = inputs(tmp_path, *texts)
-    plan = Plan(Recipe(strategy=LEAKY, options=RecursiveOptions(), limit=512))
+    plan = Plan(
+        Recipe(strategy=LEAKY, options=RecursiveOptions(), capacity=Capacity(size=512, overlap=50))
+    )
     results = list(run_jobs([Job(str(p), p.name, plan) for p in paths], workers=2))
     assert [r.error for r in results] == [None] * 40
     pids = [r.chunks[0].metadata["pid"] for r in results]

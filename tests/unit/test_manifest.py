@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from ragchunk.errors import UsageError
-from ragchunk.manifest import Entry, Manifest, load_manifest, save_manifest, settings_digest
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.plan import make_plan
+from ragchunk.runs.manifest import Entry, Manifest, load_manifest, save_manifest, settings_digest
 from ragchunk.settings import shortcuts
 
 

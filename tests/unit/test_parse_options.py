@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from ragchunk import ParseOptions, chunk_file
-from ragchunk.config import load_config
-from ragchunk.engine import process
 from ragchunk.errors import InputError, OptionError, UsageError
-from ragchunk.manifest import settings_digest
-from ragchunk.plan import make_plan
-from ragchunk.scopes import make_plans
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import make_plan
+from ragchunk.pipeline.scopes import make_plans
+from ragchunk.runs.config import load_config
+from ragchunk.runs.manifest import settings_digest
 from ragchunk.settings import scope, shortcuts
 from tests.conftest import FIXTURES
 

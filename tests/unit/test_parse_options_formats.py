@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 
 from ragchunk.cli import app
 from ragchunk.errors import OptionError
-from ragchunk.manifest import settings_digest
 from ragchunk.parsers._spec import ParseOptions
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.plan import make_plan
+from ragchunk.runs.manifest import settings_digest
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragchunk.integrations._ray_runs import FILES_PER_TASK, TASKS_PER_CPU, files_per_task
+from ragchunk.runs.ray_jobs import FILES_PER_TASK, TASKS_PER_CPU, files_per_task
 
 
 @pytest.mark.parametrize(

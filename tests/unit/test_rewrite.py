@@ -12,7 +12,9 @@ from ragchunk.api import chunk_text
 from ragchunk.backends.chat import ChatSpec, each, forget_modes
 from ragchunk.errors import OptionError
 from ragchunk.measure import measure_for
-from ragchunk.rewrite import _content_words, _field_spans, _parse_json, grounding
+from ragchunk.strategies._prompts import INVALID, read_answer
+from ragchunk.strategies.proposition import content_words, grounding
+from ragchunk.strategies.resume import field_spans
 from tests.support.scripted import CHAT, Reply, ScriptedServer, chat_body
 
 PASSAGE = "The pump at Wend station failed in March. Engineers replaced its bearings in April."
@@ -26,7 +28,7 @@ def _fresh_modes() -> Iterator[None]:
 
 
 def test_grounding_counts_content_words_found_in_the_passage() -> None:
-    words = _content_words(PASSAGE)
+    words = content_words(PASSAGE)
     assert grounding("The pump at Wend station failed in March.", words) == 1.0
     assert grounding("Engineers replace the bearing.", words) == 1.0  # inflections match
     assert grounding("The moon is made of green cheese.", words) == 0.0
@@ -35,21 +37,21 @@ def test_grounding_counts_content_words_found_in_the_passage() -> None:
 
 
 def test_answers_may_come_fenced_but_must_be_json() -> None:
-    assert _parse_json('```json\n{"propositions": ["A."]}\n```') == {"propositions": ["A."]}
-    assert _parse_json("[1, 2]") == [1, 2]
-    assert _parse_json("Sure! Here you go: [") is not None  # the invalid marker, not a value
-    assert not isinstance(_parse_json("Sure! Here you go: ["), list)
+    assert read_answer('```json\n{"propositions": ["A."]}\n```') == {"propositions": ["A."]}
+    assert read_answer("[1, 2]") == [1, 2]
+    assert read_answer("null") is None  # JSON, if not the shape asked for
+    assert read_answer("Sure! Here you go: [") is INVALID
 
 
 def test_fields_found_verbatim_keep_their_span_and_the_rest_is_kept() -> None:
     text = "Ada Lovelace\nLondon\n\nSkills: mathematics, poetry\n"
-    spans = _field_spans(text, [("contact", "Ada Lovelace"), ("skills", "mathematics, poetry")])
+    spans = field_spans(text, [("contact", "Ada Lovelace"), ("skills", "mathematics, poetry")])
     assert [(s.start, s.end, s.metadata["kind"]) for s in spans] == [
         (0, 12, "field"),
         (13, 28, "passage"),  # "London\n\nSkills:": what no field holds
         (29, 48, "field"),
     ]
-    rewritten = _field_spans(text, [("summary", "A mathematician.")])
+    rewritten = field_spans(text, [("summary", "A mathematician.")])
     assert [(s.start, s.end, s.text) for s in rewritten] == [(0, len(text), "A mathematician.")]
 
 

@@ -11,10 +11,10 @@ import typer.main
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
-from ragchunk.config import load_config, scope_keys
 from ragchunk.errors import OptionError
-from ragchunk.plan import make_plan
-from ragchunk.scopes import make_plans, plan_from_settings
+from ragchunk.pipeline.plan import make_plan
+from ragchunk.pipeline.scopes import make_plans, plan_from_settings
+from ragchunk.runs.config import load_config, scope_keys
 from ragchunk.settings import (
     PANELS,
     Chunking,
@@ -87,7 +87,7 @@ def test_an_unknown_setting_is_named_with_the_closest() -> None:
 def test_the_backends_specs_default_to_the_trees_defaults() -> None:
     from ragchunk.backends import EmbedderSpec
     from ragchunk.backends.chat import ChatSpec
-    from ragchunk.plan import chat_spec, embedder_spec
+    from ragchunk.pipeline.plan import chat_spec, embedder_spec
 
     assert embedder_spec(Settings()) == EmbedderSpec()
     assert chat_spec(Settings()) == ChatSpec()
@@ -134,7 +134,9 @@ def test_a_parse_option_is_a_flag_a_key_and_an_o_from_its_declaration_alone(
     Whatever ``ParseOptions`` declares with a flag is offered by ``split`` and ``inspect`` with
     the declared help, is a configuration key and an ``-O`` key, and reaches the recipe.
     """
-    monkeypatch.setattr("ragchunk.plan.check_parse", lambda _parse: None)  # no tesseract here
+    monkeypatch.setattr(
+        "ragchunk.pipeline.plan.check_parse", lambda _parse: None
+    )  # no tesseract here
     value = _sample(found.type)
     root = typer.main.get_command(app)
     for command in ("split", "inspect"):

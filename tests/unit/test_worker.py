@@ -1,4 +1,5 @@
-"""A worker's side of the pool, run in this process over a real pipe (``ragchunk.worker.serve``).
+"""A worker's side of the pool, run in this process over a real pipe
+(``ragchunk.runs.worker.serve``).
 
 The pool's tests (test_jobs.py) drive workers in child processes, where coverage does not follow;
 these check the same loop directly: one answer per batch, the plan sent once and kept by key,
@@ -14,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk import worker
-from ragchunk.engine import process
-from ragchunk.plan import make_plan
-from ragchunk.results import FileResult
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import make_plan
+from ragchunk.pipeline.results import FileResult
+from ragchunk.runs import worker
 from ragchunk.settings import shortcuts
-from ragchunk.writers.jsonl import encode
+from ragchunk.sinks.jsonl import encode
 
 
 @pytest.fixture(autouse=True)

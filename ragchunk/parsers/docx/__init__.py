@@ -29,8 +29,9 @@ from docx.opc.exceptions import OpcError
 from ragchunk.errors import CorruptDocumentError
 from ragchunk.model import Document
 from ragchunk.parsers._archive import open_zip, refuse_doctypes
+from ragchunk.parsers._builder import BLOCK_SEPARATOR, LINE_SEPARATOR
 from ragchunk.parsers._spec import Format
-from ragchunk.parsers.docx.body import BLOCK_SEPARATOR, LINE_SEPARATOR, Builder, add_blocks, pages
+from ragchunk.parsers.docx.body import Builder, add_blocks, pages
 from ragchunk.parsers.docx.coverage import unread_runs
 from ragchunk.parsers.docx.notes import add_notes, left_out_parts, related_parts
 from ragchunk.parsers.docx.runs import Reading
@@ -65,26 +66,21 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     document = _open(data, request)
     body = _body(document, request)
     comments = request.options.comments
-    builder = Builder(read_styles(document), Reading())
+    builder = Builder(styles=read_styles(document), reading=Reading())
     add_blocks(body, builder)
     parts = _related(document, request)
     add_notes(parts, builder, comments=comments)
-    text = "".join(builder.parts)
     read = [
         body,
         *(p.element for p in parts if p.kind in _READ or (comments and p.kind == "comments")),
     ]
     extraction = _extraction(builder, parts, comments=comments)
     _check_coverage(read, builder.reading.seen, request, extraction)
-    return Document(
-        text=text,
-        source=request.source,
-        doc_id=request.doc_id,
-        format="docx",
-        sections=tuple(builder.sections),
-        pages=pages(text, builder.breaks),
-        has_lines=False,
-        metadata=_metadata(document),
+    return builder.document(
+        request,
+        "docx",
+        _metadata(document),
+        pages=pages(builder.text(), builder.breaks),
         extraction=extraction,
     )
 

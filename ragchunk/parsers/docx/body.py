@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Final
 
-from ragchunk.model import Page, Section
+from ragchunk.model import Page
+from ragchunk.parsers._builder import TextBuilder
 from ragchunk.parsers.docx.runs import EXPLICIT, MC, Reading, read_runs
 from ragchunk.parsers.docx.styles import W, flag, heading_rank, numbering, paragraph_style
 
@@ -21,52 +22,27 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from ragchunk.model import Metadata
+    from ragchunk.parsers._builder import Span
     from ragchunk.parsers.docx.styles import Style
 
-BLOCK_SEPARATOR: Final = "\n\n"
-"""Between paragraphs, lists and tables in ``Document.text``."""
-LINE_SEPARATOR: Final = "\n"
-"""Between the items of one list and the rows of one table."""
 _CONTAINERS: Final = frozenset({W + "sdt", W + "customXml", W + "sdtContent", MC + "Choice"})
 _TEXT_BOX: Final = {"container": "text box"}
 
 
-@dataclass(slots=True)
-class Builder:
-    """Accumulates the text, sections, page breaks and references while walking the blocks."""
+@dataclass(slots=True, kw_only=True)
+class Builder(TextBuilder):
+    """The text builder, with the page breaks, references and open list of the blocks read."""
 
     styles: dict[str, Style]
     reading: Reading
-    parts: list[str] = field(default_factory=list)
-    length: int = 0
-    sections: list[Section] = field(default_factory=list)
     breaks: list[tuple[int, str]] = field(default_factory=list)
     references: list[tuple[int, str, str]] = field(default_factory=list)
-    path: list[tuple[int, str]] = field(default_factory=list)
-    items: list[tuple[int, int]] = field(default_factory=list)
-    items_start: int = 0
-
-    def append(self, text: str, separator: str) -> int:
-        """Append a block's text after ``separator`` (none at the start); return its start."""
-        if self.length:
-            self.parts.append(separator)
-            self.length += len(separator)
-        start = self.length
-        self.parts.append(text)
-        self.length += len(text)
-        return start
-
-    def headings(self) -> tuple[str, ...]:
-        """Return the current heading path."""
-        return tuple(title for _, title in self.path)
+    items: list[Span] = field(default_factory=list)
 
     def close_list(self) -> None:
         """End the list being built, if any, as one ``list`` section."""
         if self.items:
-            items = tuple(self.items)
-            self.sections.append(
-                Section(self.items_start, self.length, "list", self.headings(), parts=items)
-            )
+            self.record(self.items[0][0], "list", parts=tuple(self.items))
             self.items = []
 
 
@@ -122,9 +98,8 @@ def add_paragraph(paragraph: Any, builder: Builder, metadata: Metadata | None = 
         start = _add_item(text, builder, breaks)
     else:
         builder.close_list()
-        start = builder.append(text, BLOCK_SEPARATOR)
+        start = _add_block(text, rank, style.name, builder, metadata)
         builder.breaks.extend((start + offset, kind) for offset, kind in breaks)
-        builder.sections.append(_block_section(text, start, rank, style.name, builder, metadata))
     builder.references.extend((start + at, kind, key) for at, kind, key in inline.references)
     if properties is not None and properties.find(W + "sectPr") is not None:
         kind = properties.find(f"{W}sectPr/{W}type")
@@ -136,37 +111,27 @@ def add_paragraph(paragraph: Any, builder: Builder, metadata: Metadata | None = 
 
 
 def _add_item(text: str, builder: Builder, breaks: list[tuple[int, str]]) -> int:
-    separator = LINE_SEPARATOR if builder.items else BLOCK_SEPARATOR
-    start = builder.append(text, separator)
-    if not builder.items:
-        builder.items_start = start
-    builder.items.append((start, start + len(text)))
+    start = builder.line(text, builder.items)
     builder.breaks.extend((start + offset, kind) for offset, kind in breaks)
     return start
 
 
-def _block_section(
-    text: str,
-    start: int,
-    rank: int | None,
-    style: str,
-    builder: Builder,
-    metadata: Metadata | None,
-) -> Section:
-    end = start + len(text)
+def _add_block(
+    text: str, rank: int | None, style: str, builder: Builder, metadata: Metadata | None
+) -> int:
+    """Add a paragraph as a heading of ``rank`` or as prose; return where it starts."""
     if rank is None or metadata is not None:  # a text box's heading style heads nothing
-        return Section(start, end, "prose", builder.headings(), metadata=metadata or {})
-    while builder.path and builder.path[-1][0] >= rank:
-        builder.path.pop()
+        return builder.add_block(text, metadata=metadata or {})
     title = " ".join(text.split())
-    builder.path.append((rank, title))
-    return Section(start, end, "heading", builder.headings(), max(rank, 1), {"style": style})
+    return builder.add_heading(
+        text, rank, title=title, level=max(rank, 1), metadata={"style": style}
+    )
 
 
 def add_table(table: Any, builder: Builder) -> None:
     """Add a table's rows that hold text, as one ``table`` section; nothing for an empty one."""
     builder.close_list()
-    rows: list[tuple[int, int]] = []
+    rows: list[Span] = []
     boxes: list[Any] = []
     for row in table.iter(W + "tr"):
         if row.getparent() is not table:
@@ -175,21 +140,11 @@ def add_table(table: Any, builder: Builder) -> None:
         cells = [_cell_text(cell, breaks, builder, boxes) for cell in row.findall(W + "tc")]
         if not any(cells):
             continue  # SPEC: an empty row makes no "|  |  |" line
-        line = "| " + " | ".join(cells) + " |"
-        start = builder.append(line, LINE_SEPARATOR if rows else BLOCK_SEPARATOR)
+        start = builder.line("| " + " | ".join(cells) + " |", rows)
         # A page break inside a row is placed at the row's start: row granularity is enough.
         builder.breaks.extend((start, kind) for _, kind in breaks)
-        rows.append((start, start + len(line)))
     if rows:
-        section = Section(
-            rows[0][0],
-            builder.length,
-            "table",
-            builder.headings(),
-            header=rows[0],
-            parts=tuple(rows[1:]),
-        )
-        builder.sections.append(section)
+        builder.add_table(rows)
     for box in boxes:
         add_blocks(box, builder, _TEXT_BOX)
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from docx.oxml import parse_xml
 
+from ragchunk.parsers._builder import HeadingPath
 from ragchunk.parsers.docx.body import Builder, add_blocks
 from ragchunk.parsers.docx.styles import W
 
@@ -91,7 +92,7 @@ def _add_note(note: Any, builder: Builder, title: str, metadata: dict[str, JSONV
     """Add a note's blocks under ``title``, each a section of the note's kind."""
     builder.close_list()
     saved = builder.path
-    builder.path = [(1, title)]
+    builder.path = HeadingPath([(1, title)])
     first = len(builder.sections)
     add_blocks(note, builder, metadata)
     builder.path = saved

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Final
 
+from ragchunk.parsers._builder import HeadingPath
 from ragchunk.parsers.pdf.lines import Heading
 
 if TYPE_CHECKING:
@@ -54,14 +55,11 @@ def font_headings(pages: Sequence[PageLines]) -> list[Heading]:
     found = [f for f in found if _is_title(pages[f[0]].lines[f[1] : f[2] + 1])]
     ranks = {size: rank for rank, size in enumerate(sorted({f[3] for f in found}, reverse=True))}
     headings: list[Heading] = []
-    path: list[tuple[int, str]] = []
+    path = HeadingPath()
     for number, first, last, size in found:
-        rank = ranks[size]
-        while path and path[-1][0] >= rank:
-            path.pop()
         lines = pages[number].lines[first : last + 1]
-        path.append((rank, " ".join(" ".join(line.text for line in lines).split())))
-        headings.append(Heading(number, first, last, tuple(title for _, title in path)))
+        path.enter(ranks[size], " ".join(" ".join(line.text for line in lines).split()))
+        headings.append(Heading(number, first, last, path.titles()))
     return headings
 
 

@@ -20,6 +20,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.model import PAGE_SEPARATOR, Page, Section
+from ragchunk.parsers._builder import LINE_SEPARATOR, TextBuilder
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -52,34 +53,24 @@ def build(pages: Sequence[PageLines], headings: Sequence[Heading]) -> Layout:
     """Return the text, page map, sections and wraps of the cleaned ``pages``."""
     inside = {(h.page, k): h for h in headings for k in range(h.first, h.last + 1)}
     starts = {(h.page, h.first) for h in headings}
-    parts: list[str] = []
+    builder = TextBuilder()
     offsets: list[list[tuple[int, int]]] = []
-    page_map: list[Page] = []
     wraps: list[int] = []
-    length = 0
     for number, page in enumerate(pages):
-        if number:
-            if _turn_wraps(pages, number, inside, starts):
-                wraps += [length, length + 1]
-            parts.append(PAGE_SEPARATOR)
-            length += len(PAGE_SEPARATOR)
+        if number and _turn_wraps(pages, number, inside, starts):
+            wraps += [builder.length, builder.length + 1]
+        builder.open_page(PAGE_SEPARATOR if number else "")
         soft = _wrapping_breaks(page, number, inside, starts)
         spans = []
         for index, line in enumerate(page.lines):
-            if index:
-                if soft[index - 1]:
-                    wraps.append(length)
-                parts.append("\n")
-                length += 1
-            spans.append((length, length + len(line.text)))
-            parts.append(line.text)
-            length += len(line.text)
+            if index and soft[index - 1]:
+                wraps.append(builder.length)
+            start = builder.add(line.text, LINE_SEPARATOR if index else "")
+            spans.append((start, builder.length))
         offsets.append(spans)
-        first = spans[0][0] if spans else length
-        page_map.append(Page(number + 1, first, length))
-    text = "".join(parts)
+        builder.close_page(number + 1, keep_empty=True)  # a blank page still has its number
     sections = _sections(offsets, headings, set(wraps))
-    return Layout(text, tuple(page_map), tuple(sections), tuple(wraps))
+    return Layout(builder.text(), tuple(builder.pages), tuple(sections), tuple(wraps))
 
 
 def _wrapping_breaks(

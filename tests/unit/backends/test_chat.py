@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk.backends.chat import ChatClient, ChatRequest, ChatSpec, chat_url, forget_modes
+from ragchunk.backends.chat import ChatClient, ChatSpec, forget_modes
+from ragchunk.backends.openai_chat import chat_url
 from ragchunk.errors import OptionError
+from ragchunk.model import ChatRequest
 from tests.servers import LOCALHOST
 from tests.support.scripted import CHAT, Reply, ScriptedServer, chat_answer, chat_body
 

@@ -8,7 +8,7 @@ import pytest
 
 from ragchunk.backends import EmbedderSpec, load_backend
 from ragchunk.backends.http import EndpointError
-from ragchunk.backends.openai import OpenAIEmbedder, embeddings_url
+from ragchunk.backends.openai import OpenAIEmbedder, OpenAIOptions, embeddings_url
 from tests.servers import LOCALHOST
 from tests.support.scripted import (
     EMBEDDINGS,
@@ -30,7 +30,8 @@ def embedder(server: ScriptedServer, **settings: object) -> OpenAIEmbedder:
         retries=0,
         **settings,  # type: ignore[arg-type]
     )
-    return OpenAIEmbedder(spec)
+    assert isinstance(spec.options, OpenAIOptions)
+    return OpenAIEmbedder(spec.options)
 
 
 def norm(vector: object) -> float:

@@ -10,7 +10,7 @@ from ragchunk.errors import UsageError
 from ragchunk.evaluation.corpus import load_documents
 from ragchunk.evaluation.questions import read_questions, resolve
 from ragchunk.evaluation.setups import read_setups, sweep
-from ragchunk.scopes import plan_from_settings
+from ragchunk.pipeline.scopes import plan_from_settings
 from ragchunk.settings import scope
 from tests.conftest import FIXTURES
 
@@ -66,8 +66,8 @@ def test_a_sweep_is_the_product_in_order() -> None:
         "token 200 +0",
         "token 200",
     ]
-    assert {s.plan.recipe.budget.unit for s in made} == {"tokens"}
-    assert made[3].plan.recipe.budget.size == 200
+    assert {s.plan.recipe.capacity.unit for s in made} == {"tokens"}
+    assert made[3].plan.recipe.capacity.size == 200
 
 
 def test_a_sweep_names_the_combination_that_fails() -> None:
@@ -88,9 +88,9 @@ def test_named_setups_share_the_top_level_and_flags_win(tmp_path: Path) -> None:
         '[setups.b]\nstrategy = "markdown"\nsize = 500\n[setups.b.options]\nmin_level = 2\n',
     )
     a, b = read_setups(path, scope({"overlap": 10}))
-    assert (a.name, a.strategy, a.plan.recipe.budget.size) == ("a", "sentence", 300)
-    assert a.plan.recipe.budget.overlap == 10
-    assert (b.name, b.plan.recipe.budget.size) == ("b", 500)
+    assert (a.name, a.strategy, a.plan.recipe.capacity.size) == ("a", "sentence", 300)
+    assert a.plan.recipe.capacity.overlap == 10
+    assert (b.name, b.plan.recipe.capacity.size) == ("b", 500)
     assert b.plan.recipe.options.min_level == 2
 
 

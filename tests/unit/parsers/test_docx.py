@@ -12,11 +12,11 @@ from docx.enum.style import WD_STYLE_TYPE
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 
-from ragchunk.engine import chunk_document
 from ragchunk.model import Document, Page
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.docx import parse
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import chunk_document
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 

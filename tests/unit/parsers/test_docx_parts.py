@@ -23,7 +23,7 @@ from lxml import etree
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseOptions, ParseRequest
 from ragchunk.parsers.docx import parse
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants

@@ -12,7 +12,7 @@ from ragchunk.parsers import detect
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.email import parse
 from ragchunk.parsers.mbox import members
-from ragchunk.reading import parse_documents
+from ragchunk.pipeline.reading import parse_documents
 from tests.conftest import FIXTURES
 
 MAIL = FIXTURES / "email"

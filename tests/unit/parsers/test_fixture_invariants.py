@@ -13,8 +13,8 @@ import pytest
 
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
-from ragchunk.plan import make_plan
-from ragchunk.reading import parse_documents
+from ragchunk.pipeline.plan import make_plan
+from ragchunk.pipeline.reading import parse_documents
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
@@ -108,7 +108,7 @@ def test_invariants_hold_with_refine(
 def test_hierarchical_is_bounded_by_refine_alone(document: Path, unit: str) -> None:
     """Unbounded by design, hierarchical keeps its default size under --refine."""
     plan = make_plan(shortcuts({"strategy": "hierarchical", "unit": unit, "refine": True}))  # type: ignore[arg-type]
-    assert plan.recipe.limit == plan.recipe.budget.size
-    assert plan.recipe.strategy_limit is None  # whole subtrees, then split semantically
+    assert plan.recipe.limit == plan.recipe.capacity.size
+    assert plan.recipe.strategy_capacity.limit is None  # whole subtrees, then split semantically
     for doc in parsed(document):
         assert_invariants(doc, plan)

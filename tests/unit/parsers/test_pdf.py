@@ -9,14 +9,14 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from ragchunk.engine import chunk_document
 from ragchunk.errors import CorruptDocumentError
 from ragchunk.model import PAGE_SEPARATOR, Document
 from ragchunk.parsers import detect
 from ragchunk.parsers._spec import ParseOptions, ParseRequest
 from ragchunk.parsers.pdf import parse, parse_pdf_date
 from ragchunk.parsers.pdf.clean import SYMBOL_BULLETS
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import chunk_document
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 

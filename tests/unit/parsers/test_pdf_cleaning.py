@@ -3,7 +3,7 @@
 The report carries a running header (larger than the body), a footer with page numbers, a
 watermark on the annex pages, hyphenation, ligatures, two columns and an outline whose titles
 differ from the printed headings (fixtures/README.md). Each test checks one promise of the
-README's "PDF cleaning" section, with both engines where they differ.
+"PDF cleaning" section of docs/formats.md, with both engines where they differ.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from functools import cache
 import pypdf
 import pytest
 
-from ragchunk.engine import chunk_document
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseOptions, ParseRequest
 from ragchunk.parsers.pdf import parse
 from ragchunk.parsers.pdf.clean import CharacterCounts, normalise, remove_repeated
 from ragchunk.parsers.pdf.hyphens import HyphenCounts, join_hyphenated
 from ragchunk.parsers.pdf.lines import Line, PageLines
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import chunk_document
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 

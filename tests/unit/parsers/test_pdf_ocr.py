@@ -18,7 +18,7 @@ from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseOptions, ParseRequest
 from ragchunk.parsers.pdf import parse
 from ragchunk.parsers.pdf.ocr import check_ocr
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants

@@ -10,7 +10,7 @@ from ragchunk.model import Section
 from ragchunk.parsers import detect, get
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.rst import find_sections, parse, plain_title
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants

@@ -9,9 +9,9 @@ from typer.testing import CliRunner
 
 from ragchunk import strategies
 from ragchunk.cli import app
-from ragchunk.engine import process
 from ragchunk.model import Document, Section
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from ragchunk.strategies.auto import choose
 from tests.conftest import FIXTURES

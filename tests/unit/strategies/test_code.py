@@ -8,10 +8,10 @@ import pytest
 
 from ragchunk.measure import CHARS, load_tokenizer
 from ragchunk.model import Chunk, Document
-from ragchunk.options import Budget
+from ragchunk.options import Budget, Capacity
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.code import parse
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from ragchunk.strategies.code import LINE_LEVELS, CodeOptions, is_minified
 from ragchunk.text.separators import DEFAULT_LEVELS, split_range
@@ -210,9 +210,9 @@ def test_text_that_is_not_code_is_packed_by_lines() -> None:
     doc = Document(text=text)
     plan = make_plan(shortcuts({"strategy": "code", "size": 25, "unit": "chars"}))
     chunks = assert_invariants(doc, plan)
-    budget = plan.recipe.options.budget
+    capacity = plan.recipe.capacity
     expected = split_range(
-        text, 0, len(text), sizer=CHARS.prepare(text), budget=budget, levels=LINE_LEVELS
+        text, 0, len(text), sizer=CHARS.prepare(text), capacity=capacity, levels=LINE_LEVELS
     )
     assert [(c.start, c.end) for c in chunks] == [(w.start, w.end) for w in expected]
     assert [c.text for c in chunks] == [
@@ -227,9 +227,9 @@ def test_minified_code_falls_back_to_the_recursive_strategy() -> None:
     text = "var a=1;" + "function f(x){return x*2};" * 60 + "\n"
     assert is_minified(text)
     chunks = chunks_of(text, "app.min.js", 200)
-    budget = Budget(size=200, overlap=0, unit="chars")
+    capacity = Capacity(size=200, overlap=0, unit="chars")
     expected = split_range(
-        text, 0, len(text), sizer=CHARS.prepare(text), budget=budget, levels=DEFAULT_LEVELS
+        text, 0, len(text), sizer=CHARS.prepare(text), capacity=capacity, levels=DEFAULT_LEVELS
     )
     assert [(c.start, c.end) for c in chunks] == [(w.start, w.end) for w in expected]
     assert all(c.metadata["language"] == "javascript" for c in chunks)

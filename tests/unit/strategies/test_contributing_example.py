@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from ragchunk import strategies
 from ragchunk.cli import app
-from ragchunk.engine import process
 from ragchunk.model import Document
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES, ROOT
 from tests.invariants import assert_invariants

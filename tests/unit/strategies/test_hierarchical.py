@@ -6,12 +6,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
-from ragchunk.engine import chunk_document, process
 from ragchunk.errors import OptionError
 from ragchunk.model import Document, Page, Section
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import chunk_document, process
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants

@@ -12,11 +12,12 @@ import pytest
 from ragchunk.backends import EmbedderSpec, load_backend
 from ragchunk.backends.local import LocalEmbedder
 from ragchunk.backends.windows import layout
-from ragchunk.chunks import assemble
 from ragchunk.errors import TokenMappingError, UsageError
 from ragchunk.measure import load_tokenizer
 from ragchunk.model import Document
-from ragchunk.plan import make_plan
+from ragchunk.options import Capacity
+from ragchunk.pipeline.chunks import assemble
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from ragchunk.strategies import late
 from ragchunk.strategies._spec import Context
@@ -121,7 +122,7 @@ def test_cjk_marks_and_control_characters_keep_their_embeddings() -> None:
     text = "東京の港で潮位を測る。 cafe\u0301 au lait, x\u0001y and naïve tides.\n\n" * 5
     doc = Document(text=text)
     diagnostics: list[object] = []
-    from ragchunk.engine import chunk_document
+    from ragchunk.pipeline.engine import chunk_document
 
     chunks = chunk_document(
         doc, make_plan(shortcuts({"strategy": "late", "size": 30})).recipe, diagnostics
@@ -133,7 +134,7 @@ def test_cjk_marks_and_control_characters_keep_their_embeddings() -> None:
 
 @pytest.mark.slow
 def test_a_chunk_of_only_dropped_characters_has_no_embedding_and_a_warning() -> None:
-    from ragchunk.engine import chunk_document
+    from ragchunk.pipeline.engine import chunk_document
 
     text = "Tide readings. " + "\u0001" * 40 + " More readings follow."
     doc = Document(text=text, source="ctrl.txt")
@@ -179,10 +180,9 @@ def test_text_the_tokenizer_cannot_map_is_chunked_the_same_way_without_embedding
     ctx = Context(
         measure=tokens,
         sizer=sizer,
-        limit=20,
+        capacity=Capacity(size=20, overlap=19, unit="tokens"),
         tokens=lambda: sizer,
         find_sections=lambda _text: (),
-        delegate=lambda *_args: [],
         warn=lambda code, message: warnings.append((code, message)),
         embedder=_NoOffsets,  # type: ignore[arg-type]
     )
@@ -213,7 +213,7 @@ def test_late_needs_a_local_model() -> None:
 
 @pytest.mark.slow
 def test_embed_keeps_the_late_vectors() -> None:
-    from ragchunk.engine import chunk_document
+    from ragchunk.pipeline.engine import chunk_document
 
     doc = Document(text=PROSE * 2)
     late_only = chunk_document(doc, make_plan(shortcuts({"strategy": "late", "size": 20})).recipe)

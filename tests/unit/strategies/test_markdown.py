@@ -9,12 +9,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
-from ragchunk.engine import chunk_document
 from ragchunk.errors import LimitExceededError, OptionError
 from ragchunk.model import Chunk, Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import chunk_document
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants

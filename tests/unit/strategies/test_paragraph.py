@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ragchunk.model import Document
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from tests.invariants import assert_invariants
 

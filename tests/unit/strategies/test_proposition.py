@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from ragchunk.backends.chat import ChatClient, ChatSpec
-from ragchunk.check import find_violations
-from ragchunk.engine import chunk_document, limits_for
 from ragchunk.errors import OptionError
 from ragchunk.model import Document
-from ragchunk.plan import make_plan
-from ragchunk.rewrite import Rewriter
+from ragchunk.pipeline.check import find_violations
+from ragchunk.pipeline.engine import chunk_document, limits_for
+from ragchunk.pipeline.plan import make_plan
+from ragchunk.pipeline.rewrite import Rewriter
 from ragchunk.settings import shortcuts
 from ragchunk.text.sentences import split_sentences
 
@@ -60,7 +60,7 @@ def test_passages_are_whole_sentences_without_overlap() -> None:
 
 def test_the_default_passage_is_256_tokens() -> None:
     plan = make_plan(shortcuts({"strategy": "proposition", **ENDPOINT}))
-    assert (plan.recipe.budget.size, plan.recipe.budget.unit, plan.recipe.limit) == (
+    assert (plan.recipe.capacity.size, plan.recipe.capacity.unit, plan.recipe.limit) == (
         256,
         "tokens",
         256,

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk.engine import chunk_document
 from ragchunk.errors import OptionError
 from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import chunk_document
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from ragchunk.text.sentences import split_sentences
 from tests.invariants import assert_invariants

@@ -9,13 +9,13 @@ import pytest
 from typer.testing import CliRunner
 
 from ragchunk import strategies
-from ragchunk.check import find_violations
 from ragchunk.cli import app
-from ragchunk.engine import chunk_document, process
 from ragchunk.model import Chunk, Document, Dropped
 from ragchunk.parsers._spec import ParseRequest
-from ragchunk.plan import limits_for, make_plan
-from ragchunk.reading import parse_bytes
+from ragchunk.pipeline.check import find_violations
+from ragchunk.pipeline.engine import chunk_document, process
+from ragchunk.pipeline.plan import limits_for, make_plan
+from ragchunk.pipeline.reading import parse_bytes
 from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 

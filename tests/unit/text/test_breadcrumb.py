@@ -62,13 +62,13 @@ def test_a_prefixed_sizer_keeps_its_unit_but_never_takes_the_code_point_fast_pat
 
 def test_spans_whose_context_was_undercounted_are_split_with_their_own_breadcrumb() -> None:
     from ragchunk.model import Span
-    from ragchunk.options import Budget
+    from ragchunk.options import Capacity
     from ragchunk.text.breadcrumb import fit_contexts
     from ragchunk.text.separators import split_range
 
     text = "alpha beta gamma delta epsilon zeta"
     sizer = CHARS.prepare(text)
-    budget = Budget(size=30, overlap=0)
+    budget = Capacity(size=30, overlap=0)
     spans = [
         Span(0, 16),  # "alpha beta gamma": no headings at all, fits
         Span(17, 35, headings=("Deep", "Heading")),  # 18 chars + 16 of breadcrumb > 30
@@ -81,7 +81,7 @@ def test_spans_whose_context_was_undercounted_are_split_with_their_own_breadcrum
         additive=True,
         limit=30,
         headings_at=lambda _offset: (),
-        refine=lambda s, e, lead_sizer: split_range(text, s, e, sizer=lead_sizer, budget=budget),
+        refine=lambda s, e, lead_sizer: split_range(text, s, e, sizer=lead_sizer, capacity=budget),
     )
     assert fitted[0] == spans[0]
     assert [text[s.start : s.end] for s in fitted[1:]] == ["delta epsilon ", "zeta"]

@@ -6,7 +6,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ragchunk.measure import CHARS, CharSizer
-from ragchunk.options import Budget
+from ragchunk.options import Capacity
 from ragchunk.strategies import fixed
 from ragchunk.text.boundaries import last_separator_cut, last_whitespace_end
 from ragchunk.text.pack import align_to_word, pack
@@ -46,20 +46,20 @@ class PlainSizer:
 
 
 @st.composite
-def cases(draw: st.DrawFn) -> tuple[str, int, int, Budget]:
+def cases(draw: st.DrawFn) -> tuple[str, int, int, Capacity]:
     text = draw(texts)
     start = draw(st.integers(0, len(text)))
     end = draw(st.integers(start, len(text)))
     size = draw(st.integers(1, 8) | st.integers(1, 60))  # small sizes: long ranges get pruned
-    return text, start, end, Budget(size=size, overlap=draw(st.integers(0, size - 1)))
+    return text, start, end, Capacity(size=size, overlap=draw(st.integers(0, size - 1)))
 
 
 @given(cases(), st.sampled_from(LEVELS))
-@example(("ab. c d\r\n" * 40, 0, 360, Budget(size=7, overlap=3)), DEFAULT_LEVELS)  # pruned
+@example(("ab. c d\r\n" * 40, 0, 360, Capacity(size=7, overlap=3)), DEFAULT_LEVELS)  # pruned
 # A line feed that begins the second block (of 64 windows) and nowhere else in it.
-@example(("x" * 256 + "\n" + "x" * 300, 0, 557, Budget(size=4, overlap=0)), DEFAULT_LEVELS)
+@example(("x" * 256 + "\n" + "x" * 300, 0, 557, Capacity(size=4, overlap=0)), DEFAULT_LEVELS)
 def test_recursive_char_windows_match_the_generic_loop(
-    case: tuple[str, int, int, Budget], levels: tuple[tuple[str, ...], ...]
+    case: tuple[str, int, int, Capacity], levels: tuple[tuple[str, ...], ...]
 ) -> None:
     text, start, end, budget = case
     expected = pack(
@@ -72,12 +72,12 @@ def test_recursive_char_windows_match_the_generic_loop(
         find_cut=lambda t, lo, limit: last_separator_cut(t, lo, limit, levels),
         align_start=lambda t, lo, hi: align_to_separator(t, lo, hi, levels),
     )
-    got = char_windows(text, start, end, budget=budget, levels=levels)
+    got = char_windows(text, start, end, capacity=budget, levels=levels)
     assert got == expected
 
 
 @given(cases())
-def test_fixed_char_windows_match_the_generic_loop(case: tuple[str, int, int, Budget]) -> None:
+def test_fixed_char_windows_match_the_generic_loop(case: tuple[str, int, int, Capacity]) -> None:
     text, _, _, budget = case
     windows = {
         sizer.__class__: pack(

@@ -2,7 +2,7 @@
 
 ``LANGUAGE_CASES`` holds one set per language (our own texts, one per case of pySBD's test file
 for that language); each case is a test, and a known miss is an expected failure that names
-its cause. README.md's table states the pass rates next to pySBD's on the same cases
+its cause. docs/strategies.md's table states the pass rates next to pySBD's on the same cases
 (``benchmarks/sentence_quality.py``).
 """
 

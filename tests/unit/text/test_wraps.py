@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragchunk.measure import CharSizer
-from ragchunk.options import Budget
+from ragchunk.options import Capacity
 from ragchunk.text.separators import split_range
 
 PARAGRAPH = (
@@ -27,8 +27,8 @@ def wraps_of(text: str) -> tuple[int, ...]:
 
 
 def windows(text: str, size: int, wraps: tuple[int, ...] = (), overlap: int = 0) -> list[str]:
-    budget = Budget(size=size, overlap=overlap)
-    found = split_range(text, 0, len(text), sizer=CharSizer(text), budget=budget, wraps=wraps)
+    budget = Capacity(size=size, overlap=overlap)
+    found = split_range(text, 0, len(text), sizer=CharSizer(text), capacity=budget, wraps=wraps)
     return [text[w.start : w.end] for w in found]
 
 
@@ -64,9 +64,9 @@ def test_a_page_turn_inside_a_paragraph_is_a_wrap_too() -> None:
 
 def test_custom_separators_ignore_wraps() -> None:
     text = "aaaa\nbbbb. cccc"
-    budget = Budget(size=8)
+    budget = Capacity(size=8)
     found = split_range(
-        text, 0, len(text), sizer=CharSizer(text), budget=budget, levels=(("\n",),), wraps=(4,)
+        text, 0, len(text), sizer=CharSizer(text), capacity=budget, levels=(("\n",),), wraps=(4,)
     )
     assert text[found[0].start : found[0].end] == "aaaa\n"
 
@@ -83,8 +83,8 @@ def test_windows_cover_the_text_verbatim_within_the_size(
     text = "".join(pieces)
     feeds = [i for i, ch in enumerate(text) if ch == "\n"]
     wraps = tuple(sorted(data.draw(st.sets(st.sampled_from(feeds))) if feeds else ()))
-    budget = Budget(size=size, overlap=min(overlap, size - 1))
-    found = split_range(text, 0, len(text), sizer=CharSizer(text), budget=budget, wraps=wraps)
+    budget = Capacity(size=size, overlap=min(overlap, size - 1))
+    found = split_range(text, 0, len(text), sizer=CharSizer(text), capacity=budget, wraps=wraps)
     covered = 0
     for window in found:
         assert window.end - window.start <= size

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from ragchunk.view import IndexEntry, View, make_view, render_index, render_page
 from ragchunk.view.page import asset

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragchunk.engine import chunk_document
 from ragchunk.model import Document
-from ragchunk.plan import make_plan
+from ragchunk.pipeline.engine import chunk_document
+from ragchunk.pipeline.plan import make_plan
 from ragchunk.settings import shortcuts
 from ragchunk.view import Side
 from ragchunk.view.payload import build_payload, script_json, side_label, utf16_offsets

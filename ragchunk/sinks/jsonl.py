@@ -1,0 +1,129 @@
+r"""JSONL: one chunk record per line (SPEC §2), in one exact byte format.
+
+Each line is the record as compact JSON, UTF-8, ending in ``\n``: no space after ``,`` or
+``:``; fields in the order of SPEC §2; non-ASCII characters written as themselves; ``"`` and
+``\`` escaped with a backslash, control characters as ``\n``, ``\t``, ``\r``, ``\b``,
+``\f`` or ``\u00XX``. orjson writes it. The standard library writes the same bytes where
+orjson cannot be imported, or cannot encode a record: a lone surrogate (a file name that is not
+UTF-8, which reaches Python with its bad bytes as surrogates) is then written as a ``\udcXX``
+escape, and an integer past 64 bits as its digits. (Floats in metadata are the one place the two
+differ: ``1e-05`` against orjson's ``0.00001``.) docs/output.md documents the format.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ragchunk.model import Chunk, Metadata
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(json_text: str) -> str:
+    r"""Return JSON text with lone surrogates written as ``\udcff`` escapes.
+
+    A file name that is not UTF-8 reaches Python with its bad bytes as lone surrogates
+    (``os.fsdecode``); raw, they cannot be written as UTF-8, while the escapes are valid JSON
+    that reads back as the same string (``os.fsencode`` then gives the name's bytes).
+    """
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", json_text)
+
+
+def _as_dict(value: object) -> dict[str, Any]:
+    # Metadata may hold read-only mappings (MappingProxyType), which orjson does not know.
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+_std_dumps = json.JSONEncoder(
+    ensure_ascii=False, check_circular=False, separators=(",", ":"), default=_as_dict
+).encode
+
+
+def _std_line(record: dict[str, Any]) -> bytes:
+    """Return the line of ``record`` written by the standard library: the fallback path."""
+    return (escape_surrogates(_std_dumps(record)) + "\n").encode("utf-8")
+
+
+def _make_line() -> Callable[[dict[str, Any]], bytes]:
+    try:
+        import orjson
+    except ImportError:  # a platform without an orjson wheel: the same bytes, slower
+        return _std_line
+    dumps, options, error = orjson.dumps, orjson.OPT_APPEND_NEWLINE, orjson.JSONEncodeError
+
+    def line(record: dict[str, Any]) -> bytes:
+        try:
+            return dumps(record, default=_as_dict, option=options)
+        except error:  # a lone surrogate, an integer past 64 bits: the standard library can
+            return _std_line(record)
+
+    return line
+
+
+record_bytes_of = _make_line()
+"""Return the JSONL line (with its newline) of one record dictionary, as UTF-8 bytes."""
+
+
+def _record(chunk: Chunk) -> dict[str, Any]:
+    """Return ``chunk.to_record()``, faster: no copies (the encoders take tuples and mappings)."""
+    record: dict[str, Any] = {
+        "id": chunk.id,
+        "doc_id": chunk.doc_id,
+        "source": chunk.source,
+        "index": chunk.index,
+        "text": chunk.text,
+        "start": chunk.start,
+        "end": chunk.end,
+    }
+    if chunk.page_start is not None:
+        record["page_start"] = chunk.page_start
+        record["page_end"] = chunk.page_end
+    if chunk.line_start is not None:
+        record["line_start"] = chunk.line_start
+        record["line_end"] = chunk.line_end
+    record["headings"] = chunk.headings
+    record["strategy"] = chunk.strategy
+    record["chars"] = chunk.chars
+    if chunk.tokens is not None:
+        record["tokens"] = chunk.tokens
+    record["metadata"] = chunk.metadata or {}
+    if chunk.parent_id is not None:
+        record["parent_id"] = chunk.parent_id
+    if chunk.context is not None:
+        record["context"] = chunk.context
+    if chunk.doc_hash is not None:
+        record["doc_hash"] = chunk.doc_hash
+    if chunk.hash is not None:
+        record["hash"] = chunk.hash
+    if chunk.embedding is not None:
+        record["embedding"] = chunk.embedding
+    return record
+
+
+def record_bytes(chunk: Chunk) -> bytes:
+    """Return the JSONL line of one chunk, newline included, as UTF-8 bytes."""
+    return record_bytes_of(_record(chunk))
+
+
+def encode(chunks: Iterable[Chunk]) -> bytes:
+    """Return the JSONL bytes of ``chunks``: one object per line, each line ending in a newline."""
+    line = record_bytes_of
+    return b"".join([line(_record(chunk)) for chunk in chunks])
+
+
+def lines(chunks: Iterable[Chunk]) -> str:
+    """Return the JSONL text of ``chunks``: ``encode`` decoded from UTF-8."""
+    return encode(chunks).decode("utf-8")
+
+
+def metadata_text(metadata: Metadata) -> str:
+    """Return a record's ``metadata`` as the JSON text its JSONL line holds."""
+    return record_bytes_of(dict(metadata))[:-1].decode("utf-8") if metadata else "{}"

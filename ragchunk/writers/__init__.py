@@ -1,1 +1,0 @@
-"""Writers: JSONL records (``jsonl``), a rich preview table (``table``), summaries (``stats``)."""
