@@ -190,10 +190,9 @@ def test_embed_retries_lives_in_its_leaf_and_the_backend_only() -> None:
         for path in (ROOT / "ragchunk").rglob("*.py")
         if pattern.search(path.read_text(encoding="utf-8"))
     )
-    assert found == [
-        "ragchunk/backends/__init__.py",  # the spec's check names the flag
-        "ragchunk/settings/backends.py",  # the leaf: flag, key, default, help, panel, spec field
-    ]
+    leaf = "ragchunk/settings/backends.py"  # flag, key, default, help, panel, spec field
+    assert leaf in found
+    assert all(path == leaf or path.startswith("ragchunk/backends/") for path in found), found
 
 
 def test_split_help_is_in_panels() -> None:
