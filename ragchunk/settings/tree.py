@@ -143,15 +143,19 @@ def scope(values: Mapping[str, object]) -> Settings:
             cannot take.
     """
     known = [found.name for found in settings()]
-    for name in values:
-        if name not in known and name not in GROUPS:
+    defaults = Settings()
+    for name, value in values.items():
+        if name in GROUPS:
+            group = type(getattr(defaults, name))
+            if not isinstance(value, group):
+                raise OptionError(name, f"must be a {group.__name__} (got {value!r})")
+        elif name not in known:
             hint = did_you_mean(name, known) or f" (settings: {', '.join(known)})"
             raise OptionError(name, f"is not a setting{hint}")
     values = _route_parse_options(_expand_groups(values))
     groups: dict[str, dict[str, object]] = {group: {} for group in GROUPS}
     for name, value in values.items():
         groups[setting(name).group][name] = value
-    defaults = Settings()
     built = {
         group: dataclasses.replace(getattr(defaults, group), **fields) if fields else None
         for group, fields in groups.items()

@@ -84,6 +84,13 @@ def test_an_unknown_setting_is_named_with_the_closest() -> None:
         shortcuts({"sise": 3})
 
 
+def test_a_group_is_given_whole_as_its_own_type_only() -> None:
+    from ragchunk.backends.chat import ChatSpec
+
+    with pytest.raises(OptionError, match=r"^chat must be a Chat \(got ChatSpec\("):
+        shortcuts({"chat": ChatSpec(url="http://127.0.0.1:9/v1", model="m")})
+
+
 def test_the_backends_specs_default_to_the_trees_defaults() -> None:
     from ragchunk.backends import EmbedderSpec
     from ragchunk.backends.chat import ChatSpec

@@ -49,7 +49,7 @@ def test_a_hard_capacity_is_a_limit_and_a_soft_one_holds_anything() -> None:
         ("hierarchical", {"size": 300}, True, True),
         ("hierarchical", {"refine": True}, True, False),  # --refine bounds it afterwards
         ("sentence", {"options": {"sentences": "3"}}, False, False),
-        ("resume", {"chat": CHAT}, False, False),
+        ("resume", {"api_base": CHAT.url, "model": CHAT.model}, False, False),
     ],
 )
 def test_the_plan_resolves_the_capacity_once(
