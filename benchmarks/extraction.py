@@ -290,10 +290,16 @@ def chunks(reading: Reading, strategy: str) -> list[str]:
     from ragchunk import chunk_text
     from ragchunk.pipeline.engine import chunk_document
     from ragchunk.pipeline.plan import make_plan
+    from ragchunk.settings import shortcuts
 
     if reading.document is None:
         return [chunk.text for chunk in chunk_text(reading.text, strategy=strategy)]
-    return [chunk.text for chunk in chunk_document(reading.document, make_plan(strategy).recipe)]
+    return [
+        chunk.text
+        for chunk in chunk_document(
+            reading.document, make_plan(shortcuts({"strategy": strategy})).recipe
+        )
+    ]
 
 
 CONTESTANTS: dict[str, tuple[str, Callable[[bytes], Reading]]] = {

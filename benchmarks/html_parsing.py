@@ -53,9 +53,10 @@ def contestants() -> dict[str, Callable[[bytes], object]]:
     from ragchunk.parsers.html import parse
     from ragchunk.pipeline.engine import chunk_document
     from ragchunk.pipeline.plan import make_plan
+    from ragchunk.settings import shortcuts
 
     request = ParseRequest(source="page.html")
-    recipe = make_plan("recursive").recipe
+    recipe = make_plan(shortcuts({"strategy": "recursive"})).recipe
     found: dict[str, Callable[[bytes], object]] = {
         "ragchunk html": lambda page: parse(page, request),
         "ragchunk split": lambda page: chunk_document(parse(page, request), recipe),

@@ -61,10 +61,20 @@ def _ragchunk(strategy: str) -> Callable[[Any], Chunker]:
         from ragchunk.model import Document
         from ragchunk.pipeline.engine import chunk_document
         from ragchunk.pipeline.plan import make_plan
+        from ragchunk.settings import shortcuts
 
         tokenizer = str(Path(_model_path()) / "tokenizer.json")
         plan = make_plan(
-            strategy, size=LIMIT, overlap=0, unit="tokens", tokenizer=tokenizer, no_cache=True
+            shortcuts(
+                {
+                    "strategy": strategy,
+                    "size": LIMIT,
+                    "overlap": 0,
+                    "unit": "tokens",
+                    "tokenizer": tokenizer,
+                    "no_cache": True,
+                }
+            )
         )
         assert backends.load_backend(plan.recipe.embedder)._model is _model  # type: ignore[attr-defined]
 

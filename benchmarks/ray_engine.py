@@ -208,12 +208,12 @@ def whole_cli(files: Path, tmp: Path, *, jobs: int, repeat: int) -> dict[str, An
 
 def _jobs(files: Path, *, render: bool) -> list[Any]:
     from ragchunk.pipeline.scopes import plan_from_settings
-    from ragchunk.runs.config import Settings
     from ragchunk.runs.inputs import find_inputs
     from ragchunk.runs.workers import Job
+    from ragchunk.settings import scope
     from ragchunk.sinks.jsonl import encode
 
-    plan = plan_from_settings(Settings())  # the command line's defaults
+    plan = plan_from_settings(scope({}))  # the command line's defaults
     found = find_inputs([str(files)]).inputs
     return [Job(i.source, i.doc_id, plan, render=encode if render else None) for i in found]
 

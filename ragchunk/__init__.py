@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ragchunk.parsers._spec import ParseOptions
     from ragchunk.runs.dedupe import DedupeOptions, Deduper, dedupe_chunks
     from ragchunk.runs.loop import run
+    from ragchunk.settings import Settings
 
 _HOMES = {
     "chunk_file": "api",
@@ -54,6 +55,7 @@ _HOMES = {
     "dedupe_chunks": "runs.dedupe",
     "ParseOptions": "parsers._spec",
     "run": "runs.loop",
+    "Settings": "settings",
 }
 """Where each public name lives: imported on first use, so ``ragchunk --help`` (which runs
 this package's ``__init__`` first) does not pay for the engine's modules."""
@@ -75,6 +77,7 @@ __all__ = [
     "ParseOptions",
     "RagchunkError",
     "Section",
+    "Settings",
     "Span",
     "UsageError",
     "chunk_file",

@@ -11,6 +11,10 @@ from typing import Final, Literal, TypeAlias
 STDIN: Final = "-"
 """The path that names standard input (``split -``), wherever a path is taken."""
 
+DEFAULT_STRATEGY: Final = "recursive"
+"""The strategy of ``split`` and the library unless ``--strategy`` names one."""
+
+Unit: TypeAlias = Literal["chars", "tokens"]
 UNITS: Final = ("chars", "tokens")
 """The units a size can be given in."""
 
@@ -33,24 +37,6 @@ OCR_MODES: Final[tuple[OcrMode, ...]] = ("off", "auto", "all")
 CLEAN_PARTS: Final[tuple[CleanPart, ...]] = ("headers", "watermarks", "hyphens", "ligatures")
 """What PDF cleaning changes, each of which ``--keep`` can turn off (see docs/formats.md)."""
 
-PARSE_HELP: Final = {
-    "pdf_engine": "PDF text extraction engine: pdfium (PDFium, fast) or pypdf.",
-    "ocr": "OCR for PDF pages: auto recognises pages without a text layer, all every page "
-    "(needs the tesseract program).",
-    "ocr_language": "Tesseract language(s) for --ocr, such as eng or eng+deu.",
-    "keep": "Turn a part of PDF cleaning off: headers (running headers, footers and page "
-    "numbers), watermarks, hyphens (end-of-line hyphenation), ligatures.",
-    "comments": "Add a DOCX's comments after its notes (left out by default).",
-    "keep_boilerplate": "HTML: keep navigation, page headers and footers, asides and cookie "
-    "banners (left out by default).",
-    "main_content": "HTML: keep only the main content as trafilatura finds it (needs the "
-    "'html' extra).",
-    "notes": "PPTX: add each slide's speaker notes after its text.",
-    "hidden_slides": "PPTX: read hidden slides too (skipped by default).",
-    "header": "CSV/TSV: whether the first row names the columns (default: guessed; an XLSX "
-    "sheet's header is its first row of two or more cells).",
-}
-"""The help of each ``ParseOptions`` field: its flag's, its configuration key's."""
 
 Engine: TypeAlias = Literal["local", "ray"]
 ENGINES: Final = ("local", "ray")

@@ -19,7 +19,6 @@ from typing import (
     TYPE_CHECKING,
     Any,
     Literal,
-    TypeAlias,
     TypeVar,
     get_args,
     get_origin,
@@ -27,13 +26,12 @@ from typing import (
 )
 
 from ragchunk.defaults import UNITS
+from ragchunk.defaults import Unit as Unit  # where strategies and measures have always found it
 from ragchunk.errors import OptionError
 from ragchunk.registry import did_you_mean
 
 if TYPE_CHECKING:
     from ragchunk.measure import Sizer
-
-Unit: TypeAlias = Literal["chars", "tokens"]
 
 
 def parse_unit(value: str) -> Unit:

@@ -1,17 +1,22 @@
-"""The options that ``split`` and ``view`` share, declared once, and the settings built from them.
+"""The commands' options, made from the settings tree, and the typed settings read back from them.
 
-Each ``...Flag`` alias is one option's declaration (its flag names, help and completion); a
-command takes it as a parameter of the same name, so ``settings_from_flags`` can read the
-values back from the command's parameters. The recipe options (``RECIPE_FLAGS``: what shapes
-the chunks of an already parsed document) are also what ``view --compare`` parses from its
-string, with the same declarations (``parse_recipe_flags``).
+Every leaf of ``ragchunk.settings`` declares its flag, help, panel and default once;
+``settings_command`` turns the leaves a command names into options of that command (in the
+order named, among the command's own parameters) and calls the command with ``flags``: the
+``Settings`` scope the user typed. A flag not typed leaves its setting unset, so a
+configuration file's value is not overridden by a default. The recipe options
+(``RECIPE_FLAGS``: what shapes the chunks of an already parsed document) are also what
+``view --compare`` parses from its string, with the same declarations (``parse_recipe_flags``).
 """
 
 from __future__ import annotations
 
+import inspect
 import shlex
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Annotated, Final, Optional, TypeVar
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from typing import Annotated, Any, Final, Optional
 
 import typer
 import typer.main
@@ -21,186 +26,39 @@ from typer._click.core import Context as ClickContext
 from typer._click.exceptions import ClickException
 
 from ragchunk import strategies
-from ragchunk.cli._panels import FORMATS, INPUT, OUTPUT, RUN, STRATEGY
-from ragchunk.defaults import DEFAULT_TOKENIZER, UNITS
+from ragchunk.cli._app import usage_errors
 from ragchunk.errors import UsageError
+from ragchunk.settings import OPTIONS, Setting, Settings, scope, setting, settings
+from ragchunk.settings._leaf import RUN
 
-if TYPE_CHECKING:
-    from ragchunk.runs.config import Settings
+FLAGS: Final = "flags"
+"""The parameter a settings command receives its ``Settings`` scope in."""
 
-
-def _complete_strategy(incomplete: str) -> list[str]:
-    return [name for name in strategies.names() if name.startswith(incomplete)]
-
-
-# What shapes the chunks of a parsed document.
-StrategyFlag = Annotated[
-    str,
-    typer.Option(
-        "--strategy",
-        "-s",
-        help="Chunking strategy.",
-        autocompletion=_complete_strategy,
-        rich_help_panel=STRATEGY,
-    ),
-]
-SizeFlag = Annotated[
-    Optional[int],  # noqa: UP045 - Typer needs Optional on Python 3.11
-    typer.Option(
-        "--size",
-        help="Hard maximum chunk size, overlap included [default: per strategy; "
-        "hierarchical and sentence-count mode are unbounded unless it is given].",
-        show_default=False,
-        rich_help_panel=STRATEGY,
-    ),
-]
-OverlapFlag = Annotated[
-    Optional[int],  # noqa: UP045
-    typer.Option(
-        "--overlap",
-        help="Units a chunk may repeat from the previous one [default: per strategy].",
-        show_default=False,
-        rich_help_panel=STRATEGY,
-    ),
-]
-UnitFlag = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--unit",
-        help="Unit of --size and --overlap: chars or tokens [default: per strategy].",
-        show_default=False,
-        autocompletion=lambda: list(UNITS),
-        rich_help_panel=STRATEGY,
-    ),
-]
-TokenizerFlag = Annotated[
-    str,
-    typer.Option(
-        "--tokenizer",
-        help="tiktoken encoding name or path to a tokenizer.json.",
-        rich_help_panel=STRATEGY,
-    ),
-]
-OptionFlag = Annotated[
-    Optional[list[str]],  # noqa: UP045
-    typer.Option(
-        "--option",
-        "-O",
-        help="Strategy option as key=value (repeatable).",
-        show_default=False,
-        rich_help_panel=STRATEGY,
-    ),
-]
-CountTokensFlag = Annotated[
-    bool,
-    typer.Option(
-        "--count-tokens", help="Add a token count to every chunk.", rich_help_panel=OUTPUT
-    ),
-]
-ContextualizeFlag = Annotated[
-    bool,
-    typer.Option(
-        "--contextualize",
-        help="Add a context field (heading breadcrumb + text) to every chunk; --size then "
-        "counts the breadcrumb.",
-        rich_help_panel=STRATEGY,
-    ),
-]
-MinSizeFlag = Annotated[
-    Optional[int],  # noqa: UP045
-    typer.Option(
-        "--min-size",
-        help="Merge chunks smaller than this (unit of --size) into a neighbour under the "
-        "same heading, within --size.",
-        show_default=False,
-        rich_help_panel=STRATEGY,
-    ),
-]
-ParentsFlag = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--parents",
-        help="Also emit parent chunks of SIZE (unit of --size, cut by recursive unless "
-        "STRATEGY is named), each followed by the chunks cut inside it, which carry its id "
-        "as parent_id.",
-        metavar="[STRATEGY:]SIZE[:OVERLAP]",
-        show_default=False,
-        rich_help_panel=STRATEGY,
-    ),
-]
-
-# How an input is read and parsed.
-FormatFlag = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--format",
-        help="Force the input format instead of detecting it.",
-        show_default=False,
-        rich_help_panel=INPUT,
-    ),
-]
-PasswordFlag = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--password",
-        help="Password for encrypted PDFs.",
-        show_default=False,
-        rich_help_panel=FORMATS,
-    ),
-]
-LanguageFlag = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--language",
-        help="Force the programming language of code inputs (implies --format code).",
-        show_default=False,
-        rich_help_panel=INPUT,
-    ),
-]
-DebugFlag = Annotated[
-    bool,
-    typer.Option("--debug", help="Show tracebacks for unexpected errors.", rich_help_panel=RUN),
-]
-TimeoutFlag = Annotated[
-    float,
-    typer.Option(
-        "--timeout",
-        help="Fail an input that takes longer than this many seconds; the others go on.",
-        metavar="SECONDS",
-        rich_help_panel=RUN,
-    ),
-]
-MaxBytesFlag = Annotated[
-    int,
-    typer.Option(
-        "--max-bytes",
-        help="Refuse an input larger than this, or whose compressed parts (DOCX members, "
-        "PDF streams) expand past it.",
-        metavar="BYTES",
-        rich_help_panel=INPUT,
-    ),
-]
+RECIPE_FLAGS: Final = (
+    "strategy",
+    "size",
+    "overlap",
+    "unit",
+    "tokenizer",
+    "options",
+    "count_tokens",
+    "contextualize",
+    "min_size",
+)
+"""The settings that shape the chunks of a parsed document (what ``--compare`` may change)."""
 
 
-def _output_formats() -> list[str]:
-    """Return the ``--output-format`` choices: the sink table, loaded now (not for --help)."""
-    from ragchunk import sinks
-
-    return list(sinks.output_formats())
+def flags_of(group: str) -> tuple[str, ...]:
+    """Return the leaves of a group of the tree that have a flag, in declaration order."""
+    return tuple(found.name for found in settings() if found.group == group and found.leaf.flags)
 
 
-OutputFormatFlag = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--output-format",
-        help="What -o writes: jsonl or parquet [default: parquet for a .parquet file, else jsonl].",
-        show_default=False,
-        autocompletion=_output_formats,
-        rich_help_panel=OUTPUT,
-    ),
-]
+READING_FLAGS: Final = flags_of("parsing")
+"""How inputs are read (``ParseOptions``): ``split`` and ``inspect`` offer every one of these,
+so a parse option declared there needs no change here."""
+
 ConfigFlag = Annotated[
-    Optional[str],  # noqa: UP045
+    Optional[str],  # noqa: UP045 - Typer needs Optional on Python 3.11
     typer.Option(
         "--config",
         help="Read settings from this file instead of the ragchunk.toml or "
@@ -211,46 +69,122 @@ ConfigFlag = Annotated[
     ),
 ]
 
-# Which files of a directory are inputs.
-IncludeFlag = Annotated[
-    Optional[list[str]],  # noqa: UP045
-    typer.Option(
-        "--include",
-        help="In directories, chunk only files matching GLOB (repeatable).",
-        metavar="GLOB",
-        show_default=False,
-        rich_help_panel=INPUT,
-    ),
-]
-ExcludeFlag = Annotated[
-    Optional[list[str]],  # noqa: UP045
-    typer.Option(
-        "--exclude",
-        help="In directories, skip files and directories matching GLOB (repeatable).",
-        metavar="GLOB",
-        show_default=False,
-        rich_help_panel=INPUT,
-    ),
-]
-NoGitignoreFlag = Annotated[
-    bool,
-    typer.Option(
-        "--no-gitignore", help="Also chunk files that .gitignore ignores.", rich_help_panel=INPUT
-    ),
-]
 
-RECIPE_FLAGS: Final = (
-    "strategy",
-    "size",
-    "overlap",
-    "unit",
-    "tokenizer",
-    "option",
-    "count_tokens",
-    "contextualize",
-    "min_size",
-)
-"""The parameters that shape the chunks of a parsed document (what ``--compare`` may change)."""
+def _complete_strategy(incomplete: str) -> list[str]:
+    return [name for name in strategies.names() if name.startswith(incomplete)]
+
+
+def _complete_embedder() -> list[str]:
+    from ragchunk import backends
+
+    return list(backends.names("embedder"))
+
+
+def option(found: Setting) -> inspect.Parameter:
+    """Return the command parameter of a leaf: its Typer option, type and default.
+
+    A flag whose default is shown (``--strategy``, ``--timeout``) has that default; the others
+    default to None (a switch to False) and say their default in their help, if anywhere.
+    """
+    declared = found.leaf
+    value_type = _value_type(found.type)
+    default = declared.command_line if declared.command_line is not None else found.default
+    kind: Any  # a type expression
+    shown: object
+    if value_type is bool or declared.negative:
+        kind, shown = bool, False
+    elif declared.show_default and default is not None:
+        kind, shown = value_type, default
+    else:
+        kind, shown = Optional[value_type], None  # noqa: UP045 - Typer needs Optional on 3.11
+    completions = declared.completions
+    extra: dict[str, Any] = {}
+    if declared.metavar is not None:
+        extra["metavar"] = declared.metavar
+    if found.name == "strategy":
+        extra["autocompletion"] = _complete_strategy
+    elif found.name == "embedder":
+        extra["autocompletion"] = _complete_embedder
+    elif completions:
+        extra["autocompletion"] = lambda: list(completions)
+    declaration = typer.Option(
+        *declared.flags,
+        help=declared.flag_help,
+        show_default=declared.show_default,
+        rich_help_panel=declared.panel,
+        **extra,
+    )
+    return inspect.Parameter(
+        found.param,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=shown,
+        annotation=Annotated[kind, declaration],
+    )
+
+
+def _value_type(hint: Any) -> Any:  # a type expression
+    """Return the type Click converts a leaf's value to (closed sets and lists as strings)."""
+    args = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+    if typing.get_origin(hint) in (types.UnionType, typing.Union) and len(args) == 1:
+        hint = args[0]
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return str
+    if origin is tuple or origin is Mapping or hint is Mapping:
+        return list[str]
+    return hint
+
+
+_Command = Callable[..., None]
+
+
+def settings_command(*order: str) -> Callable[[_Command], _Command]:
+    """Give a command the options of the leaves ``order`` names, and ``flags`` their settings.
+
+    ``order`` lists the command's options as ``--help`` shows them: leaf names, and the names
+    of the command's own parameters among them (those not named keep their place after).
+    The command takes ``ctx`` (if it wants it), its own parameters and ``flags``: the
+    ``Settings`` scope of the leaves' flags the user typed, read inside ``usage_errors`` (a bad
+    ``--unit`` or ``-O`` is exit 2 before anything else happens).
+    """
+
+    def decorate(command: _Command) -> _Command:
+        own = inspect.signature(command, eval_str=True).parameters
+        wants_ctx = "ctx" in own
+        declared = {name: param for name, param in own.items() if name not in ("ctx", FLAGS)}
+        leaves = [setting(name) for name in order if name not in declared]
+        generated = {found.param: option(found) for found in leaves}
+        placed = [
+            declared[name] if name in declared else generated[setting(name).param] for name in order
+        ]
+        rest = [param for name, param in declared.items() if name not in order]
+        positional = [param for param in rest if param.kind is not inspect.Parameter.KEYWORD_ONLY]
+        keyword = [param for param in rest if param.kind is inspect.Parameter.KEYWORD_ONLY]
+        context = inspect.Parameter(
+            "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
+        )
+        parameters = [context, *positional, *_keyword(placed), *keyword]
+        names = {found.param: found for found in leaves}
+
+        def run(ctx: typer.Context, **values: object) -> None:
+            mine = {name: value for name, value in values.items() if name not in names}
+            with usage_errors():
+                flags = settings_from_flags(values, given_flags(ctx) & set(names))
+            if wants_ctx:
+                mine["ctx"] = ctx
+            command(**mine, flags=flags)
+
+        run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]  # read by Typer
+        run.__doc__ = command.__doc__
+        run.__name__ = command.__name__
+        run.__module__ = command.__module__
+        return run
+
+    return decorate
+
+
+def _keyword(params: Iterable[inspect.Parameter]) -> list[inspect.Parameter]:
+    return [param.replace(kind=inspect.Parameter.KEYWORD_ONLY) for param in params]
 
 
 def given_flags(ctx: ClickContext) -> set[str]:
@@ -260,74 +194,39 @@ def given_flags(ctx: ClickContext) -> set[str]:
 
 
 def settings_from_flags(params: Mapping[str, object], given: Iterable[str]) -> Settings:
-    """Return the chunking settings the flags set; what a flag leaves unset stays None.
+    """Return the settings the flags set: a scope whose unset leaves are the flags not given.
 
-    ``params`` are a command's parameters by name (``click.Context.params``); a command
-    without one of the shared options leaves that setting unset. Flags whose default is a
-    value (``--strategy``, ``--tokenizer``, ``--timeout``, ``--max-bytes``, the embedding
-    flags') count only when
-    ``given``, so a configuration file's value is not overridden by a default.
+    ``params`` are a command's parameters by name (``click.Context.params``) and ``given``
+    those the user typed; a command without one of the tree's options leaves that setting
+    unset. Each value is the one its leaf declares: Click converted it to the option's type,
+    the leaf's group checks it (``--unit``, ``--ocr``, ``--engine``...). ``--emit-passages``
+    is the strategy option ``emit_passages``.
 
     Raises:
-        UsageError: a bad ``--unit`` or ``-O`` assignment.
+        UsageError: a bad value, or an ``-O`` assignment without ``=``.
     """
-    from ragchunk.options import parse_unit
-    from ragchunk.runs.config import Settings
-
     chosen = set(given)
+    values: dict[str, object] = {}
+    for found in settings():
+        if found.param in chosen and found.leaf.flags:
+            values[found.name] = _typed(params[found.param], negative=found.leaf.negative)
+    options = parse_assignments(_texts(values.pop(OPTIONS, None)))
+    if params.get("emit_passages"):
+        options["emit_passages"] = "true"
+    if options:
+        values[OPTIONS] = options
+    return scope(values)
 
-    def explicit(name: str) -> object:
-        return params.get(name) if name in chosen else None
 
-    unit = _text(params.get("unit"))
-    return Settings(
-        strategy=_text(explicit("strategy")),
-        size=_number(params.get("size"), int),
-        overlap=_number(params.get("overlap"), int),
-        unit=None if unit is None else parse_unit(unit),
-        tokenizer=_text(explicit("tokenizer")),
-        count_tokens=bool(params.get("count_tokens")) or None,
-        format=_text(params.get("input_format")),
-        language=_text(params.get("language")),
-        hashes=bool(params.get("hashes")) or None,
-        timeout=_number(explicit("timeout"), float),
-        max_bytes=_number(explicit("max_bytes"), int),
-        contextualize=bool(params.get("contextualize")) or None,
-        min_size=_number(params.get("min_size"), int),
-        parents=_text(params.get("parents")),
-        # How inputs are read (cli/_parsing.py); checked by ParseOptions.
-        pdf_engine=_text(params.get("pdf_engine")),  # type: ignore[arg-type]
-        ocr=_text(params.get("ocr")),  # type: ignore[arg-type]
-        ocr_language=_text(params.get("ocr_language")),
-        keep=tuple(_texts(params.get("keep"))) or None,  # type: ignore[arg-type]
-        comments=bool(params.get("comments")) or None,
-        keep_boilerplate=bool(params.get("keep_boilerplate")) or None,
-        notes=bool(params.get("notes")) or None,
-        hidden_slides=bool(params.get("hidden_slides")) or None,
-        options=parse_assignments(_texts(params.get("option")))
-        | ({"emit_passages": "true"} if params.get("emit_passages") else {}),
-        # Embedding (cli/_embedding.py), split only.
-        refine=bool(params.get("refine")) or None,
-        embed=bool(params.get("embed")) or None,
-        embedder=_text(explicit("embedder")),
-        embed_model=_text(params.get("embed_model")),
-        embed_url=_text(params.get("embed_url")),
-        embed_key_env=_text(explicit("embed_key_env")),
-        embed_batch_size=_number(explicit("embed_batch_size"), int),
-        embed_timeout=_number(explicit("embed_timeout"), float),
-        embed_concurrency=_number(explicit("embed_concurrency"), int),
-        embed_retries=_number(explicit("embed_retries"), int),
-        device=_text(params.get("device")),
-        cache_dir=_text(params.get("cache_dir")),
-        no_cache=bool(params.get("no_cache")) or None,
-        # The chat model (cli/_chat.py), split only.
-        api_base=_text(params.get("api_base")),
-        model=_text(params.get("model")),
-        api_key_env=_text(explicit("api_key_env")),
-        api_timeout=_number(explicit("api_timeout"), float),
-        api_concurrency=_number(explicit("api_concurrency"), int),
-        api_retries=_number(explicit("api_retries"), int),
-    )
+def _typed(value: object, *, negative: bool) -> object:
+    """Return a flag's value as its leaf holds it: lists as tuples, a ``--no-...`` as False."""
+    if negative:
+        return False
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _texts(value: object) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list | tuple) else []
 
 
 def parse_assignments(assignments: Iterable[str]) -> dict[str, str]:
@@ -358,7 +257,7 @@ def parse_recipe_flags(text: str, flag: str) -> Settings:
         words = shlex.split(text)
     except ValueError as exc:
         raise UsageError(f"{flag} {text!r} does not split into options: {exc}") from None
-    command = typer.main.get_command(_recipe_app)
+    command = typer.main.get_command(recipe_app)
     try:
         with command.make_context(flag, words) as ctx:
             return settings_from_flags(ctx.params, given_flags(ctx))
@@ -366,35 +265,11 @@ def parse_recipe_flags(text: str, flag: str) -> Settings:
         raise UsageError(f"{flag}: {exc.format_message()}") from None
 
 
-# Click has converted every value to its declared type; these only narrow it for the checker.
-def _text(value: object) -> str | None:
-    return None if value is None else str(value)
+recipe_app = typer.Typer(add_completion=False, rich_markup_mode=None)
+"""The options of ``--compare`` (its command is never run)."""
 
 
-_N = TypeVar("_N", int, float)
-
-
-def _number(value: object, kind: type[_N]) -> _N | None:
-    return value if isinstance(value, kind) else None
-
-
-def _texts(value: object) -> list[str]:
-    return [str(item) for item in value] if isinstance(value, list | tuple) else []
-
-
-_recipe_app = typer.Typer(add_completion=False, rich_markup_mode=None)
-
-
-@_recipe_app.command(context_settings={"help_option_names": []})
-def _recipe(
-    strategy: StrategyFlag = strategies.DEFAULT_STRATEGY,
-    size: SizeFlag = None,
-    overlap: OverlapFlag = None,
-    unit: UnitFlag = None,
-    tokenizer: TokenizerFlag = DEFAULT_TOKENIZER,
-    option: OptionFlag = None,
-    count_tokens: CountTokensFlag = False,
-    contextualize: ContextualizeFlag = False,
-    min_size: MinSizeFlag = None,
-) -> None:
+@recipe_app.command(context_settings={"help_option_names": []})
+@settings_command(*RECIPE_FLAGS)
+def _recipe(flags: Settings) -> None:
     """Parse the recipe options of ``--compare`` (never run)."""

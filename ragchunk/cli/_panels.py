@@ -13,32 +13,35 @@ from typing import TYPE_CHECKING, Final
 
 from typer.core import TyperCommand
 
+from ragchunk.settings import _leaf
+
 if TYPE_CHECKING:
     import typer
     from typer._click.formatting import HelpFormatter
 
-INPUT: Final = "Input"
+# One definition of each panel: the settings tree's leaves name them (ragchunk.settings._leaf).
+INPUT: Final = _leaf.INPUT
 """Which files are inputs and how they are recognised: --format, --include, --max-bytes..."""
 
-STRATEGY: Final = "Strategy and size"
+STRATEGY: Final = _leaf.STRATEGY
 """What shapes the chunks: --strategy, --size, --overlap, --unit, -O, --parents..."""
 
-FORMATS: Final = "PDF and other formats"
+FORMATS: Final = _leaf.FORMATS
 """How a format is read: --pdf-engine, --ocr, --keep, --password, --notes..."""
 
-EMBEDDING: Final = "Embeddings (semantic, late, --refine, --embed)"
+EMBEDDING: Final = _leaf.EMBEDDINGS
 """The embedding model and its cache."""
 
-CHAT: Final = "LLM: the chat model (proposition, resume)"
+CHAT: Final = _leaf.LLM
 """The chat model that rewriting strategies (and ``eval --generate``) ask."""
 
-OUTPUT: Final = "Output"
+OUTPUT: Final = _leaf.OUTPUT
 """Where the chunks go and what each record carries: -o, --table, --hashes, --dedupe..."""
 
-RUN: Final = "Run"
+RUN: Final = _leaf.RUN
 """How the run goes: --jobs, --engine, --manifest, --timeout, --check, --config, --quiet..."""
 
-ORDER: Final = (INPUT, STRATEGY, FORMATS, EMBEDDING, CHAT, OUTPUT, RUN)
+ORDER: Final = _leaf.PANELS
 """The panels in the order ``--help`` shows them, after the options that have none."""
 
 OPTIONS: Final = "Options"

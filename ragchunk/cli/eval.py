@@ -11,47 +11,10 @@ import typer
 
 from ragchunk import strategies
 from ragchunk.cli._app import EXIT_FAILED_INPUTS, app, one_line, usage_errors
-from ragchunk.cli._chat import (
-    ApiBaseFlag,
-    ApiConcurrencyFlag,
-    ApiKeyEnvFlag,
-    ApiRetriesFlag,
-    ApiTimeoutFlag,
-    ModelFlag,
-)
-from ragchunk.cli._embedding import (
-    CacheDirFlag,
-    DeviceFlag,
-    EmbedBatchSizeFlag,
-    EmbedConcurrencyFlag,
-    EmbedderFlag,
-    EmbedKeyEnvFlag,
-    EmbedModelFlag,
-    EmbedRetriesFlag,
-    EmbedTimeoutFlag,
-    EmbedUrlFlag,
-    NoCacheFlag,
-    RefineFlag,
-)
-from ragchunk.cli._options import (
-    ContextualizeFlag,
-    DebugFlag,
-    ExcludeFlag,
-    FormatFlag,
-    IncludeFlag,
-    MaxBytesFlag,
-    MinSizeFlag,
-    NoGitignoreFlag,
-    OptionFlag,
-    PasswordFlag,
-    TokenizerFlag,
-    UnitFlag,
-    given_flags,
-    settings_from_flags,
-)
+from ragchunk.cli._options import flags_of, settings_command
 from ragchunk.cli._panels import CHAT, RUN, STRATEGY, PanelledCommand
-from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TOKENIZER
 from ragchunk.errors import OptionError, RagchunkError, UsageError
+from ragchunk.settings import Settings
 
 if TYPE_CHECKING:
     from ragchunk.backends import EmbedderSpec
@@ -60,7 +23,6 @@ if TYPE_CHECKING:
     from ragchunk.evaluation.questions import Question
     from ragchunk.evaluation.run import Report
     from ragchunk.evaluation.setups import Setup
-    from ragchunk.runs.config import Settings
 
 EVAL_HELP = """Score chunking configurations by retrieval: which one finds your questions' evidence?
 
@@ -100,12 +62,40 @@ def _list_help(what: str) -> str:
     help=EVAL_HELP,
     short_help="Score chunking configurations by retrieval.",
 )
+@settings_command(
+    "questions",
+    "strategy",
+    "size",
+    "overlap",
+    "unit",
+    "tokenizer",
+    "options",
+    "contextualize",
+    "min_size",
+    "config",
+    "top_k",
+    "json_path",
+    "plot_path",
+    "per_document",
+    "quiet",
+    "include",
+    "exclude",
+    "gitignore",
+    "format",
+    "password",
+    "max_bytes",
+    *(name for name in flags_of("embedding") if name != "embed"),  # records are not written
+    "debug",
+    "generate",
+    "evidence",
+    *flags_of("chat"),
+)
 def eval_command(
-    ctx: typer.Context,
     docs: Annotated[
         str,
         typer.Argument(help="A directory of documents, or one file.", metavar="DOCS"),
     ],
+    flags: Settings,
     questions: Annotated[
         str,
         typer.Option("--questions", help="The question file (JSONL or CSV).", metavar="FILE"),
@@ -135,11 +125,6 @@ def eval_command(
             "--overlap", help=_list_help("Overlap"), show_default=False, rich_help_panel=STRATEGY
         ),
     ] = None,
-    unit: UnitFlag = None,
-    tokenizer: TokenizerFlag = DEFAULT_TOKENIZER,
-    option: OptionFlag = None,
-    contextualize: ContextualizeFlag = False,
-    min_size: MinSizeFlag = None,
     config: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
@@ -182,25 +167,6 @@ def eval_command(
             "--quiet", "-q", help="No progress or warnings on stderr.", rich_help_panel=RUN
         ),
     ] = False,
-    include: IncludeFlag = None,
-    exclude: ExcludeFlag = None,
-    no_gitignore: NoGitignoreFlag = False,
-    input_format: FormatFlag = None,
-    password: PasswordFlag = None,
-    max_bytes: MaxBytesFlag = DEFAULT_MAX_BYTES,
-    refine: RefineFlag = False,
-    embedder: EmbedderFlag = "local",
-    embed_model: EmbedModelFlag = None,
-    embed_url: EmbedUrlFlag = None,
-    embed_key_env: EmbedKeyEnvFlag = "OPENAI_API_KEY",
-    embed_batch_size: EmbedBatchSizeFlag = 32,
-    embed_timeout: EmbedTimeoutFlag = 60.0,
-    embed_concurrency: EmbedConcurrencyFlag = 4,
-    embed_retries: EmbedRetriesFlag = 4,
-    device: DeviceFlag = None,
-    cache_dir: CacheDirFlag = None,
-    no_cache: NoCacheFlag = False,
-    debug: DebugFlag = False,
     generate: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option(
@@ -222,12 +188,6 @@ def eval_command(
             rich_help_panel=CHAT,
         ),
     ] = "sentences",
-    api_base: ApiBaseFlag = None,
-    model: ModelFlag = None,
-    api_key_env: ApiKeyEnvFlag = "OPENAI_API_KEY",
-    api_timeout: ApiTimeoutFlag = 120.0,
-    api_concurrency: ApiConcurrencyFlag = 2,
-    api_retries: ApiRetriesFlag = 2,
 ) -> None:
     """Score chunking configurations (the help text is EVAL_HELP)."""
     from ragchunk.backends import check_embedder
@@ -235,19 +195,17 @@ def eval_command(
     from ragchunk.evaluation.corpus import load_documents
     from ragchunk.evaluation.questions import read_questions, resolve
     from ragchunk.evaluation.report import check_plot, plot, report_json
-    from ragchunk.pipeline.plan import Policy
     from ragchunk.pipeline.scopes import plan_from_settings
     from ragchunk.runs.globs import make_globs
 
+    run = flags.run
     with usage_errors():
-        # -s, --size and --overlap are lists here: each setup sets its own.
-        given = given_flags(ctx) - {"strategy", "size", "overlap"}
-        flags = settings_from_flags(ctx.params, given)
+        # -s, --size and --overlap are lists here (not settings): each setup sets its own.
         if top_k < 1:
             raise OptionError("--top-k", f"must be at least 1 (got {top_k})")
         setups = _setups(flags, config, strategy, size, overlap)
         # How documents are read, and the embedder of retrieval.
-        base = plan_from_settings(flags, Policy(password=password, debug=debug))
+        base = plan_from_settings(flags)
         spec = base.recipe.embedder
         check_embedder(spec, why="ragchunk eval")
         if plot_path is not None:
@@ -265,9 +223,9 @@ def eval_command(
         corpus = load_documents(
             docs,
             base,
-            include=make_globs(include or []),
-            exclude=make_globs(exclude or []),
-            gitignore=not no_gitignore,
+            include=make_globs(run.include),
+            exclude=make_globs(run.exclude),
+            gitignore=run.gitignore,
             skip=[questions],
         )
         if not quiet:

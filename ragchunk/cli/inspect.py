@@ -14,18 +14,9 @@ from ragchunk.cli._app import (
     stdout_console,
     usage_errors,
 )
-from ragchunk.cli._options import FormatFlag, PasswordFlag
+from ragchunk.cli._options import READING_FLAGS, settings_command
 from ragchunk.cli._panels import PanelledCommand
-from ragchunk.cli._parsing import (
-    CommentsFlag,
-    HiddenSlidesFlag,
-    KeepBoilerplateFlag,
-    KeepFlag,
-    NotesFlag,
-    OcrFlag,
-    OcrLanguageFlag,
-    PdfEngineFlag,
-)
+from ragchunk.settings import Settings
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -59,24 +50,15 @@ Examples:
     help=INSPECT_HELP,
     short_help="Show how ragchunk reads a file.",
 )
+@settings_command("text", "format", "password", *READING_FLAGS)  # how inputs are read, as split
 def inspect_command(
     path: Annotated[
         str, typer.Argument(help="The file to parse, or - for standard input.", metavar="PATH")
     ],
+    flags: Settings,
     text: Annotated[
         bool, typer.Option("--text", help="Print the document text exactly, nothing else.")
     ] = False,
-    input_format: FormatFlag = None,
-    password: PasswordFlag = None,
-    # How inputs are read (issues 12 and 16), as for `split`.
-    pdf_engine: PdfEngineFlag = None,
-    ocr: OcrFlag = None,
-    ocr_language: OcrLanguageFlag = None,
-    keep: KeepFlag = None,
-    comments: CommentsFlag = False,
-    keep_boilerplate: KeepBoilerplateFlag = False,
-    notes: NotesFlag = False,
-    hidden_slides: HiddenSlidesFlag = False,
 ) -> None:
     """Parse one file and render its sections (the help text is INSPECT_HELP)."""
     from ragchunk import parsers
@@ -85,21 +67,11 @@ def inspect_command(
     from ragchunk.pipeline.plan import check_parse
     from ragchunk.pipeline.reading import parse_documents, read_input
     from ragchunk.pipeline.results import Diagnostic
-    from ragchunk.runs.config import Settings
 
+    input_format, password, options = flags.chunking.format, flags.policy.password, flags.parsing
     with usage_errors():
         if input_format is not None:
             parsers.check_name(input_format)
-        options = Settings(
-            pdf_engine=pdf_engine,  # type: ignore[arg-type]  # checked by ParseOptions
-            ocr=ocr,  # type: ignore[arg-type]
-            ocr_language=ocr_language,
-            keep=tuple(keep) if keep else None,  # type: ignore[arg-type]
-            comments=comments or None,
-            keep_boilerplate=keep_boilerplate or None,
-            notes=notes or None,
-            hidden_slides=hidden_slides or None,
-        ).parse_options()
         check_parse(options)
     diagnostics: list[Diagnostic] = []
 

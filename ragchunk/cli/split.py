@@ -5,84 +5,17 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from typing import TYPE_CHECKING, Annotated, Optional, cast
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ragchunk import strategies
 from ragchunk.cli._app import EXIT_OK, app, usage_errors
-from ragchunk.cli._chat import (
-    ApiBaseFlag,
-    ApiConcurrencyFlag,
-    ApiKeyEnvFlag,
-    ApiRetriesFlag,
-    ApiTimeoutFlag,
-    DryRunFlag,
-    EmitPassagesFlag,
-    ModelFlag,
-)
-from ragchunk.cli._embedding import (
-    CacheDirFlag,
-    DeviceFlag,
-    EmbedBatchSizeFlag,
-    EmbedConcurrencyFlag,
-    EmbedderFlag,
-    EmbedFlag,
-    EmbedKeyEnvFlag,
-    EmbedModelFlag,
-    EmbedRetriesFlag,
-    EmbedTimeoutFlag,
-    EmbedUrlFlag,
-    NoCacheFlag,
-    RefineFlag,
-)
-from ragchunk.cli._options import (
-    ConfigFlag,
-    ContextualizeFlag,
-    CountTokensFlag,
-    DebugFlag,
-    ExcludeFlag,
-    FormatFlag,
-    IncludeFlag,
-    LanguageFlag,
-    MaxBytesFlag,
-    MinSizeFlag,
-    NoGitignoreFlag,
-    OptionFlag,
-    OutputFormatFlag,
-    OverlapFlag,
-    ParentsFlag,
-    PasswordFlag,
-    SizeFlag,
-    StrategyFlag,
-    TimeoutFlag,
-    TokenizerFlag,
-    UnitFlag,
-    given_flags,
-    settings_from_flags,
-)
-from ragchunk.cli._panels import OUTPUT, RUN, PanelledCommand
-from ragchunk.cli._parsing import (
-    AllowEmptyFlag,
-    CommentsFlag,
-    HiddenSlidesFlag,
-    KeepBoilerplateFlag,
-    KeepFlag,
-    NotesFlag,
-    OcrFlag,
-    OcrLanguageFlag,
-    PdfEngineFlag,
-)
-from ragchunk.defaults import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_TIMEOUT,
-    DEFAULT_TOKENIZER,
-    ENGINES,
-)
+from ragchunk.cli._options import READING_FLAGS, ConfigFlag, flags_of, settings_command
+from ragchunk.cli._panels import CHAT, OUTPUT, RUN, PanelledCommand
 from ragchunk.errors import OptionError
+from ragchunk.settings import Settings
 
 if TYPE_CHECKING:
-    from ragchunk.defaults import Engine
     from ragchunk.runs.dedupe import DedupeOptions
 
 SPLIT_HELP = """Split documents into chunks and print them as JSONL (one record per line).
@@ -116,21 +49,67 @@ SPLIT_SUMMARY = "Split documents into chunks, printed as JSONL."
 """The line of ``ragchunk --help`` that names this command (its first sentence is too long)."""
 
 
+def _output_formats() -> list[str]:
+    """Return the ``--output-format`` choices, from the sink table (loaded only now)."""
+    from ragchunk import sinks
+
+    return list(sinks.output_formats())
+
+
 @app.command("split", cls=PanelledCommand, help=SPLIT_HELP, short_help=SPLIT_SUMMARY)
+@settings_command(
+    "strategy",
+    "size",
+    "overlap",
+    "unit",
+    "tokenizer",
+    "options",
+    "output",
+    "table",
+    "stats",
+    "count_tokens",
+    "format",
+    "password",
+    "language",
+    "debug",
+    "include",
+    "exclude",
+    "gitignore",
+    "jobs",
+    "quiet",
+    "verbose",
+    "fail_fast",
+    "manifest",
+    "hashes",
+    "timeout",
+    "max_bytes",
+    "check",
+    "config",
+    "contextualize",
+    "min_size",
+    "parents",
+    "root",
+    *READING_FLAGS[:5],  # pdf_engine, ocr, ocr_language, keep, comments
+    "allow_empty",
+    *READING_FLAGS[5:],
+    *flags_of("embedding"),
+    "output_format",
+    "engine",
+    "ray_address",
+    *flags_of("chat"),
+    "emit_passages",
+    "dry_run",
+    "dedupe",
+    "dedupe_mark",
+)
 def split_command(
-    ctx: typer.Context,
     paths: Annotated[
         list[str],
         typer.Argument(help="Files, directories, or - for standard input.", metavar="PATH..."),
     ],
-    strategy: StrategyFlag = strategies.DEFAULT_STRATEGY,
-    size: SizeFlag = None,
-    overlap: OverlapFlag = None,
-    unit: UnitFlag = None,
-    tokenizer: TokenizerFlag = DEFAULT_TOKENIZER,
-    option: OptionFlag = None,
+    flags: Settings,
     output: Annotated[
-        Optional[str],  # noqa: UP045
+        Optional[str],  # noqa: UP045 - Typer needs Optional on Python 3.11
         typer.Option(
             "--output",
             "-o",
@@ -143,7 +122,8 @@ def split_command(
         ),
     ] = None,
     table: Annotated[
-        bool, typer.Option("--table", help="Show a table instead of JSONL.", rich_help_panel=OUTPUT)
+        bool,
+        typer.Option("--table", help="Show a table instead of JSONL.", rich_help_panel=OUTPUT),
     ] = False,
     stats: Annotated[
         bool,
@@ -153,24 +133,6 @@ def split_command(
             rich_help_panel=OUTPUT,
         ),
     ] = False,
-    count_tokens: CountTokensFlag = False,
-    input_format: FormatFlag = None,
-    password: PasswordFlag = None,
-    language: LanguageFlag = None,
-    debug: DebugFlag = False,
-    include: IncludeFlag = None,
-    exclude: ExcludeFlag = None,
-    no_gitignore: NoGitignoreFlag = False,
-    jobs: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option(
-            "--jobs",
-            "-j",
-            help="Worker processes (default: the number of CPU cores).",
-            show_default=False,
-            rich_help_panel=RUN,
-        ),
-    ] = None,
     quiet: Annotated[
         bool,
         typer.Option(
@@ -183,110 +145,28 @@ def split_command(
             "--verbose", "-v", help="A line per input and a summary on stderr.", rich_help_panel=RUN
         ),
     ] = False,
-    fail_fast: Annotated[
-        bool,
-        typer.Option(
-            "--fail-fast", help="Stop at the first input that fails.", rich_help_panel=RUN
-        ),
-    ] = False,
-    manifest: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(
-            "--manifest",
-            help="Record inputs here; reruns skip unchanged ones and remove the "
-            "outputs of deleted ones.",
-            metavar="FILE",
-            show_default=False,
-            rich_help_panel=RUN,
-        ),
-    ] = None,
-    hashes: Annotated[
-        bool,
-        typer.Option(
-            "--hashes",
-            help="Add doc_hash and hash (SHA-256) to every chunk.",
-            rich_help_panel=OUTPUT,
-        ),
-    ] = False,
-    timeout: TimeoutFlag = DEFAULT_TIMEOUT,
-    max_bytes: MaxBytesFlag = DEFAULT_MAX_BYTES,
-    check: Annotated[
-        bool,
-        typer.Option(
-            "--check",
-            help="Also check every input's chunks against the output contract (verbatim, "
-            "nothing lost, size, order, overlap, determinism); report violations on stderr "
-            "and exit 1 if any.",
-            rich_help_panel=RUN,
-        ),
-    ] = False,
     config: ConfigFlag = None,
-    contextualize: ContextualizeFlag = False,
-    min_size: MinSizeFlag = None,
-    parents: ParentsFlag = None,
-    root: Annotated[
+    # Parquet output (issue 18).
+    output_format: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
-            "--root",
-            help="doc_id is each file's path relative to DIR (files outside it keep their "
-            "absolute path) [default: the current directory].",
-            metavar="DIR",
+            "--output-format",
+            help="What -o writes: jsonl or parquet [default: parquet for a .parquet file, "
+            "else jsonl].",
             show_default=False,
+            autocompletion=_output_formats,  # the help is written out: --help loads no sink
             rich_help_panel=OUTPUT,
         ),
     ] = None,
-    pdf_engine: PdfEngineFlag = None,
-    ocr: OcrFlag = None,
-    ocr_language: OcrLanguageFlag = None,
-    keep: KeepFlag = None,
-    comments: CommentsFlag = False,
-    allow_empty: AllowEmptyFlag = False,
-    keep_boilerplate: KeepBoilerplateFlag = False,
-    notes: NotesFlag = False,
-    hidden_slides: HiddenSlidesFlag = False,
-    refine: RefineFlag = False,
-    embed: EmbedFlag = False,
-    embedder: EmbedderFlag = "local",
-    embed_model: EmbedModelFlag = None,
-    embed_url: EmbedUrlFlag = None,
-    embed_key_env: EmbedKeyEnvFlag = "OPENAI_API_KEY",
-    embed_batch_size: EmbedBatchSizeFlag = 32,
-    embed_timeout: EmbedTimeoutFlag = 60.0,
-    embed_concurrency: EmbedConcurrencyFlag = 4,
-    embed_retries: EmbedRetriesFlag = 4,
-    device: DeviceFlag = None,
-    cache_dir: CacheDirFlag = None,
-    no_cache: NoCacheFlag = False,
-    output_format: OutputFormatFlag = None,
-    engine: Annotated[
-        str,
+    emit_passages: Annotated[
+        bool,
         typer.Option(
-            "--engine",
-            help="Where to chunk: local (worker processes, --jobs) or ray (a Ray cluster: "
-            "a local one unless --ray-address).",
-            autocompletion=lambda: list(ENGINES),
-            rich_help_panel=RUN,
+            "--emit-passages",
+            help="proposition: also emit every passage verbatim (metadata.kind passage).",
+            rich_help_panel=CHAT,
         ),
-    ] = "local",
-    ray_address: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(
-            "--ray-address",
-            help="With --engine ray: the cluster to join (auto, HOST:PORT or "
-            "ray://HOST:PORT) instead of starting a local one.",
-            metavar="ADDRESS",
-            show_default=False,
-            rich_help_panel=RUN,
-        ),
-    ] = None,
-    api_base: ApiBaseFlag = None,
-    model: ModelFlag = None,
-    api_key_env: ApiKeyEnvFlag = "OPENAI_API_KEY",
-    api_timeout: ApiTimeoutFlag = 120.0,
-    api_concurrency: ApiConcurrencyFlag = 2,
-    api_retries: ApiRetriesFlag = 2,
-    emit_passages: EmitPassagesFlag = False,
-    dry_run: DryRunFlag = False,
+    ] = False,
+    # Near-duplicate removal (issue 17).
     dedupe: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(
@@ -314,39 +194,21 @@ def split_command(
     from ragchunk.cli import _batch
     from ragchunk.pipeline.scopes import make_plans
     from ragchunk.runs.batch import prepare
-    from ragchunk.runs.config import RunSettings, load_config
+    from ragchunk.runs.config import load_config
+    from ragchunk.settings import merge
 
+    dry_run = flags.policy.dry_run
     with usage_errors():
-        flags = settings_from_flags(ctx.params, given_flags(ctx))
-        run = RunSettings(
-            include=tuple(include) if include else None,
-            exclude=tuple(exclude) if exclude else None,
-            gitignore=False if no_gitignore else None,
-            jobs=jobs,
-            fail_fast=fail_fast or None,
-            manifest=manifest,
-            root=root,
-            engine=_parse_engine(engine) if "engine" in given_flags(ctx) else None,
-            ray_address=ray_address,
-        )
         configuration = load_config(config)
-        plans = make_plans(
-            configuration,
-            flags,
-            password=password,
-            debug=debug,
-            check=check,
-            allow_empty=allow_empty,
-            dry_run=dry_run,
-        )
+        plans = make_plans(configuration, flags)
         try:
-            settings = run.over(configuration.run)
+            run = merge(flags, configuration.defaults).run
             if dry_run:  # nothing is written, so nothing may be recorded as done
-                settings = dataclasses.replace(settings, manifest=None)
+                run = dataclasses.replace(run, manifest=None)
             batch = prepare(
                 paths,
                 plans,
-                settings,
+                run,
                 output=None if dry_run else output,
                 output_format=output_format,
                 dedupe=_parse_dedupe(dedupe, mark=dedupe_mark),
@@ -380,9 +242,3 @@ def _parse_dedupe(value: str | None, *, mark: bool) -> DedupeOptions | None:
         # per core as numpy loads, which costs about as much CPU as the rest of the import.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     return options
-
-
-def _parse_engine(value: str) -> Engine:
-    if value not in ENGINES:
-        raise OptionError("--engine", f"must be one of {', '.join(ENGINES)} (got {value!r})")
-    return cast("Engine", value)

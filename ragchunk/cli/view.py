@@ -8,41 +8,16 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ragchunk import strategies
 from ragchunk.cli._app import EXIT_FAILED_INPUTS, app, one_line, usage_errors
-from ragchunk.cli._options import (
-    ConfigFlag,
-    ContextualizeFlag,
-    CountTokensFlag,
-    DebugFlag,
-    ExcludeFlag,
-    FormatFlag,
-    IncludeFlag,
-    LanguageFlag,
-    MaxBytesFlag,
-    MinSizeFlag,
-    NoGitignoreFlag,
-    OptionFlag,
-    OverlapFlag,
-    ParentsFlag,
-    PasswordFlag,
-    SizeFlag,
-    StrategyFlag,
-    TimeoutFlag,
-    TokenizerFlag,
-    UnitFlag,
-    given_flags,
-    parse_recipe_flags,
-    settings_from_flags,
-)
+from ragchunk.cli._options import ConfigFlag, parse_recipe_flags, settings_command
 from ragchunk.cli._panels import OUTPUT, STRATEGY, PanelledCommand
-from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_TOKENIZER
 from ragchunk.errors import UsageError
+from ragchunk.settings import Settings
 
 if TYPE_CHECKING:
     from ragchunk.pipeline.scopes import Plans
-    from ragchunk.runs.config import RunSettings
     from ragchunk.runs.inputs import Found
+    from ragchunk.settings import Run
     from ragchunk.view import View
 
 VIEW_HELP = """Draw a document's chunks as one self-contained HTML page.
@@ -69,8 +44,32 @@ Examples:
     help=VIEW_HELP,
     short_help="Draw a document's chunks as one HTML page.",
 )
+@settings_command(
+    "strategy",
+    "size",
+    "overlap",
+    "unit",
+    "tokenizer",
+    "options",
+    "compare",
+    "output",
+    "open_page",
+    "count_tokens",
+    "contextualize",
+    "min_size",
+    "parents",
+    "format",
+    "password",
+    "language",
+    "timeout",
+    "max_bytes",
+    "config",
+    "include",
+    "exclude",
+    "gitignore",
+    "debug",
+)
 def view_command(
-    ctx: typer.Context,
     path: Annotated[
         str,
         typer.Argument(
@@ -79,12 +78,7 @@ def view_command(
             metavar="PATH",
         ),
     ],
-    strategy: StrategyFlag = strategies.DEFAULT_STRATEGY,
-    size: SizeFlag = None,
-    overlap: OverlapFlag = None,
-    unit: UnitFlag = None,
-    tokenizer: TokenizerFlag = DEFAULT_TOKENIZER,
-    option: OptionFlag = None,
+    flags: Settings,
     compare: Annotated[
         Optional[str],  # noqa: UP045 - Typer needs Optional on Python 3.11
         typer.Option(
@@ -113,41 +107,24 @@ def view_command(
         bool,
         typer.Option("--open", help="Open the page in the web browser.", rich_help_panel=OUTPUT),
     ] = False,
-    count_tokens: CountTokensFlag = False,
-    contextualize: ContextualizeFlag = False,
-    min_size: MinSizeFlag = None,
-    parents: ParentsFlag = None,
-    input_format: FormatFlag = None,
-    password: PasswordFlag = None,
-    language: LanguageFlag = None,
-    timeout: TimeoutFlag = DEFAULT_TIMEOUT,
-    max_bytes: MaxBytesFlag = DEFAULT_MAX_BYTES,
     config: ConfigFlag = None,
-    include: IncludeFlag = None,
-    exclude: ExcludeFlag = None,
-    no_gitignore: NoGitignoreFlag = False,
-    debug: DebugFlag = False,
 ) -> None:
     """Draw the pages (the help text is VIEW_HELP)."""
     from ragchunk.pipeline.scopes import make_plans
-    from ragchunk.runs.config import RunSettings, load_config
+    from ragchunk.runs.config import load_config
+    from ragchunk.settings import merge
 
     with usage_errors():
-        flags = settings_from_flags(ctx.params, given_flags(ctx))
         configuration = load_config(config)
-        plans = make_plans(configuration, flags, password=password, debug=debug)
+        plans = make_plans(configuration, flags)
         compared = None
         if compare is not None:
-            second = parse_recipe_flags(compare, "--compare").over(flags)
+            second = merge(parse_recipe_flags(compare, "--compare"), flags)
             try:
-                compared = make_plans(configuration, second, password=password, debug=debug)
+                compared = make_plans(configuration, second)
             except UsageError as exc:
                 raise UsageError(f"--compare: {exc}") from None
-        run = RunSettings(
-            include=tuple(include) if include else None,
-            exclude=tuple(exclude) if exclude else None,
-            gitignore=False if no_gitignore else None,
-        ).over(configuration.run)
+        run = merge(flags, configuration.defaults).run
         directory = _directory_output(path, output) if _is_directory(path) else None
         found = None if directory is None else _walk(path, run, directory)
     if directory is not None and found is not None:
@@ -186,15 +163,15 @@ def _directory_output(path: str, output: str | None) -> Path:
     return target
 
 
-def _walk(path: str, run: RunSettings, directory: Path) -> Found:
+def _walk(path: str, run: Run, directory: Path) -> Found:
     """Return the inputs under ``path``; the output directory itself is never an input."""
     from ragchunk.runs.globs import make_globs
     from ragchunk.runs.inputs import WalkOptions, absolute, find_inputs
 
     walk = WalkOptions(
-        include=make_globs(run.include or ()),
-        exclude=make_globs(run.exclude or ()),
-        gitignore=run.gitignore is not False,
+        include=make_globs(run.include),
+        exclude=make_globs(run.exclude),
+        gitignore=run.gitignore,
         skip=frozenset({absolute(directory)}),
     )
     return find_inputs([path], walk)

@@ -20,7 +20,6 @@ before any document is read.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,8 @@ from ragchunk import strategies
 from ragchunk.errors import UsageError
 from ragchunk.pipeline.scopes import plan_from_settings
 from ragchunk.registry import did_you_mean
-from ragchunk.runs.config import Settings, scope_settings
+from ragchunk.runs.config import scope_keys, scope_settings
+from ragchunk.settings import Settings, merge, with_values
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -68,7 +68,7 @@ def sweep(
     """
     made = []
     for name, size, overlap in itertools.product(strategy_names, sizes, overlaps):
-        settings = dataclasses.replace(flags, strategy=name, size=size, overlap=overlap)
+        settings = with_values(flags, {"strategy": name, "size": size, "overlap": overlap})
         label = _label(name, size, overlap)
         made.append(Setup(label, settings, _plan(settings, label)))
     _check_unique(made)
@@ -101,25 +101,18 @@ def read_setups(path: str, flags: Settings) -> list[Setup]:
         where = f"{path} [{SETUPS}.{name}]"
         if not isinstance(body, dict):
             raise UsageError(f"{where}: must be a table of settings")
-        settings = flags.over(_scope(body, where).over(shared))
+        settings = merge(flags, merge(_scope(body, where), shared))
         made.append(Setup(str(name), settings, _plan(settings, where)))
     return made
 
 
 def _scope(table: dict[str, Any], where: str, extra: Sequence[str] = ()) -> Settings:
-    allowed = sorted([*_KEYS, "options", *extra])
+    allowed = sorted([*scope_keys(), "options", *extra])
     for key in table:
         if key not in allowed:
             hint = did_you_mean(key, allowed) or f" (known keys: {', '.join(allowed)})"
             raise UsageError(f"{where}: unknown key {key!r}{hint}")
     return scope_settings(table, where)
-
-
-_KEYS: Final = tuple(
-    field.name.replace("_", "-")
-    for field in dataclasses.fields(Settings)
-    if field.name != "options"
-)
 
 
 def _plan(settings: Settings, where: str) -> Plan:

@@ -67,15 +67,20 @@ class RagchunkTextSplitter(TextSplitter):
         add_start_index: bool = True,
     ) -> None:
         from ragchunk.pipeline.plan import make_plan
+        from ragchunk.settings import shortcuts
 
         self._plan: Plan = make_plan(
-            strategy,
-            size=size,
-            overlap=overlap,
-            unit=unit,
-            tokenizer=tokenizer,
-            options=options,
-            parents=parents,
+            shortcuts(
+                {
+                    "strategy": strategy,
+                    "size": size,
+                    "overlap": overlap,
+                    "unit": unit,
+                    "tokenizer": tokenizer,
+                    "options": options,
+                    "parents": parents,
+                }
+            )
         )
         budget = self._plan.recipe.capacity
         super().__init__(
@@ -150,6 +155,7 @@ class RagchunkLoader(BaseLoader):
         root: str = ".",
     ) -> None:
         from ragchunk.pipeline.plan import make_plan
+        from ragchunk.settings import shortcuts
 
         if isinstance(paths, str | Path):
             paths = [paths]
@@ -163,7 +169,7 @@ class RagchunkLoader(BaseLoader):
             "options": options,
             "parents": parents,
         }
-        make_plan(strategy, **self.settings)  # options checked before any file is read
+        make_plan(shortcuts({"strategy": strategy, **self.settings}))  # checked before reading
 
     def lazy_load(self) -> Iterator[LangChainDocument]:
         """Yield the chunks of each file in turn, in order."""

@@ -76,17 +76,22 @@ class RagchunkNodeParser(NodeParser):
         """Validate the options once and keep the plan's recipe."""
         from ragchunk.options import parse_unit
         from ragchunk.pipeline.plan import make_plan
+        from ragchunk.settings import shortcuts
 
         super().model_post_init(context)
         unit = None if self.unit is None else parse_unit(self.unit)
         plan = make_plan(
-            self.strategy,
-            size=self.size,
-            overlap=self.overlap,
-            unit=unit,
-            tokenizer=self.tokenizer,
-            options=self.options,
-            parents=self.parents,
+            shortcuts(
+                {
+                    "strategy": self.strategy,
+                    "size": self.size,
+                    "overlap": self.overlap,
+                    "unit": unit,
+                    "tokenizer": self.tokenizer,
+                    "options": self.options,
+                    "parents": self.parents,
+                }
+            )
         )
         self._recipe = plan.recipe
 

@@ -8,9 +8,11 @@ credentials) and turn it into a dataset of chunk records::
     import ray
     from ragchunk.integrations.ray import chunk_files
     from ragchunk.pipeline.plan import make_plan
+    from ragchunk.settings import Chunking, Settings
 
+    plan = make_plan(Settings(chunking=Chunking(strategy="markdown", size=600)))
     files = ray.data.read_binary_files("s3://bucket/docs/", include_paths=True)
-    chunks = chunk_files(files, make_plan("markdown", size=600), root="bucket/docs")
+    chunks = chunk_files(files, plan, root="bucket/docs")
     chunks.write_parquet("s3://bucket/chunks/")
 
 ``chunk_files(files, plan)`` is ``files.map_batches(ChunkFiles(plan), batch_format="pyarrow")``:

@@ -1,91 +1,47 @@
 """What every parser module exposes: ``FORMAT = Format(...)``, and the ``ParseRequest`` it gets.
 
-``ParseOptions`` holds what the user asked of a parse (boilerplate kept, speaker notes...): it
-shapes the chunks, so it is part of the plan's recipe (chunk ids and the manifest follow it).
+``ParseOptions`` (declared in ``ragchunk.settings.parsing``, the parsers' options spec) holds
+what the user asked of a parse (boilerplate kept, speaker notes...): it shapes the chunks, so it
+is part of the plan's recipe (chunk ids and the manifest follow it).
 A container format (an mbox) also gives ``Format.members``: the documents inside it, each
 parsed by its own format and chunked as a document of its own.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from ragchunk.defaults import (
     CLEAN_PARTS,
     DEFAULT_MAX_BYTES,
     OCR_MODES,
-    PARSE_HELP,
     PDF_ENGINES,
     CleanPart,
     OcrMode,
     PdfEngine,
 )
-from ragchunk.errors import OptionError
+from ragchunk.settings.parsing import DEFAULT_PARSE, PARSE_OPTION_NAMES, ParseOptions
 
 if TYPE_CHECKING:
     from ragchunk.model import Document
 
-__all__ = ["CLEAN_PARTS", "OCR_MODES", "PDF_ENGINES", "CleanPart", "OcrMode", "PdfEngine"]
-_OCR_LANGUAGE_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz_+")
+__all__ = [
+    "CLEAN_PARTS",
+    "DEFAULT_PARSE",
+    "OCR_MODES",
+    "PARSE_OPTION_NAMES",
+    "PDF_ENGINES",
+    "CleanPart",
+    "OcrMode",
+    "ParseOptions",
+    "PdfEngine",
+]
 
 
 def _ignore(code: str, message: str) -> None:
     """Drop a warning (the default sink)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ParseOptions:
-    """How parsers read their inputs: part of a recipe, so of chunk ids and the manifest digest.
-
-    Fields are grouped by the issue that brought them and each says which formats read it. Each
-    is a configuration key of the same name (dashes for underscores) and an ``-O key=value``;
-    most are also flags of ``split`` and ``inspect``.
-    """
-
-    # PDF and DOCX (issue 12).
-    pdf_engine: PdfEngine = field(default="pdfium", metadata={"help": PARSE_HELP["pdf_engine"]})
-    ocr: OcrMode = field(default="off", metadata={"help": PARSE_HELP["ocr"]})
-    ocr_language: str = field(default="eng", metadata={"help": PARSE_HELP["ocr_language"]})
-    keep: tuple[CleanPart, ...] = field(default=(), metadata={"help": PARSE_HELP["keep"]})
-    comments: bool = field(default=False, metadata={"help": PARSE_HELP["comments"]})
-
-    # HTML, PPTX, e-mail, tables (issue 16).
-    keep_boilerplate: bool = field(default=False, metadata={"help": PARSE_HELP["keep_boilerplate"]})
-    main_content: bool = field(default=False, metadata={"help": PARSE_HELP["main_content"]})
-    notes: bool = field(default=False, metadata={"help": PARSE_HELP["notes"]})
-    hidden_slides: bool = field(default=False, metadata={"help": PARSE_HELP["hidden_slides"]})
-    header: bool | None = field(default=None, metadata={"help": PARSE_HELP["header"]})
-
-    def __post_init__(self) -> None:
-        if self.pdf_engine not in PDF_ENGINES:
-            listed = ", ".join(PDF_ENGINES)
-            raise OptionError("--pdf-engine", f"must be one of {listed} (got {self.pdf_engine!r})")
-        if self.ocr not in OCR_MODES:
-            raise OptionError("--ocr", f"must be one of {', '.join(OCR_MODES)} (got {self.ocr!r})")
-        if not self.ocr_language or not set(self.ocr_language) <= _OCR_LANGUAGE_CHARS:
-            raise OptionError(
-                "--ocr-language",
-                f"must be Tesseract language names joined with + (got {self.ocr_language!r})",
-            )
-        unknown = [part for part in self.keep if part not in CLEAN_PARTS]
-        if unknown:
-            listed = ", ".join(CLEAN_PARTS)
-            raise OptionError("--keep", f"must be among {listed} (got {unknown[0]!r})")
-        # Sorted and without repeats: the same choice always gives the same ids.
-        object.__setattr__(self, "keep", tuple(sorted(set(self.keep))))
-
-    def cleans(self, part: CleanPart) -> bool:
-        """Return whether PDF cleaning does ``part`` (not turned off with ``--keep``)."""
-        return part not in self.keep
-
-
-DEFAULT_PARSE: Final = ParseOptions()
-
-PARSE_OPTION_NAMES: Final = tuple(f.name for f in dataclasses.fields(ParseOptions))
-"""The ``-O`` keys that set ``ParseOptions`` rather than the strategy's options."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -5,9 +5,9 @@ A ``Plan`` is a ``Recipe`` — what shapes the chunks: the strategy and its opti
 forced format or language, how parsers read (``ParseOptions``: the PDF engine, OCR, cleaning)
 and the optional passes; what chunk ids and the manifest's settings digest are made of — and
 a ``Policy``, how a run treats its inputs without ever changing a chunk (a password, a timeout,
-a byte cap, ``--debug``, ``--check``, ``--allow-empty``). ``make_plan`` validates every option
-and loads the tokenizer; ``ragchunk.pipeline.scopes`` makes the plan of every scope of a
-configuration file.
+a byte cap, ``--debug``, ``--check``, ``--allow-empty``). ``make_plan`` validates every setting
+of a ``Settings`` tree and loads the tokenizer; ``ragchunk.pipeline.scopes`` makes the plan of
+every scope of a configuration file.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, get_type_hints
+from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk import parsers, strategies
 from ragchunk.backends import EmbedderSpec, check_embedder
@@ -26,9 +26,10 @@ from ragchunk.code.languages import check_language
 from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TOKENIZER
 from ragchunk.errors import OptionError
 from ragchunk.measure import load_tokenizer, measure_for
-from ragchunk.options import Capacity, build_options, convert_value
-from ragchunk.parsers._spec import DEFAULT_PARSE, PARSE_OPTION_NAMES, ParseOptions
-from ragchunk.pipeline.parents import ParentSpec, parent_level
+from ragchunk.options import Capacity, build_options
+from ragchunk.parsers._spec import DEFAULT_PARSE, ParseOptions
+from ragchunk.pipeline.parents import parent_level
+from ragchunk.settings import Settings, routed, spec_values
 from ragchunk.strategies._spec import Router
 
 if TYPE_CHECKING:
@@ -182,6 +183,10 @@ class Policy:
     dry_run: bool = False
 
 
+DEFAULTS: Final = Settings()
+"""The library's settings: every leaf at its default."""
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """A validated recipe and policy. Build it with ``make_plan``."""
@@ -190,97 +195,75 @@ class Plan:
     policy: Policy = Policy()
 
 
-def make_plan(
-    strategy: str = strategies.DEFAULT_STRATEGY,
-    *,
-    size: int | None = None,
-    overlap: int | None = None,
-    unit: Unit | None = None,
-    tokenizer: str = DEFAULT_TOKENIZER,
-    options: Mapping[str, object] | None = None,
-    count_tokens: bool = False,
-    format: str | None = None,
-    language: str | None = None,
-    password: str | None = None,
-    debug: bool = False,
-    hashes: bool = False,
-    timeout: float | None = None,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    check: bool = False,
-    contextualize: bool = False,
-    min_size: int | None = None,
-    parse: ParseOptions = DEFAULT_PARSE,
-    allow_empty: bool = False,
-    embedder: EmbedderSpec | None = None,
-    refine: bool = False,
-    embed: bool = False,
-    cache_dir: str | None = None,
-    no_cache: bool = False,
-    chat: ChatSpec | None = None,
-    dry_run: bool = False,
-    parents: str | ParentSpec | None = None,
-) -> Plan:
-    """Validate every option and return the plan; loads the tokenizer when one is needed.
+def make_plan(settings: Settings = DEFAULTS) -> Plan:
+    """Validate every setting and return the plan; loads the tokenizer when one is needed.
 
-    ``options`` whose keys name ``ParseOptions`` fields (``main_content``...) set ``parse``;
-    the others are the strategy's.
+    The strategy options (``settings.chunking.options``: strings from ``-O`` or typed values)
+    are converted here, once, by the strategy's declared options type; entries that name a
+    parse option (``main_content``...) set that option.
 
-    ``timeout`` None (the library's default) sets no time limit: only the command line arms
-    a timer unless asked, since it takes over ``SIGALRM`` while an input is processed.
-    Vectors are cached under ``cache_dir`` (default: ragchunk's folder in the user's cache
-    directory) unless ``no_cache``. The embedder's packages are checked here; its model is
-    loaded where the first input that needs it is chunked. ``parents`` (``--parents``, as
-    text or a ``ParentSpec``) adds the parent level.
+    ``policy.timeout`` None (the library's default) sets no time limit: only the command line
+    arms a timer unless asked, since it takes over ``SIGALRM`` while an input is processed.
+    Vectors are cached under ``embedding.cache_dir`` (default: ragchunk's folder in the user's
+    cache directory) unless ``embedding.no_cache``. The embedder's packages are checked here;
+    its model is loaded where the first input that needs it is chunked. ``chunking.parents``
+    (``--parents``) adds the parent level.
 
     Raises:
         UsageError: an unknown strategy, format, language or tokenizer, or a bad option value.
     """
+    tree = routed(settings)
+    chunking, asked, refine = tree.chunking, tree.policy, tree.embedding.refine
+    size, overlap, unit, min_size = (
+        chunking.size,
+        chunking.overlap,
+        chunking.unit,
+        chunking.min_size,
+    )
+    timeout, max_bytes = asked.timeout, asked.max_bytes
     policy = Policy(
-        password=password,
+        password=asked.password,
         timeout=timeout,
         max_bytes=max_bytes,
-        debug=debug,
-        check=check,
-        allow_empty=allow_empty,
-        cache=_cache_dir(cache_dir, no_cache=no_cache),
-        dry_run=dry_run,
+        debug=asked.debug,
+        check=asked.check,
+        allow_empty=asked.allow_empty,
+        cache=_cache_dir(tree.embedding.cache_dir, no_cache=tree.embedding.no_cache),
+        dry_run=asked.dry_run,
     )
     check_limits(timeout=timeout, max_bytes=max_bytes)
-    chosen = strategies.get(strategy)
+    chosen = strategies.get(chunking.strategy)
     budget = chosen.options().budget.with_flags(size=size, overlap=overlap, unit=unit)
-    values = dict(options or {})
-    parse_values = {key: values.pop(key) for key in PARSE_OPTION_NAMES if key in values}
-    built = build_options(chosen.options, budget, values, strategy=chosen.name)
+    built = build_options(chosen.options, budget, dict(chunking.options), strategy=chosen.name)
     capacity = chosen.capacity_of(built, sized=size is not None or refine)
     _check_min_size(min_size, capacity.limit)
-    if format is not None:
-        parsers.check_name(format)
-    parse_asked = parse_options(parse_values, parse)
-    if parse_asked.main_content:
+    if chunking.format is not None:
+        parsers.check_name(chunking.format)
+    if tree.parsing.main_content:
         _check_installed("trafilatura", "-O main_content=true", extra="html")
-    if language is not None:
-        check_language(language)
-    check_parse(parse_asked)
+    if chunking.language is not None:
+        check_language(chunking.language)
+    check_parse(tree.parsing)
     common: dict[str, Any] = {
-        "tokenizer": tokenizer,
-        "count_tokens": count_tokens,
-        "format": format,
-        "language": language,
-        "hashes": hashes,
-        "contextualize": contextualize,
+        "tokenizer": chunking.tokenizer,
+        "count_tokens": chunking.count_tokens,
+        "format": chunking.format,
+        "language": chunking.language,
+        "hashes": chunking.hashes,
+        "contextualize": chunking.contextualize,
         "min_size": min_size or 0,
-        "parse": parse_asked,
-        "embedder": embedder or EmbedderSpec(),
+        "parse": tree.parsing,
+        "embedder": embedder_spec(tree),
         "refine": refine,
-        "embed": embed,
-        "chat": chat or ChatSpec(),
+        "embed": tree.embedding.embed,
+        "chat": chat_spec(tree),
     }
     given = budget if size is not None else None
     picks = chosen.choices if isinstance(chosen, Router) else ()
     choices = {name: _choice(name, given, overlap, unit, common) for name in picks}
     for choice in choices.values():
         _check_min_size(min_size, choice.limit)
-    level = parent_level(parents, chosen, budget.unit, capacity.limit)  # strategy, options
+    level = parent_level(chunking.parents, chosen, budget.unit, capacity.limit)
     family = None
     if level is not None:
         keep = {name: common[name] for name in ("tokenizer", "format", "language", "parse")}
@@ -294,13 +277,31 @@ def make_plan(
             "--api-base", f"and --model are needed with --strategy {chosen.name} (a chat endpoint)"
         )
     if recipe.needs_tokens:
-        load_tokenizer(tokenizer)
+        load_tokenizer(chunking.tokenizer)
     if recipe.needs_embedder:
         why = "--refine" if refine else "--embed"
         if chosen.embeds:
             why = f"--strategy {chosen.name}"
         check_embedder(recipe.embedder, why=why, tokens=chosen.token_vectors)
     return Plan(recipe, policy)
+
+
+def chat_spec(settings: Settings) -> ChatSpec:
+    """Return the chat endpoint the settings describe.
+
+    Raises:
+        OptionError: a bad URL or number.
+    """
+    return ChatSpec(**spec_values(settings, "chat"))  # type: ignore[arg-type]  # typed per leaf
+
+
+def embedder_spec(settings: Settings) -> EmbedderSpec:
+    """Return the embedder the settings describe.
+
+    Raises:
+        OptionError: a bad backend, device, URL or number.
+    """
+    return EmbedderSpec(**spec_values(settings, "embedding"))  # type: ignore[arg-type]
 
 
 def _choice(
@@ -328,19 +329,6 @@ def check_parse(parse: ParseOptions) -> None:
         from ragchunk.parsers.pdf.ocr import check_ocr
 
         check_ocr(parse.ocr_language)
-
-
-def parse_options(values: Mapping[str, object], base: ParseOptions) -> ParseOptions:
-    """Return ``base`` with the ``-O`` values of its fields, converted by their declared types.
-
-    Raises:
-        OptionError: a value the field's type cannot take.
-    """
-    if not values:
-        return base
-    hints = get_type_hints(ParseOptions)
-    converted = {key: convert_value(key, hints[key], raw) for key, raw in values.items()}
-    return dataclasses.replace(base, **converted)  # type: ignore[arg-type]  # typed per field
 
 
 def _check_installed(module: str, option: str, *, extra: str) -> None:

@@ -31,11 +31,12 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ragchunk.pipeline.scopes import Plans
-    from ragchunk.runs.config import Config, RunSettings
+    from ragchunk.runs.config import Config
     from ragchunk.runs.dedupe import DedupeOptions, Deduper
     from ragchunk.runs.inputs import Input, Note, Skipped
     from ragchunk.runs.manifest import Manifest
     from ragchunk.runs.workers import Job
+    from ragchunk.settings import Run
     from ragchunk.sinks._spec import Renderer
 
 DEDUPE_GROUP: Final = 2000
@@ -104,7 +105,7 @@ def is_directory_output(output: str) -> bool:
 def prepare(
     paths: list[str],
     plans: Plans,
-    run: RunSettings,
+    run: Run,
     *,
     output: str | None,
     output_format: str | None = None,
@@ -121,7 +122,7 @@ def prepare(
     output_dir = Path(output) if output and not url and is_directory_output(output) else None
     output_file = Path(output) if output and not url and output_dir is None else None
     chosen = sinks.choose(output, output_format, is_directory=output_dir is not None)
-    engine = run.engine or "local"
+    engine = run.engine
     _check_engine(engine, run.ray_address)
     manifest = _load_manifest(run.manifest)
     own = [output_dir, output_file, manifest.path if manifest else None]
@@ -130,9 +131,9 @@ def prepare(
     if not Path(root).is_dir():
         raise UsageError(f"--root {root}: not a directory")
     walk = WalkOptions(
-        include=make_globs(run.include or ()),
-        exclude=make_globs(run.exclude or ()),
-        gitignore=run.gitignore is not False,
+        include=make_globs(run.include),
+        exclude=make_globs(run.exclude),
+        gitignore=run.gitignore,
         skip=skip,
         root=root,
     )
@@ -162,7 +163,7 @@ def prepare(
         output_format=chosen,
         manifest=manifest,
         workers=count,
-        fail_fast=bool(run.fail_fast),
+        fail_fast=run.fail_fast,
         engine=engine,
         ray_address=run.ray_address,
         dedupe=dedupe,

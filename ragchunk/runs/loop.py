@@ -28,13 +28,12 @@ from ragchunk.runs.worker import RENDER_BLOCK
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ragchunk.pipeline.plan import Plan
     from ragchunk.pipeline.results import FileResult
-    from ragchunk.pipeline.scopes import Plans
     from ragchunk.runs.batch import Batch
-    from ragchunk.runs.config import RunSettings
+    from ragchunk.runs.config import Config
     from ragchunk.runs.dedupe import DedupeOptions
     from ragchunk.runs.workers import Job
+    from ragchunk.settings import Settings
     from ragchunk.sinks._spec import Destination, Renderer, Sink, SinkSpec
 
 OnResult: TypeAlias = "Callable[[FileResult], None]"
@@ -48,8 +47,8 @@ def run(
     *,
     output: str | IO[str] | None = None,
     output_format: str | None = None,
-    plan: Plan | Plans | None = None,
-    settings: RunSettings | None = None,
+    settings: Settings | None = None,
+    config: Config | None = None,
     dedupe: DedupeOptions | None = None,
     on_result: OnResult | None = None,
 ) -> Tally:
@@ -58,30 +57,28 @@ def run(
     ``output`` is what ``split -o`` takes: a file (its suffix chooses the sink), a directory
     ending in ``/`` (one file per input), a store's URL; or a text stream, written as
     ``output_format`` (JSONL unless said); None writes nothing (``on_result`` still gets each
-    result, chunks included). ``plan`` is one ``Plan`` for every input (``make_plan``) or the
-    ``Plans`` of a configuration; None chunks with the defaults. ``settings`` are the run's
-    (``jobs``, ``manifest``, ``include``...). The returned tally counts what became of each
-    input; ``tally.failures`` holds the inputs that failed.
+    result, chunks included). ``settings`` is the settings tree (``ragchunk.Settings``: how to
+    chunk, and ``run``: ``jobs``, ``manifest``, ``include``...), over the scopes of ``config``
+    (a configuration file, ``ragchunk.runs.config.load_config``) as the command line's flags
+    are; None: the library's defaults. The returned tally counts what became of each input;
+    ``tally.failures`` holds the inputs that failed.
 
     Raises:
         UsageError: bad usage, found before any input is read (``OptionError`` names the
             option), or an engine that could not start.
         EngineError: the Ray cluster failed during the run.
     """
-    from ragchunk.pipeline.scopes import Plans
-    from ragchunk.runs.config import RunSettings
+    from ragchunk.pipeline.scopes import make_plans
+    from ragchunk.runs.config import Config
+    from ragchunk.settings import Settings, merge
 
-    if plan is None:
-        from ragchunk.pipeline.scopes import make_plans
-        from ragchunk.runs.config import Config, Settings
-
-        plans = make_plans(Config(), Settings())
-    else:
-        plans = plan if isinstance(plan, Plans) else Plans(default=plan)
+    config = Config() if config is None else config
+    settings = Settings() if settings is None else settings
+    plans = make_plans(config, settings)
     batch = prepare(
         list(inputs),
         plans,
-        settings or RunSettings(),
+        merge(settings, config.defaults).run,
         output=output if isinstance(output, str) else None,
         output_format=output_format,
         dedupe=dedupe,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from ragchunk import registry
+from ragchunk.defaults import DEFAULT_STRATEGY as DEFAULT_STRATEGY  # the one default, re-exported
 
 if TYPE_CHECKING:
     from ragchunk.strategies._spec import AnyStrategy
@@ -32,8 +33,6 @@ STRATEGIES: Final = {
     "proposition": "ragchunk.strategies.proposition",
     "resume": "ragchunk.strategies.resume",
 }
-
-DEFAULT_STRATEGY: Final = "recursive"
 
 
 def get(name: str) -> AnyStrategy:

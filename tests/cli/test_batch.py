@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
-from ragchunk.runs.config import _scope_keys
+from ragchunk.runs.config import scope_keys
 from ragchunk.runs.inputs import WalkOptions, find_inputs
 from tests.conftest import FIXTURES
 from tests.pending import EXCLUDE_PENDING, PENDING_GLOBS
@@ -458,7 +458,7 @@ class TestConfigFiles:
         result = runner.invoke(app, ["split", "a.txt"])
         assert result.stderr == (
             "Error: pyproject.toml [tool.ragchunk.files.\"*.md\"]: unknown key 'chunk' "
-            f"(known keys: {', '.join(sorted([*_scope_keys(), 'options']))})\n"
+            f"(known keys: {', '.join(sorted([*scope_keys(), 'options']))})\n"
         )
 
     def test_run_settings_from_the_file(

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ragchunk.backends import EmbedderSpec
 from ragchunk.pipeline.chunks import compact_vector
 from ragchunk.pipeline.engine import process
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES, ROOT
 from tests.servers import LOCALHOST, serve_local_model
 from tests.support.llama import LlamaServer
@@ -247,16 +247,21 @@ def test_the_openai_backend_over_the_local_models_vectors_chunks_like_local(
     scripted_server: ScriptedServer,
 ) -> None:
     serve_local_model(scripted_server)
-    remote = EmbedderSpec(backend="openai", url=scripted_server.base_url, model="minilm")
+    remote = {"embedder": "openai", "embed_url": scripted_server.base_url, "embed_model": "minilm"}
     for document in [THREE_TOPICS, FIXTURES / "markdown" / "station-guide.md"]:
         for size in (300, 2000):
             results = [
                 process(
                     str(document),
                     document.name,
-                    make_plan("semantic", size=size, embedder=spec, no_cache=True, embed=True),
+                    make_plan(
+                        shortcuts(
+                            {"strategy": "semantic", "size": size, "no_cache": True, "embed": True}
+                            | backend
+                        )
+                    ),
                 )
-                for spec in (EmbedderSpec(), remote)
+                for backend in ({}, remote)
             ]
             local, served = ([c.to_record() for c in r.chunks] for r in results)
             assert [(c["start"], c["end"], c["headings"]) for c in local] == [

@@ -15,7 +15,8 @@ import typer.main
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
-from ragchunk.cli._options import RECIPE_FLAGS, _recipe_app
+from ragchunk.cli._options import RECIPE_FLAGS, recipe_app
+from ragchunk.settings import setting
 from tests.conftest import FIXTURES
 
 runner = CliRunner()
@@ -260,13 +261,14 @@ def test_split_and_view_share_one_declaration_of_each_common_option() -> None:
     view_params = {param.name: param for param in view.params}
     # -o means a JSONL file for split and a page for view: declared by each command.
     shared = sorted(split_params.keys() & view_params.keys() - {"output"})
-    assert set(RECIPE_FLAGS) <= set(shared)
+    recipe = tuple(setting(name).param for name in RECIPE_FLAGS)
+    assert set(recipe) <= set(shared)
     assert {"input_format", "password", "config", "include", "exclude"} <= set(shared)
     for name in shared:
         ours, theirs = split_params[name], view_params[name]
         assert (ours.opts, ours.help, ours.default) == (theirs.opts, theirs.help, theirs.default)
-    compare = typer.main.get_command(_recipe_app)
-    assert tuple(param.name for param in compare.params) == RECIPE_FLAGS
+    compare = typer.main.get_command(recipe_app)
+    assert tuple(param.name for param in compare.params) == recipe
     for param in compare.params:
         assert (param.opts, param.help) == (
             view_params[param.name].opts,

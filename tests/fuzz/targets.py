@@ -28,6 +28,7 @@ from ragchunk.pipeline.check import find_differences, find_violations
 from ragchunk.pipeline.deadline import TimedOut, time_limit
 from ragchunk.pipeline.engine import chunk_document
 from ragchunk.pipeline.plan import Plan, limits_for, make_plan
+from ragchunk.settings import shortcuts
 from tests.pending import settled
 
 HERE = Path(__file__).resolve().parent
@@ -56,8 +57,8 @@ class Target:
 @cache
 def _plans(unit: str) -> tuple[Plan, ...]:
     return (
-        make_plan("recursive", size=64, overlap=8, unit=unit),  # type: ignore[arg-type]
-        make_plan("auto", size=80, overlap=0, unit=unit),  # type: ignore[arg-type]
+        make_plan(shortcuts({"strategy": "recursive", "size": 64, "overlap": 8, "unit": unit})),  # type: ignore[arg-type]
+        make_plan(shortcuts({"strategy": "auto", "size": 80, "overlap": 0, "unit": unit})),  # type: ignore[arg-type]
     )
 
 
@@ -124,7 +125,11 @@ def markdown_strategy(data: bytes) -> None:
                 doc = parsers.get("markdown").parse(data[1:], request)
             except InputError:
                 return
-            plan = make_plan("markdown", size=size, overlap=size // 8, unit=unit)  # type: ignore[arg-type]
+            plan = make_plan(
+                shortcuts(
+                    {"strategy": "markdown", "size": size, "overlap": size // 8, "unit": unit}
+                )
+            )  # type: ignore[arg-type]
             check_chunks(doc, plan)
     except TimedOut:
         raise AssertionError(f"markdown strategy: no answer within {TIME_LIMIT} s") from None

@@ -14,6 +14,7 @@ import pytest
 
 from ragchunk.pipeline.engine import process
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.sinks.jsonl import lines
 from tests.conftest import FIXTURES, ROOT
 from tests.meaning import SHAPES
@@ -40,7 +41,7 @@ def test_output_matches_golden(
     name: str, document: Path, budget: tuple[int, int, str], update_golden: bool
 ) -> None:
     size, overlap, unit = budget
-    plan = make_plan(name, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+    plan = make_plan(shortcuts({"strategy": name, "size": size, "overlap": overlap, "unit": unit}))  # type: ignore[arg-type]
     source = document.relative_to(ROOT).as_posix()
     result = process(source, document.name, plan)
     assert result.error is None

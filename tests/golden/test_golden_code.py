@@ -11,6 +11,7 @@ import pytest
 
 from ragchunk.pipeline.engine import process
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.sinks.jsonl import lines
 from tests.conftest import FIXTURES, ROOT
 from tests.golden.test_golden import GOLDEN
@@ -25,7 +26,9 @@ def test_code_output_matches_golden(
     document: Path, budget: tuple[int, int, str], update_golden: bool
 ) -> None:
     size, overlap, unit = budget
-    plan = make_plan("code", size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+    plan = make_plan(
+        shortcuts({"strategy": "code", "size": size, "overlap": overlap, "unit": unit})
+    )  # type: ignore[arg-type]
     result = process(document.relative_to(ROOT).as_posix(), document.name, plan)
     assert result.error is None
     actual = lines(result.chunks)

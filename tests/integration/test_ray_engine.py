@@ -25,6 +25,7 @@ from ragchunk.integrations.ray import ChunkFile, ChunkFiles, chunk_files
 from ragchunk.pipeline.chunks import compact_vector
 from ragchunk.pipeline.engine import process
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES, ROOT
 from tests.data.make_bad import CORPUS
 from tests.meaning import LOCAL
@@ -173,7 +174,7 @@ def local_records(paths: list[Path], root: Path) -> list[dict[str, Any]]:
     """Return the records a local run gives for ``paths`` (doc_id relative to ``root``)."""
     from ragchunk.sinks.parquet import record_table
 
-    plan = make_plan("markdown", size=300)
+    plan = make_plan(shortcuts({"strategy": "markdown", "size": 300}))
     chunks = [
         c for p in paths for c in process(str(p), p.relative_to(root).as_posix(), plan).chunks
     ]
@@ -192,7 +193,9 @@ def test_a_users_pipeline_reads_binary_files_and_writes_parquet(
     expected = local_records(sorted(docs.iterdir()), docs)
 
     files = ray.data.read_binary_files(str(docs), include_paths=True)
-    chunks = chunk_files(files, make_plan("markdown", size=300), root=str(docs))
+    chunks = chunk_files(
+        files, make_plan(shortcuts({"strategy": "markdown", "size": 300})), root=str(docs)
+    )
     assert by_document(chunks.take_all()) == expected
 
     chunks.write_parquet(str(tmp_path / "chunks"))
@@ -213,7 +216,7 @@ def test_rows_of_paths_and_uris_go_through_flat_map(tmp_path: Path) -> None:
     paths = sorted(docs.iterdir())
     # A path under root, and a URI (read through pyarrow's filesystems) with its own doc_id.
     rows = [{"path": str(paths[0])}, {"path": paths[1].as_uri(), "doc_id": paths[1].name}]
-    chunker = ChunkFile(make_plan("markdown", size=300), root=str(docs))
+    chunker = ChunkFile(make_plan(shortcuts({"strategy": "markdown", "size": 300})), root=str(docs))
     got = ray.data.from_items(rows).flat_map(chunker).take_all()
     expected = local_records(paths, docs)
     for record in expected:
@@ -232,7 +235,7 @@ def test_a_file_that_cannot_be_chunked_raises_or_is_skipped(
     docs.mkdir()
     (docs / "good.md").write_text("# Good\n\nFine text.\n", encoding="utf-8")
     (docs / "bad.pdf").write_bytes(b"")
-    plan = make_plan("markdown", size=300)
+    plan = make_plan(shortcuts({"strategy": "markdown", "size": 300}))
     files = ray.data.read_binary_files(str(docs), include_paths=True)
     skipped = files.map_batches(
         ChunkFiles(plan, root=str(docs), on_error="skip"), batch_format="pyarrow"

@@ -23,8 +23,9 @@ from ragchunk.pipeline.plan import make_plan
 from ragchunk.pipeline.scopes import make_plans
 from ragchunk.runs import workers
 from ragchunk.runs.batch import prepare
-from ragchunk.runs.config import Config, RunSettings, Settings
+from ragchunk.runs.config import Config
 from ragchunk.runs.workers import Job
+from ragchunk.settings import Run, scope, shortcuts
 from ragchunk.sinks.jsonl import encode, lines
 from tests.conftest import FIXTURES, ROOT
 from tests.integration import ray_killer
@@ -48,8 +49,8 @@ def config_with_rules(tmp_path: Path) -> Config:
 
 def test_run_jobs_gives_the_local_results_with_several_plans(tmp_path: Path) -> None:
     inputs = [str(FIXTURES / "markdown"), str(FIXTURES / "code"), str(FIXTURES / "text")]
-    plans = make_plans(config_with_rules(tmp_path), Settings(hashes=True))
-    batch = prepare(inputs, plans, RunSettings(jobs=1), output=None)
+    plans = make_plans(config_with_rules(tmp_path), scope({"hashes": True}))
+    batch = prepare(inputs, plans, Run(jobs=1), output=None)
     assert len({id(job.plan) for job in batch.jobs}) == 3
     rendered = [dataclasses.replace(job, render=encode) for job in batch.jobs]
     local = list(workers.run_jobs(batch.jobs))
@@ -75,7 +76,7 @@ def test_a_task_whose_worker_dies_fails_only_the_input_that_killed_it(tmp_path: 
     for k in range(10):
         killer = "KILL " if k == 5 else ""
         (docs / f"f{k}.txt").write_text(killer + "Some words here. " * 40, encoding="utf-8")
-    plan = make_plan(size=100)
+    plan = make_plan(shortcuts({"size": 100}))
     plan = dataclasses.replace(
         plan, recipe=dataclasses.replace(plan.recipe, strategy=ray_killer.KILLER)
     )

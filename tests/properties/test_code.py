@@ -16,6 +16,7 @@ from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.code import parse
 from ragchunk.parsers.code import sections as code_sections
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
 
@@ -31,7 +32,9 @@ def chunk_fixture(
     path: Path, size: int, unit: str, overlap: int = 0
 ) -> tuple[Document, list[Chunk]]:
     doc = parse(path.read_bytes(), ParseRequest(source=str(path), doc_id=path.name))
-    plan = make_plan("code", size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+    plan = make_plan(
+        shortcuts({"strategy": "code", "size": size, "overlap": overlap, "unit": unit})
+    )  # type: ignore[arg-type]
     return doc, assert_invariants(doc, plan)
 
 
@@ -198,5 +201,7 @@ def test_invariants_hold_on_generated_code_in_every_language(
     language, text, size, overlap, unit = case
     sections = code_sections(syntax.parse(text, language))
     doc = Document(text=text, format="code", sections=sections, metadata={"language": language})
-    plan = make_plan("code", size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+    plan = make_plan(
+        shortcuts({"strategy": "code", "size": size, "overlap": overlap, "unit": unit})
+    )  # type: ignore[arg-type]
     assert_invariants(doc, plan)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from ragchunk.model import Document
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.invariants import assert_invariants
 from tests.meaning import EMBEDDING, LOCAL, SHAPES
 
@@ -112,7 +113,9 @@ def test_invariants_hold_on_generated_text(
 ) -> None:
     samples = PINNED if case is None else [case.draw(cases(unit)), case.draw(prose_cases(unit))]
     for text, size, overlap in samples:
-        plan = make_plan(name, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+        plan = make_plan(
+            shortcuts({"strategy": name, "size": size, "overlap": overlap, "unit": unit})
+        )  # type: ignore[arg-type]
         assert_invariants(Document(text=text), plan)
 
 
@@ -133,5 +136,9 @@ def test_invariants_hold_on_generated_text_with_embeddings(
     else:
         samples = [case.draw(cases(unit)), case.draw(prose_cases(unit))]
     for text, size, overlap in samples:
-        plan = make_plan(name, size=size, overlap=overlap, unit=unit, refine=refine)  # type: ignore[arg-type]
+        plan = make_plan(
+            shortcuts(
+                {"strategy": name, "size": size, "overlap": overlap, "unit": unit, "refine": refine}
+            )
+        )  # type: ignore[arg-type]
         assert_invariants(Document(text=text), plan)

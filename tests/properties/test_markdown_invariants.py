@@ -15,6 +15,7 @@ from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
 from ragchunk.pipeline.plan import Plan, make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.text.breadcrumb import format_breadcrumb
 from tests.invariants import assert_invariants
 from tests.meaning import EMBEDDING, SHAPES
@@ -144,13 +145,17 @@ def check_generated_markdown(
     overlap = 0 if data is None else data.draw(st.integers(0, size - 1))
     doc = parse(text.encode(), ParseRequest(source="doc.md", doc_id="doc.md"))
     plan = make_plan(
-        name,
-        size=size,
-        overlap=overlap,
-        unit=unit,  # type: ignore[arg-type]
-        contextualize=contextualize,
-        min_size=min_size,
-        refine=refine,
+        shortcuts(
+            {
+                "strategy": name,
+                "size": size,
+                "overlap": overlap,
+                "unit": unit,
+                "contextualize": contextualize,
+                "min_size": min_size,
+                "refine": refine,
+            }
+        )
     )
     refused: InputError | None = None
     try:

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from ragchunk.model import Chunk, Document, Dropped
 from ragchunk.pipeline.engine import check_chunks, chunk_document, process
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.meaning import SHAPES
 from tests.properties.test_invariants import texts
 
@@ -98,7 +99,17 @@ def assert_family(
 @pytest.mark.parametrize("strategy", SHAPES)
 def test_parents_on_fixtures(strategy: str, name: str) -> None:
     sizes = (160, 700)
-    plan = make_plan(strategy, size=sizes[0], overlap=16, parents=f"{sizes[1]}:40", check=True)
+    plan = make_plan(
+        shortcuts(
+            {
+                "strategy": strategy,
+                "size": sizes[0],
+                "overlap": 16,
+                "parents": f"{sizes[1]}:40",
+                "check": True,
+            }
+        )
+    )
     result = process(str(FIXTURES / name), name, plan, keep_document=True)
     if result.error is not None:  # a template that does not fit the file says so: no crash
         assert "internal error" not in result.error
@@ -124,7 +135,14 @@ def test_parents_on_generated_text(
 ) -> None:
     parent = child + extra
     plan = make_plan(
-        strategy, size=child, overlap=0, parents=f"{parent}:{min(overlap, parent - 1)}"
+        shortcuts(
+            {
+                "strategy": strategy,
+                "size": child,
+                "overlap": 0,
+                "parents": f"{parent}:{min(overlap, parent - 1)}",
+            }
+        )
     )
     doc = Document(text=text, source="gen", doc_id="gen")
     dropped: list[Dropped] = []
@@ -134,7 +152,7 @@ def test_parents_on_generated_text(
 
 
 def test_records_without_parents_have_no_parent_fields() -> None:
-    plan = make_plan("recursive", size=200)
+    plan = make_plan(shortcuts({"strategy": "recursive", "size": 200}))
     chunks = chunk_document(Document(text="One. Two.\n\nThree " * 40), plan.recipe)
     records = [chunk.to_record() for chunk in chunks]
     assert all("parent_id" not in r and "kind" not in r["metadata"] for r in records)
@@ -142,7 +160,9 @@ def test_records_without_parents_have_no_parent_fields() -> None:
 
 def test_overlapping_parents_give_children_distinct_ids() -> None:
     text = " ".join(f"word{n}." for n in range(400))
-    plan = make_plan("fixed", size=50, overlap=0, parents="300:150")
+    plan = make_plan(
+        shortcuts({"strategy": "fixed", "size": 50, "overlap": 0, "parents": "300:150"})
+    )
     chunks = chunk_document(Document(text=text), plan.recipe)
     ids = [chunk.id for chunk in chunks]
     assert len(ids) == len(set(ids))

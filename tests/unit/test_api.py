@@ -47,3 +47,27 @@ def test_chunk_text_takes_the_embedding_flags(tmp_path: Path) -> None:
     )
     assert all(c.embedding is not None and len(c.embedding) == 384 for c in chunks)
     assert any(tmp_path.rglob("*"))  # the vectors went to the cache given
+
+
+def test_chunk_text_takes_a_settings_tree_and_its_keywords_win() -> None:
+    from ragchunk import Settings, chunk_text
+    from ragchunk.settings import Chunking
+
+    text = "One short sentence here. " * 20
+    tree = Settings(chunking=Chunking(strategy="fixed", size=50, overlap=0))
+    by_tree = chunk_text(text, tree)
+    assert [c.text for c in by_tree] == [text[i : i + 50] for i in range(0, len(text), 50)]
+    assert by_tree == chunk_text(text, strategy="fixed", size=50, overlap=0)
+    wider = chunk_text(text, tree, size=100)  # a keyword wins over the tree's leaf
+    assert [c.end - c.start for c in wider] == [100] * 5
+    assert all(c.strategy == "fixed" for c in wider)
+
+
+def test_chunk_text_takes_a_parent_spec_as_parents_text() -> None:
+    from ragchunk import chunk_text
+    from ragchunk.pipeline.parents import ParentSpec
+
+    text = "Word " * 400
+    assert chunk_text(text, size=100, parents=ParentSpec("recursive", 600, 0)) == chunk_text(
+        text, size=100, parents="600"
+    )

@@ -16,9 +16,10 @@ from ragchunk.pipeline.results import FileResult
 from ragchunk.pipeline.scopes import make_plans
 from ragchunk.runs import workers
 from ragchunk.runs.batch import Batch, is_directory_output, prepare
-from ragchunk.runs.config import Config, RunSettings, Settings
+from ragchunk.runs.config import Config
 from ragchunk.runs.loop import Extra, run_batch
 from ragchunk.runs.tally import Tally
+from ragchunk.settings import Run, scope
 from ragchunk.sinks.jsonl import encode
 
 PARAGRAPH = "A sentence about retrieval. Another about chunks, overlap and size.\n\n"
@@ -35,8 +36,8 @@ def make_tree(root: Path, names: list[str]) -> Path:
 def make_batch(
     paths: list[str], *, output: str | None, manifest: Path | None = None, root: Path | None = None
 ) -> Batch:
-    plans = make_plans(Config(), Settings(size=60, overlap=0))
-    run = RunSettings(
+    plans = make_plans(Config(), scope({"size": 60, "overlap": 0}))
+    run = Run(
         jobs=1,
         manifest=None if manifest is None else str(manifest),
         root=None if root is None else str(root),
@@ -226,8 +227,8 @@ def test_parquet_outputs_mirror_the_tree_with_their_own_suffix(tmp_path: Path) -
     pq = pytest.importorskip("pyarrow.parquet")
     docs = make_tree(tmp_path / "docs", ["a.txt", "sub/b.txt"])
     out, manifest = tmp_path / "out", tmp_path / "m.json"
-    plans = make_plans(Config(), Settings(size=60, overlap=0))
-    run = RunSettings(jobs=1, manifest=str(manifest), root=str(docs))
+    plans = make_plans(Config(), scope({"size": 60, "overlap": 0}))
+    run = Run(jobs=1, manifest=str(manifest), root=str(docs))
     batch = prepare([str(docs)], plans, run, output=f"{out}/", output_format="parquet")
     assert batch.outputs == (out / "a.txt.parquet", out / "sub" / "b.txt.parquet")
     tally = run_all(batch)
@@ -250,7 +251,7 @@ def test_one_parquet_file_holds_every_input_and_appears_whole(tmp_path: Path) ->
 
 
 def test_a_ray_address_needs_the_ray_engine(tmp_path: Path) -> None:
-    plans = make_plans(Config(), Settings())
-    run = RunSettings(ray_address="auto")
+    plans = make_plans(Config(), scope({}))
+    run = Run(ray_address="auto")
     with pytest.raises(OptionError, match="--ray-address needs --engine ray"):
         prepare([str(tmp_path)], plans, run, output=None)

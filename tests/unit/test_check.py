@@ -12,6 +12,7 @@ from ragchunk.pipeline.check import Limits, find_differences, find_violations
 from ragchunk.pipeline.chunks import assemble
 from ragchunk.pipeline.engine import chunk_document
 from ragchunk.pipeline.plan import limits_for, make_plan
+from ragchunk.settings import shortcuts
 
 TEXT = "alpha beta gamma delta epsilon zeta eta theta iota kappa"
 DOC = Document(text=TEXT, source="t.txt", doc_id="t.txt")
@@ -96,7 +97,7 @@ def test_an_overlap_inside_a_grapheme_cluster() -> None:
 
 def test_one_code_point_over_the_limit_is_allowed_when_flagged() -> None:
     doc = Document(text="🧬🧬")
-    plan = make_plan("fixed", size=1, overlap=0, unit="tokens")
+    plan = make_plan(shortcuts({"strategy": "fixed", "size": 1, "overlap": 0, "unit": "tokens"}))
     chunks = chunk_document(doc, plan.recipe)
     assert [c.metadata.get("oversize") for c in chunks] == [True, True]
     assert find_violations(doc, chunks, limits_for(plan.recipe)) == []
@@ -107,7 +108,9 @@ def test_one_code_point_over_the_limit_is_allowed_when_flagged() -> None:
 
 
 def test_contextualize_needs_a_context() -> None:
-    plan = make_plan("recursive", size=40, overlap=0, contextualize=True)
+    plan = make_plan(
+        shortcuts({"strategy": "recursive", "size": 40, "overlap": 0, "contextualize": True})
+    )
     doc = Document(text="Some text here.", sections=())
     chunks = chunk_document(doc, plan.recipe)
     assert find_violations(doc, chunks, limits_for(plan.recipe)) == []
@@ -128,15 +131,27 @@ def test_differences_between_two_runs_name_the_first() -> None:
 
 
 def test_limits_follow_the_plan() -> None:
-    assert limits_for(make_plan("hierarchical").recipe).size is None
-    assert limits_for(make_plan("hierarchical", size=300).recipe).size == 300
-    assert limits_for(make_plan("token", size=30, overlap=3).recipe).word_aligned is False
-    limits = limits_for(make_plan("sentence", options={"sentences": "3"}).recipe)
+    assert limits_for(make_plan(shortcuts({"strategy": "hierarchical"})).recipe).size is None
+    assert (
+        limits_for(make_plan(shortcuts({"strategy": "hierarchical", "size": 300})).recipe).size
+        == 300
+    )
+    assert (
+        limits_for(
+            make_plan(shortcuts({"strategy": "token", "size": 30, "overlap": 3})).recipe
+        ).word_aligned
+        is False
+    )
+    limits = limits_for(
+        make_plan(shortcuts({"strategy": "sentence", "options": {"sentences": "3"}})).recipe
+    )
     assert (limits.size, limits.sentences) == (None, 3)
 
 
 def test_a_wrong_token_count_is_named() -> None:
-    plan = make_plan("recursive", size=8, overlap=0, unit="tokens")
+    plan = make_plan(
+        shortcuts({"strategy": "recursive", "size": 8, "overlap": 0, "unit": "tokens"})
+    )
     chunks = chunk_document(DOC, plan.recipe)
     assert find_violations(DOC, chunks, limits_for(plan.recipe)) == []
     first = chunks[0]

@@ -8,15 +8,8 @@ import pytest
 
 from ragchunk.errors import UsageError
 from ragchunk.pipeline.scopes import make_plans
-from ragchunk.runs.config import (
-    _RUN_KEYS,
-    Config,
-    RunSettings,
-    Settings,
-    _scope_keys,
-    find_config,
-    load_config,
-)
+from ragchunk.runs.config import Config, _run_keys, find_config, load_config, scope_keys
+from ragchunk.settings import Run, merge, scope
 
 
 def write(path: Path, text: str) -> Path:
@@ -26,8 +19,8 @@ def write(path: Path, text: str) -> Path:
 
 
 # Keys other branches add (language, contextualize...) must not break these messages' tests.
-SECTION_KEYS = ", ".join(sorted([*_scope_keys(), "options"]))
-TOP_KEYS = ", ".join(sorted([*_scope_keys(), *_RUN_KEYS, "options", "files"]))
+SECTION_KEYS = ", ".join(sorted([*scope_keys(), "options"]))
+TOP_KEYS = ", ".join(sorted([*scope_keys(), *_run_keys(), "options", "files"]))
 
 CONFIG = """
 strategy = "recursive"
@@ -60,15 +53,23 @@ def test_discovery_prefers_ragchunk_toml_and_skips_foreign_pyprojects(tmp_path: 
     write(tmp_path / "a" / "ragchunk.toml", "size = 200\n")
     assert find_config(deep) == tmp_path / "a" / "ragchunk.toml"
     write(tmp_path / "a" / "b" / "c" / "pyproject.toml", "[tool.ragchunk]\nsize = 300\n")
-    assert load_config(cwd=deep).defaults.size == 300
+    assert load_config(cwd=deep).defaults.chunking.size == 300
 
 
 def test_values_are_typed_and_paths_relative_to_the_file(tmp_path: Path) -> None:
     config = load_config(str(write(tmp_path / "ragchunk.toml", CONFIG)))
-    assert config.defaults == Settings(
-        strategy="recursive", size=400, overlap=40, options={"separators": ["\n\n", "\n"]}
+    assert config.defaults == scope(
+        {
+            "strategy": "recursive",
+            "size": 400,
+            "overlap": 40,
+            "options": {"separators": ["\n\n", "\n"]},
+            "include": ("*.txt", "*.md"),
+            "jobs": 3,
+            "manifest": str(tmp_path / "state" / "manifest.json"),
+        }
     )
-    assert config.run == RunSettings(
+    assert config.defaults.run == Run(
         include=("*.txt", "*.md"), jobs=3, manifest=str(tmp_path / "state" / "manifest.json")
     )
     assert [rule.glob.text for rule in config.rules] == ["data/*.txt", "*.log"]
@@ -77,7 +78,7 @@ def test_values_are_typed_and_paths_relative_to_the_file(tmp_path: Path) -> None
 
 def test_rules_match_paths_relative_to_the_config_directory(tmp_path: Path) -> None:
     config = load_config(str(write(tmp_path / "ragchunk.toml", CONFIG)))
-    plans = make_plans(config, Settings())
+    plans = make_plans(config, scope({}))
     data = plans.for_input(str(tmp_path / "data" / "a.txt"), "a.txt")
     other = plans.for_input(str(tmp_path / "notes" / "a.txt"), "a.txt")
     log = plans.for_input(str(tmp_path / "x" / "y.log"), "y.log")
@@ -93,19 +94,19 @@ def test_rules_match_paths_relative_to_the_config_directory(tmp_path: Path) -> N
 
 def test_flags_win_over_the_file_and_its_sections(tmp_path: Path) -> None:
     config = load_config(str(write(tmp_path / "ragchunk.toml", CONFIG)))
-    plans = make_plans(config, Settings(size=250))
+    plans = make_plans(config, scope({"size": 250}))
     data = plans.for_input(str(tmp_path / "data" / "a.txt"), "a.txt")
     assert (data.recipe.options.budget.size, data.recipe.options.budget.overlap) == (250, 30)
     assert data.recipe.options.separators == ("\n\n", "\n")
     log = plans.for_input(str(tmp_path / "a.log"), "a.log")
     assert (log.recipe.strategy.name, log.recipe.options.budget.size) == ("fixed", 250)
-    forced = make_plans(config, Settings(strategy="token"))
+    forced = make_plans(config, scope({"strategy": "token"}))
     token = forced.for_input(str(tmp_path / "a.log"), "a.log")
     assert (token.recipe.strategy.name, token.recipe.options.budget.size) == ("token", 100)
 
 
 def test_flag_options_replace_the_file_s_and_must_fit_every_section(tmp_path: Path) -> None:
-    flags = Settings(options={"separators": '[" "]'})
+    flags = scope({"options": {"separators": '[" "]'}})
     config = load_config(str(write(tmp_path / "ragchunk.toml", CONFIG)))
     with pytest.raises(UsageError) as caught:
         make_plans(config, flags)
@@ -119,7 +120,7 @@ def test_flag_options_replace_the_file_s_and_must_fit_every_section(tmp_path: Pa
 
 def test_options_belong_to_the_strategy_of_their_scope(tmp_path: Path) -> None:
     path = write(tmp_path / "ragchunk.toml", CONFIG)
-    plans = make_plans(load_config(str(path)), Settings(strategy="fixed"))
+    plans = make_plans(load_config(str(path)), scope({"strategy": "fixed"}))
     assert plans.default.recipe.strategy.name == "fixed"  # recursive's separators are not applied
 
 
@@ -129,15 +130,15 @@ def test_pyproject_tool_table(tmp_path: Path) -> None:
         '[tool.ragchunk]\nunit = "tokens"\n[tool.ragchunk.files."*.md"]\nsize = 64\n',
     )
     config = load_config(cwd=tmp_path)
-    assert config.defaults.unit == "tokens"
+    assert config.defaults.chunking.unit == "tokens"
     assert config.rules[0].where == 'pyproject.toml [tool.ragchunk.files."*.md"]'
 
 
 def test_the_engine_and_the_cluster_can_be_set_once_for_a_project(tmp_path: Path) -> None:
     text = 'engine = "ray"\nray-address = "ray://head.example:10001"\n'
     config = load_config(str(write(tmp_path / "ragchunk.toml", text)))
-    assert config.run == RunSettings(engine="ray", ray_address="ray://head.example:10001")
-    assert RunSettings(engine="local").over(config.run).engine == "local"  # the flag wins
+    assert config.defaults.run == Run(engine="ray", ray_address="ray://head.example:10001")
+    assert merge(scope({"engine": "local"}), config.defaults).run.engine == "local"  # flag wins
 
 
 def test_no_file_is_an_empty_config(tmp_path: Path) -> None:
@@ -185,7 +186,7 @@ def test_bad_files_are_usage_errors_naming_the_key_and_file(
     write(tmp_path / "ragchunk.toml", text)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(UsageError) as caught:
-        make_plans(load_config(), Settings())
+        make_plans(load_config(), scope({}))
     assert str(caught.value) == message
 
 
@@ -200,7 +201,7 @@ def test_an_unknown_strategy_in_a_section_names_the_section(
     write(tmp_path / "ragchunk.toml", '[files."*.md"]\nstrategy = "recursve"\n')
     monkeypatch.chdir(tmp_path)
     with pytest.raises(UsageError) as caught:
-        make_plans(load_config(), Settings())
+        make_plans(load_config(), scope({}))
     message = str(caught.value)
     assert message.startswith("ragchunk.toml [files.\"*.md\"]: --strategy 'recursve' is unknown")
     assert message.endswith("; did you mean 'recursive'?")
@@ -229,7 +230,7 @@ no-cache = true
 
 def test_embedding_settings_come_from_the_file_and_flags_win(tmp_path: Path) -> None:
     config = load_config(str(write(tmp_path / "ragchunk.toml", EMBEDDING_CONFIG)))
-    plans = make_plans(config, Settings(embed_batch_size=16))
+    plans = make_plans(config, scope({"embed_batch_size": 16}))
     guide = plans.for_input(str(tmp_path / "guide.md"), "guide.md")
     spec = guide.recipe.embedder
     assert (spec.backend, spec.url, spec.model, spec.key_env) == (
@@ -260,5 +261,5 @@ def test_embedding_settings_come_from_the_file_and_flags_win(tmp_path: Path) -> 
 def test_bad_embedding_settings_name_the_file(tmp_path: Path, line: str, message: str) -> None:
     config = load_config(str(write(tmp_path / "ragchunk.toml", line + "\n")))
     with pytest.raises(UsageError) as raised:
-        make_plans(config, Settings())
+        make_plans(config, scope({}))
     assert str(raised.value) == f"{tmp_path / 'ragchunk.toml'}: {message}"

@@ -17,6 +17,7 @@ from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
 from ragchunk.pipeline.engine import chunk_document
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.text.breadcrumb import format_breadcrumb
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
@@ -34,7 +35,17 @@ def guide() -> Document:
 @pytest.mark.parametrize("name", NAMES)
 def test_every_strategy_gives_contexts_that_fit_with_their_breadcrumb(name: str, unit: str) -> None:
     size = 300 if unit == "chars" else 80
-    plan = make_plan(name, size=size, overlap=size // 10, unit=unit, contextualize=True)  # type: ignore[arg-type]
+    plan = make_plan(
+        shortcuts(
+            {
+                "strategy": name,
+                "size": size,
+                "overlap": size // 10,
+                "unit": unit,
+                "contextualize": True,
+            }
+        )
+    )  # type: ignore[arg-type]
     chunks = assert_invariants(guide(), plan)
     count = len if unit == "chars" else load_tokenizer("cl100k_base").count
     for chunk in chunks:
@@ -46,9 +57,14 @@ def test_every_strategy_gives_contexts_that_fit_with_their_breadcrumb(name: str,
 
 
 def test_the_breadcrumb_is_counted_so_chunks_get_smaller() -> None:
-    plain = chunk_document(guide(), make_plan("recursive", size=200, overlap=0).recipe)
+    plain = chunk_document(
+        guide(), make_plan(shortcuts({"strategy": "recursive", "size": 200, "overlap": 0})).recipe
+    )
     with_context = chunk_document(
-        guide(), make_plan("recursive", size=200, overlap=0, contextualize=True).recipe
+        guide(),
+        make_plan(
+            shortcuts({"strategy": "recursive", "size": 200, "overlap": 0, "contextualize": True})
+        ).recipe,
     )
     assert len(with_context) > len(plain)
     assert {c.id for c in plain}.isdisjoint(c.id for c in with_context)
@@ -56,7 +72,9 @@ def test_the_breadcrumb_is_counted_so_chunks_get_smaller() -> None:
 
 def test_markdown_read_from_plain_text_gets_breadcrumbs_too() -> None:
     doc = Document(text="# Guide\n\n## Setup\n\n" + "Install it first. " * 10)
-    plan = make_plan("markdown", size=80, overlap=0, contextualize=True)
+    plan = make_plan(
+        shortcuts({"strategy": "markdown", "size": 80, "overlap": 0, "contextualize": True})
+    )
     chunks = assert_invariants(doc, plan)
     assert chunks[-1].context is not None
     assert chunks[-1].context.startswith("Guide > Setup\n\n")
@@ -66,7 +84,12 @@ def test_markdown_read_from_plain_text_gets_breadcrumbs_too() -> None:
 def test_a_breadcrumb_larger_than_the_size_fails_the_file_in_one_sentence() -> None:
     with pytest.raises(InputError) as caught:
         chunk_document(
-            guide(), make_plan("recursive", size=30, overlap=0, contextualize=True).recipe
+            guide(),
+            make_plan(
+                shortcuts(
+                    {"strategy": "recursive", "size": 30, "overlap": 0, "contextualize": True}
+                )
+            ).recipe,
         )
     assert str(caught.value) == (
         "guide.md: the heading breadcrumb 'Tide Gauge Station Guide > Before you leave' takes "
@@ -95,8 +118,10 @@ def test_cli_contextualize_adds_the_context_field() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_min_size_merges_within_headings_and_the_size(name: str) -> None:
     doc = guide()
-    base = chunk_document(doc, make_plan(name, size=300, overlap=0).recipe)
-    plan = make_plan(name, size=300, overlap=0, min_size=120)
+    base = chunk_document(
+        doc, make_plan(shortcuts({"strategy": name, "size": 300, "overlap": 0})).recipe
+    )
+    plan = make_plan(shortcuts({"strategy": name, "size": 300, "overlap": 0, "min_size": 120}))
     merged = assert_invariants(doc, plan)
     assert len(merged) <= len(base)
     starts = {c.start for c in base}
@@ -111,9 +136,13 @@ def test_min_size_merges_within_headings_and_the_size(name: str) -> None:
 
 def test_min_size_never_crosses_a_heading() -> None:
     doc = parse(b"# A\n\nShort.\n\n# B\n\nAlso short.\n", ParseRequest())
-    chunks = chunk_document(doc, make_plan("markdown", size=200, min_size=100).recipe)
+    chunks = chunk_document(
+        doc, make_plan(shortcuts({"strategy": "markdown", "size": 200, "min_size": 100})).recipe
+    )
     assert [c.text for c in chunks] == ["# A\n\nShort.", "# B\n\nAlso short."]
-    subtrees = chunk_document(doc, make_plan("hierarchical", min_size=100).recipe)
+    subtrees = chunk_document(
+        doc, make_plan(shortcuts({"strategy": "hierarchical", "min_size": 100})).recipe
+    )
     assert [c.headings for c in subtrees] == [("A",), ("B",)]
 
 
@@ -126,7 +155,7 @@ def test_min_size_never_crosses_a_heading() -> None:
 )
 def test_min_size_is_validated_before_any_file_is_read(min_size: int, message: str) -> None:
     with pytest.raises(OptionError, match=message):
-        make_plan("recursive", size=512, min_size=min_size)
+        make_plan(shortcuts({"strategy": "recursive", "size": 512, "min_size": min_size}))
 
 
 def test_cli_reports_a_breadcrumb_too_large_as_a_failed_input() -> None:
@@ -142,18 +171,19 @@ def test_cli_reports_a_breadcrumb_too_large_as_a_failed_input() -> None:
 
 def test_a_config_file_sets_both_per_glob_and_flags_win(tmp_path: Path) -> None:
     from ragchunk.pipeline.scopes import make_plans
-    from ragchunk.runs.config import Settings, load_config
+    from ragchunk.runs.config import load_config
+    from ragchunk.settings import scope
 
     config = tmp_path / "ragchunk.toml"
     config.write_text(
         'size = 300\n[files."*.md"]\nstrategy = "markdown"\ncontextualize = true\nmin-size = 50\n',
         encoding="utf-8",
     )
-    plans = make_plans(load_config(str(config)), Settings())
+    plans = make_plans(load_config(str(config)), scope({}))
     guide_plan = plans.for_input(str(tmp_path / "guide.md"), "guide.md")
     assert (guide_plan.recipe.contextualize, guide_plan.recipe.min_size) == (True, 50)
     assert (plans.default.recipe.contextualize, plans.default.recipe.min_size) == (False, 0)
-    flagged = make_plans(load_config(str(config)), Settings(min_size=20))
+    flagged = make_plans(load_config(str(config)), scope({"min_size": 20}))
     assert flagged.for_input(str(tmp_path / "guide.md"), "guide.md").recipe.min_size == 20
 
 

@@ -15,6 +15,7 @@ from ragchunk.model import Chunk, Document
 from ragchunk.parsers.markdown import find_sections
 from ragchunk.pipeline.engine import chunk_document, process
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.text.sections import heading_scopes
 from tests.conftest import FIXTURES
 
@@ -30,7 +31,10 @@ _TABLE_SYNTAX = re.compile(r"[\s|:+=-]*")
 
 def chunks_of(path: Path, **plan: object) -> tuple[Document, list[Chunk]]:
     result = process(
-        str(path), path.relative_to(SITE).as_posix(), make_plan(**plan), keep_document=True
+        str(path),
+        path.relative_to(SITE).as_posix(),
+        make_plan(shortcuts({**plan})),
+        keep_document=True,
     )  # type: ignore[arg-type]
     assert result.error is None, result.error
     assert result.document is not None
@@ -96,8 +100,10 @@ def test_min_size_merges_across_kinds() -> None:
     # Before: a merge was refused when metadata differed (a fence's last piece beside prose).
     text = "# T\n\n```\n" + "value = 1\n" * 10 + "```\n\nAfter the fence.\n"
     doc = Document(text=text, format="markdown", sections=tuple(find_sections(text)))
-    plain = chunk_document(doc, make_plan("markdown", size=50).recipe)
-    merged = chunk_document(doc, make_plan("markdown", size=50, min_size=30).recipe)
+    plain = chunk_document(doc, make_plan(shortcuts({"strategy": "markdown", "size": 50})).recipe)
+    merged = chunk_document(
+        doc, make_plan(shortcuts({"strategy": "markdown", "size": 50, "min_size": 30})).recipe
+    )
     assert [c.text for c in plain[-2:]] == ["value = 1\n```", "After the fence."]
     assert plain[-2].metadata == {"kind": "code", "oversize_split": True}
     assert [c.text for c in merged] == [

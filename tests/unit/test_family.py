@@ -15,7 +15,8 @@ from ragchunk.pipeline.family import find_family_violations, window
 from ragchunk.pipeline.parents import ParentSpec, parse_parents
 from ragchunk.pipeline.plan import Plan, make_plan
 from ragchunk.pipeline.scopes import make_plans
-from ragchunk.runs.config import Settings, load_config
+from ragchunk.runs.config import load_config
+from ragchunk.settings import scope, shortcuts
 
 TEXT = "".join(f"Paragraph {n} holds a sentence or two. It ends here.\n\n" for n in range(40))
 
@@ -51,19 +52,26 @@ def test_parse_parents(text: str, spec: ParentSpec) -> None:
 )
 def test_bad_parents_name_the_option(text: str, message: str) -> None:
     with pytest.raises(OptionError, match=message) as caught:
-        make_plan("recursive", size=200, parents=text)
+        make_plan(shortcuts({"strategy": "recursive", "size": 200, "parents": text}))
     assert caught.value.option == "--parents"
 
 
 def test_parents_change_no_id_without_them_and_every_id_with_them() -> None:
-    plain = make_plan("recursive", size=200).recipe
-    assert make_plan("recursive", size=200, parents=None).recipe.fingerprint == plain.fingerprint
-    family = make_plan("recursive", size=200, parents="800").recipe
+    plain = make_plan(shortcuts({"strategy": "recursive", "size": 200})).recipe
+    assert (
+        make_plan(
+            shortcuts({"strategy": "recursive", "size": 200, "parents": None})
+        ).recipe.fingerprint
+        == plain.fingerprint
+    )
+    family = make_plan(shortcuts({"strategy": "recursive", "size": 200, "parents": "800"})).recipe
     assert family.fingerprint != plain.fingerprint
     assert family.parents is not None
     assert family.parents.capacity.size == 800
     assert family.parents.capacity.unit == "chars"
-    tokens = make_plan("recursive", size=50, unit="tokens", parents="300").recipe
+    tokens = make_plan(
+        shortcuts({"strategy": "recursive", "size": 50, "unit": "tokens", "parents": "300"})
+    ).recipe
     assert tokens.parents is not None
     assert tokens.parents.capacity.unit == "tokens"
 
@@ -71,14 +79,14 @@ def test_parents_change_no_id_without_them_and_every_id_with_them() -> None:
 def test_a_config_file_sets_parents(tmp_path: Path) -> None:
     path = tmp_path / "ragchunk.toml"
     path.write_text('size = 200\nparents = "900:50"\n', encoding="utf-8")
-    plans = make_plans(load_config(str(path)), Settings())
+    plans = make_plans(load_config(str(path)), scope({}))
     parents = plans.default.recipe.parents
     assert parents is not None
     assert (parents.capacity.size, parents.capacity.overlap) == (900, 50)
 
 
 def test_auto_keeps_the_parents_of_its_choice() -> None:
-    recipe = make_plan("auto", size=200, parents="800").recipe
+    recipe = make_plan(shortcuts({"strategy": "auto", "size": 200, "parents": "800"})).recipe
     chosen = recipe.for_document(Document(text=TEXT))
     assert chosen.parents is recipe.parents
 
@@ -104,7 +112,9 @@ def test_a_window_clips_sections_pages_and_wraps() -> None:
 
 
 def family() -> tuple[Document, list[Chunk], Plan]:
-    plan = make_plan("recursive", size=120, overlap=0, parents="600")
+    plan = make_plan(
+        shortcuts({"strategy": "recursive", "size": 120, "overlap": 0, "parents": "600"})
+    )
     doc = Document(text=TEXT, source="t", doc_id="t")
     return doc, chunk_document(doc, plan.recipe), plan
 

@@ -18,6 +18,7 @@ from ragchunk.pipeline.engine import process
 from ragchunk.pipeline.plan import Plan, Recipe, make_plan
 from ragchunk.runs import workers
 from ragchunk.runs.workers import Job, run_jobs
+from ragchunk.settings import shortcuts
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.recursive import RecursiveOptions, split
 
@@ -48,7 +49,7 @@ def jobs_for(paths: list[Path], plan: Plan) -> list[Job]:
 
 
 def test_pool_results_are_in_input_order_and_equal_to_in_process(tmp_path: Path) -> None:
-    plan = make_plan(size=60)
+    plan = make_plan(shortcuts({"size": 60}))
     jobs = jobs_for(write_inputs(tmp_path, 12), plan)
     alone = list(run_jobs(jobs, workers=1))
     pooled = list(run_jobs(jobs, workers=3))
@@ -78,7 +79,7 @@ def test_a_worker_that_dies_fails_only_its_input(tmp_path: Path) -> None:
 
 
 def test_closing_early_stops_the_pool(tmp_path: Path) -> None:
-    jobs = jobs_for(write_inputs(tmp_path, 10), make_plan(size=60))
+    jobs = jobs_for(write_inputs(tmp_path, 10), make_plan(shortcuts({"size": 60})))
     results = run_jobs(jobs, workers=2)
     first = next(results)
     results.close()
@@ -94,23 +95,23 @@ def test_hashes_and_known_hash(tmp_path: Path) -> None:
     path = write_inputs(tmp_path, 1)[0]
     data = path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
-    result = process(str(path), "d", make_plan(size=60, hashes=True))
+    result = process(str(path), "d", make_plan(shortcuts({"size": 60, "hashes": True})))
     assert result.content_hash == digest
     for chunk in result.chunks:
         assert chunk.doc_hash == digest
         assert chunk.hash == hashlib.sha256(chunk.text.encode()).hexdigest()
         assert chunk.to_record()["hash"] == chunk.hash
-    plain = process(str(path), "d", make_plan(size=60))
+    plain = process(str(path), "d", make_plan(shortcuts({"size": 60})))
     assert all(c.doc_hash is None and c.hash is None for c in plain.chunks)
-    skipped = process(str(path), "d", make_plan(size=60), known_hash=digest)
+    skipped = process(str(path), "d", make_plan(shortcuts({"size": 60})), known_hash=digest)
     assert (skipped.unchanged, skipped.chunks, skipped.content_hash) == (True, (), digest)
-    changed = process(str(path), "d", make_plan(size=60), known_hash="0" * 64)
+    changed = process(str(path), "d", make_plan(shortcuts({"size": 60})), known_hash="0" * 64)
     assert not changed.unchanged
     assert changed.chunks
 
 
 def test_small_inputs_go_in_batches_that_shrink_toward_the_end(tmp_path: Path) -> None:
-    jobs = jobs_for(write_inputs(tmp_path, 60), make_plan(size=60))
+    jobs = jobs_for(write_inputs(tmp_path, 60), make_plan(shortcuts({"size": 60})))
     todo = deque(range(60))
     sizes = []
     while todo:
@@ -123,7 +124,7 @@ def test_small_inputs_go_in_batches_that_shrink_toward_the_end(tmp_path: Path) -
 def test_a_large_input_goes_alone(tmp_path: Path) -> None:
     paths = write_inputs(tmp_path, 60)
     paths[1].write_text("word " * workers.BATCH_BYTES, encoding="utf-8")
-    jobs = jobs_for(paths, make_plan(size=60))
+    jobs = jobs_for(paths, make_plan(shortcuts({"size": 60})))
     todo = deque(range(60))
     assert [i for i, _ in workers._batch(jobs, todo, 2, 10**9)] == [0]
     assert [i for i, _ in workers._batch(jobs, todo, 2, 10**9)] == [1]
@@ -145,7 +146,7 @@ def test_a_worker_that_dies_inside_a_batch_fails_only_that_input(tmp_path: Path)
 
 
 def test_batched_pool_output_equals_in_process(tmp_path: Path) -> None:
-    jobs = jobs_for(write_inputs(tmp_path, 60), make_plan(size=60))
+    jobs = jobs_for(write_inputs(tmp_path, 60), make_plan(shortcuts({"size": 60})))
     assert list(run_jobs(jobs, workers=2)) == list(run_jobs(jobs, workers=1))
 
 

@@ -25,9 +25,9 @@ from ragchunk.pipeline.plan import Plan, Policy, Recipe, make_plan
 from ragchunk.pipeline.reading import read_input
 from ragchunk.pipeline.scopes import plan_from_settings
 from ragchunk.runs import worker, workers
-from ragchunk.runs.config import Settings
 from ragchunk.runs.manifest import settings_digest
 from ragchunk.runs.workers import KILL_GRACE, Job, run_jobs
+from ragchunk.settings import scope, shortcuts
 from ragchunk.sinks.jsonl import encode
 from ragchunk.strategies._spec import Strategy
 from ragchunk.strategies.recursive import RecursiveOptions, split
@@ -150,24 +150,24 @@ def test_standard_input_is_read_only_up_to_max_bytes(monkeypatch: pytest.MonkeyP
 
 def test_limits_are_validated() -> None:
     with pytest.raises(OptionError, match=r"^--timeout must be a positive number of seconds"):
-        make_plan(timeout=0)
+        make_plan(shortcuts({"timeout": 0}))
     for bad in (float("nan"), float("inf"), -1.0):
         with pytest.raises(OptionError, match=r"^--timeout must be a positive number of seconds"):
-            make_plan(timeout=bad)
+            make_plan(shortcuts({"timeout": bad}))
     with pytest.raises(OptionError, match=r"^--max-bytes must be at least 1 \(got 0\)$"):
-        make_plan(max_bytes=0)
+        make_plan(shortcuts({"max_bytes": 0}))
 
 
 def test_the_library_sets_no_timeout_and_the_command_line_does() -> None:
     assert make_plan().policy.timeout is None
     assert make_plan().policy.max_bytes == DEFAULT_MAX_BYTES
-    assert plan_from_settings(Settings()).policy.timeout == DEFAULT_TIMEOUT
-    plan = plan_from_settings(Settings(timeout=2.5, max_bytes=1000))
+    assert plan_from_settings(scope({})).policy.timeout == DEFAULT_TIMEOUT
+    plan = plan_from_settings(scope({"timeout": 2.5, "max_bytes": 1000}))
     assert (plan.policy.timeout, plan.policy.max_bytes) == (2.5, 1000)
 
 
 def test_limits_change_no_chunk_id_and_no_manifest_digest() -> None:
-    plain, limited = make_plan(), make_plan(timeout=5, max_bytes=10)
+    plain, limited = make_plan(), make_plan(shortcuts({"timeout": 5, "max_bytes": 10}))
     assert plain.recipe.fingerprint == limited.recipe.fingerprint
     assert settings_digest(plain.recipe) == settings_digest(limited.recipe)
 
@@ -230,7 +230,7 @@ def test_a_worker_that_grew_is_replaced_after_its_job(
 
 def test_rendered_output_comes_in_pieces(tmp_path: Path) -> None:
     (path,) = inputs(tmp_path, "word " * 30_000)
-    plan = make_plan(size=20, overlap=0)
+    plan = make_plan(shortcuts({"size": 20, "overlap": 0}))
     (result,) = run_jobs([Job(str(path), path.name, plan, render=encode)])
     assert result.chunks == ()
     assert result.rendered is not None

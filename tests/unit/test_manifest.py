@@ -9,6 +9,7 @@ import pytest
 from ragchunk.errors import UsageError
 from ragchunk.pipeline.plan import make_plan
 from ragchunk.runs.manifest import Entry, Manifest, load_manifest, save_manifest, settings_digest
+from ragchunk.settings import shortcuts
 
 
 def test_round_trip_is_sorted_json_relative_to_the_manifest(tmp_path: Path) -> None:
@@ -69,9 +70,11 @@ def test_gone_is_limited_to_the_walked_roots(tmp_path: Path) -> None:
 
 
 def test_settings_digest_follows_every_shaping_field() -> None:
-    base = settings_digest(make_plan(size=100).recipe)
-    assert base == settings_digest(make_plan(size=100, debug=True, password="x").recipe)
-    assert base != settings_digest(make_plan(size=101).recipe)
-    assert base != settings_digest(make_plan(size=100, hashes=True).recipe)
-    assert base != settings_digest(make_plan(size=100, count_tokens=True).recipe)
-    assert base != settings_digest(make_plan("fixed", size=100).recipe)
+    base = settings_digest(make_plan(shortcuts({"size": 100})).recipe)
+    assert base == settings_digest(
+        make_plan(shortcuts({"size": 100, "debug": True, "password": "x"})).recipe
+    )
+    assert base != settings_digest(make_plan(shortcuts({"size": 101})).recipe)
+    assert base != settings_digest(make_plan(shortcuts({"size": 100, "hashes": True})).recipe)
+    assert base != settings_digest(make_plan(shortcuts({"size": 100, "count_tokens": True})).recipe)
+    assert base != settings_digest(make_plan(shortcuts({"strategy": "fixed", "size": 100})).recipe)

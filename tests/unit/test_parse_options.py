@@ -12,8 +12,9 @@ from ragchunk.errors import InputError, OptionError, UsageError
 from ragchunk.pipeline.engine import process
 from ragchunk.pipeline.plan import make_plan
 from ragchunk.pipeline.scopes import make_plans
-from ragchunk.runs.config import Settings, load_config
+from ragchunk.runs.config import load_config
 from ragchunk.runs.manifest import settings_digest
+from ragchunk.settings import scope, shortcuts
 from tests.conftest import FIXTURES
 
 SCAN = FIXTURES / "pdf" / "inspection-letter-scan.pdf"
@@ -44,13 +45,22 @@ def test_keep_is_sorted_without_repeats() -> None:
 
 
 def test_parse_options_shape_ids_and_the_manifest_digest_only_when_set() -> None:
-    default = make_plan("recursive").recipe
-    assert default.fingerprint == make_plan("recursive", parse=ParseOptions()).recipe.fingerprint
-    kept = make_plan("recursive", parse=ParseOptions(keep=("headers",))).recipe
+    default = make_plan(shortcuts({"strategy": "recursive"})).recipe
+    assert (
+        default.fingerprint
+        == make_plan(
+            shortcuts({"strategy": "recursive", "parsing": ParseOptions()})
+        ).recipe.fingerprint
+    )
+    kept = make_plan(
+        shortcuts({"strategy": "recursive", "parsing": ParseOptions(keep=("headers",))})
+    ).recipe
     assert kept.fingerprint != default.fingerprint
     assert settings_digest(kept) != settings_digest(default)
-    first = process(str(REPORT), "r.pdf", make_plan("recursive")).chunks[0]
-    other = process(str(REPORT), "r.pdf", make_plan("recursive", parse=kept.parse)).chunks[0]
+    first = process(str(REPORT), "r.pdf", make_plan(shortcuts({"strategy": "recursive"}))).chunks[0]
+    other = process(
+        str(REPORT), "r.pdf", make_plan(shortcuts({"strategy": "recursive", "parsing": kept.parse}))
+    ).chunks[0]
     assert (first.start, first.end) == (other.start, other.end)  # the cover has no header
     assert first.id != other.id
 
@@ -61,11 +71,11 @@ def test_configuration_keys_set_parse_options_per_glob(tmp_path: Path) -> None:
         'pdf-engine = "pypdf"\nkeep = ["hyphens"]\n\n[files."scans/*.pdf"]\nocr = "auto"\n',
         encoding="utf-8",
     )
-    plans = make_plans(load_config(str(config)), Settings())
+    plans = make_plans(load_config(str(config)), scope({}))
     assert plans.default.recipe.parse == ParseOptions(pdf_engine="pypdf", keep=("hyphens",))
     scans = plans.rules[0][1].recipe.parse
     assert scans == ParseOptions(pdf_engine="pypdf", keep=("hyphens",), ocr="auto")
-    flags = Settings(pdf_engine="pdfium", comments=True)
+    flags = scope({"pdf_engine": "pdfium", "comments": True})
     assert make_plans(load_config(str(config)), flags).default.recipe.parse == ParseOptions(
         pdf_engine="pdfium", keep=("hyphens",), comments=True
     )
@@ -82,18 +92,23 @@ def test_a_bad_configuration_value_names_the_key_and_file(tmp_path: Path) -> Non
 
 
 def test_no_text_fails_the_input_unless_empty_inputs_are_allowed() -> None:
-    failed = process(str(SCAN), "scan.pdf", make_plan("recursive"))
+    failed = process(str(SCAN), "scan.pdf", make_plan(shortcuts({"strategy": "recursive"})))
     assert failed.error is not None
     assert failed.error.startswith(f"{SCAN}: no text found")
-    allowed = process(str(SCAN), "scan.pdf", make_plan("recursive", allow_empty=True))
+    allowed = process(
+        str(SCAN), "scan.pdf", make_plan(shortcuts({"strategy": "recursive", "allow_empty": True}))
+    )
     assert (allowed.error, allowed.chunks) == (None, ())
-    assert make_plan("recursive", allow_empty=True).recipe == make_plan("recursive").recipe
+    assert (
+        make_plan(shortcuts({"strategy": "recursive", "allow_empty": True})).recipe
+        == make_plan(shortcuts({"strategy": "recursive"})).recipe
+    )
 
 
 def test_an_empty_text_file_is_its_own_empty_text(tmp_path: Path) -> None:
     empty = tmp_path / "__init__.py"
     empty.write_text("", encoding="utf-8")
-    result = process(str(empty), "__init__.py", make_plan("recursive"))
+    result = process(str(empty), "__init__.py", make_plan(shortcuts({"strategy": "recursive"})))
     assert (result.error, result.chunks) == (None, ())
 
 

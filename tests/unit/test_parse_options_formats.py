@@ -13,6 +13,7 @@ from ragchunk.errors import OptionError
 from ragchunk.parsers._spec import ParseOptions
 from ragchunk.pipeline.plan import make_plan
 from ragchunk.runs.manifest import settings_digest
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 
 runner = CliRunner()
@@ -21,14 +22,19 @@ PAGE = str(FIXTURES / "html" / "harbour-news.html")
 
 
 def test_o_keys_of_parse_options_set_the_recipe_not_the_strategy() -> None:
-    plan = make_plan("recursive", options={"header": "false", "notes": "true"})
+    plan = make_plan(
+        shortcuts({"strategy": "recursive", "options": {"header": "false", "notes": "true"}})
+    )
     assert plan.recipe.parse == ParseOptions(header=False, notes=True)
     with pytest.raises(OptionError, match="must be true or false"):
-        make_plan("recursive", options={"keep_boilerplate": "maybe"})
+        make_plan(shortcuts({"strategy": "recursive", "options": {"keep_boilerplate": "maybe"}}))
 
 
 def test_parse_options_change_chunk_ids_and_the_manifest_digest() -> None:
-    plain, notes = make_plan("recursive"), make_plan("recursive", parse=ParseOptions(notes=True))
+    plain, notes = (
+        make_plan(shortcuts({"strategy": "recursive"})),
+        make_plan(shortcuts({"strategy": "recursive", "parsing": ParseOptions(notes=True)})),
+    )
     assert plain.recipe.fingerprint != notes.recipe.fingerprint
     assert settings_digest(plain.recipe) != settings_digest(notes.recipe)
 

@@ -19,6 +19,7 @@ from ragchunk.pipeline.engine import process
 from ragchunk.pipeline.plan import make_plan
 from ragchunk.pipeline.results import FileResult
 from ragchunk.runs import worker
+from ragchunk.settings import shortcuts
 from ragchunk.sinks.jsonl import encode
 
 
@@ -56,7 +57,7 @@ def serve(
 
 def test_a_batch_gets_one_answer_and_the_plan_crosses_once(tmp_path: Path) -> None:
     first, second = inputs(tmp_path)
-    plan = make_plan(size=60, overlap=0)
+    plan = make_plan(shortcuts({"size": 60, "overlap": 0}))
     batch: list[worker.JobMessage] = [
         (str(first), "a.txt", 7, plan, None, encode),
         (str(second), "b.txt", 7, None, None, None),  # the same plan, by its key
@@ -76,7 +77,7 @@ def test_a_worker_that_grew_too_much_answers_at_once_and_retires(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first, second = inputs(tmp_path)
-    plan = make_plan(size=60, overlap=0)
+    plan = make_plan(shortcuts({"size": 60, "overlap": 0}))
     monkeypatch.setattr(worker, "RECYCLE_MIB", -1.0)  # any job "grows" the worker past it
     batch: list[worker.JobMessage] = [
         (str(first), "a.txt", 0, plan, None, None),

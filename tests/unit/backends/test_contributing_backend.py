@@ -22,6 +22,7 @@ from ragchunk.backends import EmbedderSpec
 from ragchunk.errors import OptionError
 from ragchunk.pipeline.engine import process
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import ROOT
 
 MODULE = "contributing_hash"
@@ -118,13 +119,14 @@ def test_the_library_uses_the_backend_and_ids_depend_on_it(toy: ModuleType, tmp_
     spec = EmbedderSpec(backend="hash", model="salt")
     assert spec.label == "hash:salt"
     assert backends.identity_of(spec) == "hash\0salt"
-    plan = make_plan("semantic", size=2000, embedder=spec, no_cache=True, embed=True)
+    asked = {"strategy": "semantic", "size": 2000, "no_cache": True, "embed": True}
+    plan = make_plan(shortcuts({**asked, "embedder": "hash", "embed_model": "salt"}))
     chunks = process(str(doc), doc.name, plan).chunks
     assert chunks
     for chunk in chunks:
         assert chunk.text == TEXT[chunk.start : chunk.end]
         assert chunk.embedding == pytest.approx(expected(toy, chunk.text, "salt"), abs=1e-7)
-    other = make_plan("semantic", size=2000, embedder=EmbedderSpec(backend="hash"))
+    other = make_plan(shortcuts({"strategy": "semantic", "size": 2000, "embedder": "hash"}))
     assert other.recipe.fingerprint != plan.recipe.fingerprint
 
 

@@ -11,10 +11,10 @@ from ragchunk.evaluation.corpus import load_documents
 from ragchunk.evaluation.questions import read_questions, resolve
 from ragchunk.evaluation.setups import read_setups, sweep
 from ragchunk.pipeline.scopes import plan_from_settings
-from ragchunk.runs.config import Settings
+from ragchunk.settings import scope
 from tests.conftest import FIXTURES
 
-PLAN = plan_from_settings(Settings())
+PLAN = plan_from_settings(scope({}))
 QUESTIONS = FIXTURES / "questions.jsonl"
 
 
@@ -55,7 +55,7 @@ def test_missing_docs() -> None:
 
 
 def test_a_sweep_is_the_product_in_order() -> None:
-    made = sweep(Settings(unit="tokens"), ["recursive", "token"], [100, 200], [0, None])
+    made = sweep(scope({"unit": "tokens"}), ["recursive", "token"], [100, 200], [0, None])
     assert [s.name for s in made] == [
         "recursive 100 +0",
         "recursive 100",
@@ -72,7 +72,7 @@ def test_a_sweep_is_the_product_in_order() -> None:
 
 def test_a_sweep_names_the_combination_that_fails() -> None:
     with pytest.raises(UsageError, match=r"^recursive 50 \+60: --overlap"):
-        sweep(Settings(), ["recursive"], [100, 50], [60])
+        sweep(scope({}), ["recursive"], [100, 50], [60])
 
 
 def write(tmp_path: Path, text: str) -> str:
@@ -87,7 +87,7 @@ def test_named_setups_share_the_top_level_and_flags_win(tmp_path: Path) -> None:
         'size = 300\noverlap = 0\n\n[setups.a]\nstrategy = "sentence"\n\n'
         '[setups.b]\nstrategy = "markdown"\nsize = 500\n[setups.b.options]\nmin_level = 2\n',
     )
-    a, b = read_setups(path, Settings(overlap=10))
+    a, b = read_setups(path, scope({"overlap": 10}))
     assert (a.name, a.strategy, a.plan.recipe.capacity.size) == ("a", "sentence", 300)
     assert a.plan.recipe.capacity.overlap == 10
     assert (b.name, b.plan.recipe.capacity.size) == ("b", 500)
@@ -108,4 +108,4 @@ def test_named_setups_share_the_top_level_and_flags_win(tmp_path: Path) -> None:
 )
 def test_bad_setups_files(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(UsageError, match=message):
-        read_setups(write(tmp_path, text), Settings())
+        read_setups(write(tmp_path, text), scope({}))

@@ -17,6 +17,7 @@ from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.docx import parse
 from ragchunk.pipeline.engine import chunk_document
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 
 REPORT = FIXTURES / "docx" / "report.docx"
@@ -252,7 +253,7 @@ def test_chunks_under_a_heading_2_carry_the_heading_1_to_heading_2_path(
     size: int, unit: str
 ) -> None:
     doc = parse(REPORT.read_bytes(), ParseRequest(source="r.docx"))
-    plan = make_plan("recursive", size=size, overlap=0, unit=unit)  # type: ignore[arg-type]
+    plan = make_plan(shortcuts({"strategy": "recursive", "size": size, "overlap": 0, "unit": unit}))  # type: ignore[arg-type]
     chunks = chunk_document(doc, plan.recipe)
     heading_2 = next(s for s in doc.sections if s.headings[-1:] == ("Calibration",))
     heading_3 = next(s for s in doc.sections if s.headings[-1:] == ("Radar gauges",))

@@ -24,6 +24,7 @@ from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseOptions, ParseRequest
 from ragchunk.parsers.docx import parse
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
 
@@ -197,7 +198,7 @@ def test_comments_are_added_after_the_notes_when_asked_for() -> None:
 @pytest.mark.parametrize("name", ["recursive", "auto", "hierarchical", "markdown", "paragraph"])
 def test_footnote_text_box_and_equation_text_is_in_chunks(name: str, unit: str) -> None:
     size, overlap = (300, 30) if unit == "chars" else (64, 8)
-    plan = make_plan(name, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+    plan = make_plan(shortcuts({"strategy": name, "size": size, "overlap": overlap, "unit": unit}))  # type: ignore[arg-type]
     chunks = assert_invariants(read(HANDBOOK), plan)
     joined = " ".join(" ".join(chunk.text.split()) for chunk in chunks)
     for words in ("Version 2, issued in 2021", "Two people stay", "(n−1)", "ΔT=T_(bed)"):
@@ -280,4 +281,6 @@ def test_coverage_and_invariants_on_generated_documents(
     doc = parse(data, ParseRequest(source="generated.docx"))
     assert_covered(data, doc)
     assert not EMPTY_ROW.search(doc.text)
-    assert_invariants(doc, make_plan("recursive", size=40, overlap=5))
+    assert_invariants(
+        doc, make_plan(shortcuts({"strategy": "recursive", "size": 40, "overlap": 5}))
+    )

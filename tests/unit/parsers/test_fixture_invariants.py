@@ -15,6 +15,7 @@ from ragchunk.model import Document
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.pipeline.plan import make_plan
 from ragchunk.pipeline.reading import parse_documents
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
 from tests.meaning import LOCAL, every_strategy
@@ -57,7 +58,7 @@ def test_invariants_hold_on_fixture(
     name: str, document: Path, budget: tuple[int, int, str]
 ) -> None:
     size, overlap, unit = budget
-    plan = make_plan(name, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+    plan = make_plan(shortcuts({"strategy": name, "size": size, "overlap": overlap, "unit": unit}))  # type: ignore[arg-type]
     for doc in parsed(document):
         assert_invariants(doc, plan)
 
@@ -69,7 +70,17 @@ def test_invariants_hold_with_contextualize(
     name: str, document: Path, budget: tuple[int, int, str]
 ) -> None:
     size, overlap, unit = budget
-    plan = make_plan(name, size=size, overlap=overlap, unit=unit, contextualize=True)  # type: ignore[arg-type]
+    plan = make_plan(
+        shortcuts(
+            {
+                "strategy": name,
+                "size": size,
+                "overlap": overlap,
+                "unit": unit,
+                "contextualize": True,
+            }
+        )
+    )  # type: ignore[arg-type]
     for doc in parsed(document):
         assert_invariants(doc, plan)
 
@@ -82,7 +93,11 @@ def test_invariants_hold_with_refine(
     name: str, document: Path, budget: tuple[int, int, str]
 ) -> None:
     size, overlap, unit = budget
-    plan = make_plan(name, size=size, overlap=overlap, unit=unit, refine=True)  # type: ignore[arg-type]
+    plan = make_plan(
+        shortcuts(
+            {"strategy": name, "size": size, "overlap": overlap, "unit": unit, "refine": True}
+        )
+    )  # type: ignore[arg-type]
     for doc in parsed(document):
         assert_invariants(doc, plan)
 
@@ -92,7 +107,7 @@ def test_invariants_hold_with_refine(
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
 def test_hierarchical_is_bounded_by_refine_alone(document: Path, unit: str) -> None:
     """Unbounded by design, hierarchical keeps its default size under --refine."""
-    plan = make_plan("hierarchical", unit=unit, refine=True)  # type: ignore[arg-type]
+    plan = make_plan(shortcuts({"strategy": "hierarchical", "unit": unit, "refine": True}))  # type: ignore[arg-type]
     assert plan.recipe.limit == plan.recipe.capacity.size
     assert plan.recipe.strategy_capacity.limit is None  # whole subtrees, then split semantically
     for doc in parsed(document):

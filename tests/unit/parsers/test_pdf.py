@@ -17,6 +17,7 @@ from ragchunk.parsers.pdf import parse, parse_pdf_date
 from ragchunk.parsers.pdf.clean import SYMBOL_BULLETS
 from ragchunk.pipeline.engine import chunk_document
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 
 OUTLINED = FIXTURES / "pdf" / "report-outline.pdf"
@@ -119,7 +120,7 @@ def test_sections_are_ordered_disjoint_and_cover_the_text() -> None:
 
 def test_chunks_report_the_pages_they_span() -> None:
     doc, _ = load(OUTLINED)
-    plan = make_plan("fixed", size=200, overlap=0)
+    plan = make_plan(shortcuts({"strategy": "fixed", "size": 200, "overlap": 0}))
     chunks = chunk_document(doc, plan.recipe)
     page_1, page_2 = doc.pages[0], doc.pages[1]
     spanning = [c for c in chunks if c.start < page_1.end and c.end > page_2.start]

@@ -23,6 +23,7 @@ from ragchunk.parsers.pdf.hyphens import HyphenCounts, join_hyphenated
 from ragchunk.parsers.pdf.lines import Line, PageLines
 from ragchunk.pipeline.engine import chunk_document
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 
 REPORT = FIXTURES / "pdf" / "estuary-report.pdf"
@@ -259,7 +260,7 @@ def test_outline_headings_are_the_printed_ones_at_their_place(engine: str) -> No
 def test_every_chunk_has_the_right_heading_path(engine: str, strategy: str) -> None:
     doc = report(engine)
     expected = expected_paths(doc)
-    chunks = chunk_document(doc, make_plan(strategy, size=400).recipe)
+    chunks = chunk_document(doc, make_plan(shortcuts({"strategy": strategy, "size": 400})).recipe)
     assert len(chunks) > 20
     for chunk in chunks:
         before = [path for at, path in expected if at <= chunk.start]
@@ -305,7 +306,7 @@ def test_chunks_end_at_sentence_ends_not_at_wrapped_lines(engine: str, strategy:
         data = (FIXTURES / "pdf" / f"{name}.pdf").read_bytes()
         doc = report(engine, (), data)
         assert all(doc.text[offset] == "\n" for offset in doc.wraps)
-        chunks = chunk_document(doc, make_plan(strategy).recipe)
+        chunks = chunk_document(doc, make_plan(shortcuts({"strategy": strategy})).recipe)
         per_document.append([chunk.text for chunk in chunks])
     ends, could = sentence_final(per_document)
     assert ends / could >= 0.8, (ends, could)

@@ -19,6 +19,7 @@ from ragchunk.parsers._spec import ParseOptions, ParseRequest
 from ragchunk.parsers.pdf import parse
 from ragchunk.parsers.pdf.ocr import check_ocr
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
 from tests.meaning import every_strategy
@@ -74,7 +75,7 @@ def test_all_recognises_every_page() -> None:
 @pytest.mark.parametrize("name", every_strategy())
 def test_every_strategy_keeps_the_invariants_on_the_recognised_scan(name: str, unit: str) -> None:
     size, overlap = (300, 30) if unit == "chars" else (64, 8)
-    plan = make_plan(name, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+    plan = make_plan(shortcuts({"strategy": name, "size": size, "overlap": overlap, "unit": unit}))  # type: ignore[arg-type]
     assert_invariants(read(SCAN.name), plan)
 
 

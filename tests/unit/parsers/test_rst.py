@@ -11,6 +11,7 @@ from ragchunk.parsers import detect, get
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.rst import find_sections, parse, plain_title
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
 from tests.meaning import every_strategy
@@ -214,7 +215,7 @@ def test_every_strategy_keeps_the_invariants_on_the_fixture(
 ) -> None:
     size, overlap, unit = budget
     doc = parse(CONTRIBUTING.read_bytes(), ParseRequest(source=str(CONTRIBUTING)))
-    plan = make_plan(name, size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+    plan = make_plan(shortcuts({"strategy": name, "size": size, "overlap": overlap, "unit": unit}))  # type: ignore[arg-type]
     assert_invariants(doc, plan)
 
 

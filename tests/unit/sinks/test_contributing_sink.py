@@ -20,8 +20,7 @@ from typer.testing import CliRunner
 import ragchunk
 from ragchunk import sinks
 from ragchunk.cli import app
-from ragchunk.pipeline.plan import make_plan
-from ragchunk.runs.config import RunSettings
+from ragchunk.settings import scope
 from ragchunk.sinks import SinkLine
 from tests.conftest import FIXTURES, ROOT
 
@@ -98,8 +97,8 @@ def test_a_suffix_and_a_format_that_disagree_are_refused(tmp_path: Path) -> None
 def test_the_library_runs_a_batch_into_the_sink(tmp_path: Path) -> None:
     expected = jsonl_spans(str(DOCS), "--size", "300")
     out = tmp_path / "lib.csv"
-    plan = make_plan("recursive", size=300)
-    tally = ragchunk.run([str(DOCS)], output=str(out), plan=plan, settings=RunSettings(jobs=2))
+    settings = scope({"strategy": "recursive", "size": 300, "jobs": 2})
+    tally = ragchunk.run([str(DOCS)], output=str(out), settings=settings)
     assert rows(out.read_text(encoding="utf-8")) == expected
     assert (tally.done, tally.chunked, tally.chunks, tally.failures) == (2, 2, len(expected), [])
     stream = io.StringIO()
@@ -108,7 +107,7 @@ def test_the_library_runs_a_batch_into_the_sink(tmp_path: Path) -> None:
         [str(DOCS)],
         output=stream,
         output_format="spans",
-        plan=plan,
+        settings=settings,
         on_result=lambda result: seen.append(Path(result.doc_id).name),
     )
     assert rows(stream.getvalue()) == expected

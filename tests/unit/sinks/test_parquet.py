@@ -18,6 +18,7 @@ from ragchunk.errors import UsageError
 from ragchunk.model import Chunk, Document
 from ragchunk.pipeline.engine import chunk_document
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.sinks import jsonl
 from tests.conftest import FIXTURES
 
@@ -67,7 +68,17 @@ def varied_chunks() -> list[Chunk]:
     markdown = chunk_file(str(FIXTURES / "markdown" / "station-guide.md"), strategy="markdown")
     code = chunk_file(str(FIXTURES / "code" / "inventory.py"), strategy="code", size=300)
     family = chunk_file(str(FIXTURES / "docx" / "report.docx"), size=200, parents="800")
-    plan = make_plan(size=200, overlap=20, count_tokens=True, hashes=True, contextualize=True)
+    plan = make_plan(
+        shortcuts(
+            {
+                "size": 200,
+                "overlap": 20,
+                "count_tokens": True,
+                "hashes": True,
+                "contextualize": True,
+            }
+        )
+    )
     from ragchunk.pipeline.engine import process
 
     rich = process(str(FIXTURES / "markdown" / "git-readme.md"), "git-readme.md", plan).chunks
@@ -221,7 +232,7 @@ def test_embeddings_after_rows_without_them_or_of_another_size_are_refused() -> 
 
 
 def test_names_and_text_that_utf8_cannot_hold_are_written_readably(tmp_path: Path) -> None:
-    plan = make_plan(size=50)
+    plan = make_plan(shortcuts({"size": 50}))
     doc = Document(text="caf\udce9 au lait. " * 5, source="caf\udce9.txt", doc_id="caf\udce9.txt")
     chunks = chunk_document(doc, plan.recipe)
     path = tmp_path / "chunks.parquet"

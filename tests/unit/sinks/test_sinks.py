@@ -19,12 +19,12 @@ import ragchunk
 from ragchunk import sinks
 from ragchunk.cli import app
 from ragchunk.errors import OptionError
-from ragchunk.pipeline.plan import make_plan
-from ragchunk.pipeline.scopes import Plans
+from ragchunk.pipeline.scopes import make_plans
 from ragchunk.runs.batch import prepare
-from ragchunk.runs.config import RunSettings
+from ragchunk.runs.config import Config
 from ragchunk.runs.dedupe import DedupeOptions
 from ragchunk.runs.loop import run_batch
+from ragchunk.settings import scope
 from ragchunk.sinks import SinkLine
 from ragchunk.sinks._spec import SinkSpec
 from ragchunk.sinks.jsonl import encode
@@ -125,8 +125,8 @@ def test_a_store_gets_every_input_in_order_through_the_library(
 ) -> None:
     monkeypatch.setitem(sinks.SINKS, "memo", SinkLine(__name__, schemes=("memo",)))
     url = f"memo://{docs}"
-    settings = RunSettings(jobs=2, root=str(docs))
-    tally = ragchunk.run([str(docs)], output=url, plan=make_plan(size=80), settings=settings)
+    settings = scope({"size": 80, "jobs": 2, "root": str(docs)})
+    tally = ragchunk.run([str(docs)], output=url, settings=settings)
     stored = STORES.pop(url)
     assert [doc_id for doc_id, _ in stored] == ["a.txt"] * 3 + ["b.txt"] * 3 + ["c.txt"] * 2
     assert (tally.chunked, tally.chunks) == (3, len(stored))
@@ -138,12 +138,11 @@ def test_a_store_gets_every_input_in_order_through_the_library(
 def test_a_bytes_sink_gets_its_own_rendering_with_dedupe_on_workers(docs: Path) -> None:
     """--dedupe reads only JSONL: with another renderer the chunks come back, rendered here."""
     stream = io.StringIO()
-    settings = RunSettings(jobs=2, root=str(docs))
+    settings = scope({"size": 80, "jobs": 2, "root": str(docs)})
     kept: list[str] = []
     tally = ragchunk.run(
         [str(docs)],
         output=None,
-        plan=make_plan(size=80),
         settings=settings,
         dedupe=DedupeOptions(method="exact"),
         on_result=lambda result: kept.extend(chunk.id for chunk in result.chunks),
@@ -151,8 +150,8 @@ def test_a_bytes_sink_gets_its_own_rendering_with_dedupe_on_workers(docs: Path) 
     assert tally.duplicates > 0
     batch = prepare(
         [str(docs)],
-        Plans(default=make_plan(size=80)),
-        settings,
+        make_plans(Config(), settings),
+        settings.run,
         output=None,
         dedupe=DedupeOptions(method="exact"),
     )

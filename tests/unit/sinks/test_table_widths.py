@@ -7,12 +7,13 @@ from rich.console import Console
 
 from ragchunk.pipeline.engine import process
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.sinks.table import build
 from tests.conftest import FIXTURES
 
 
 def render(path: str, width: int, **plan: object) -> list[str]:
-    result = process(path, path, make_plan(**plan))  # type: ignore[arg-type]
+    result = process(path, path, make_plan(shortcuts({**plan})))  # type: ignore[arg-type]
     assert result.error is None
     console = Console(width=width, record=True, file=None, force_terminal=False)
     with console.capture() as captured:

@@ -12,6 +12,7 @@ from ragchunk.options import Budget, Capacity
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.code import parse
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.strategies.code import LINE_LEVELS, CodeOptions, is_minified
 from ragchunk.text.separators import DEFAULT_LEVELS, split_range
 from tests.conftest import FIXTURES
@@ -24,7 +25,9 @@ def chunks_of(
     text: str, source: str, size: int, *, unit: str = "chars", overlap: int = 0
 ) -> list[Chunk]:
     doc = parse(text.encode("utf-8"), ParseRequest(source=source))
-    plan = make_plan("code", size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+    plan = make_plan(
+        shortcuts({"strategy": "code", "size": size, "overlap": overlap, "unit": unit})
+    )  # type: ignore[arg-type]
     return assert_invariants(doc, plan)
 
 
@@ -44,7 +47,7 @@ def rows(chunks: list[Chunk]) -> list[tuple[object, ...]]:
 
 def test_defaults_are_tokens_without_overlap() -> None:
     assert CodeOptions().budget == Budget(size=512, overlap=0, unit="tokens")
-    plan = make_plan("code", size=100)
+    plan = make_plan(shortcuts({"strategy": "code", "size": 100}))
     assert plan.recipe.options.budget == Budget(size=100, overlap=0, unit="tokens")
 
 
@@ -205,7 +208,7 @@ def test_a_missing_token_is_flagged_in_the_chunk_around_it() -> None:
 def test_text_that_is_not_code_is_packed_by_lines() -> None:
     text = "first line of notes\nsecond line\n\nthird paragraph line\n"
     doc = Document(text=text)
-    plan = make_plan("code", size=25, unit="chars")
+    plan = make_plan(shortcuts({"strategy": "code", "size": 25, "unit": "chars"}))
     chunks = assert_invariants(doc, plan)
     capacity = plan.recipe.capacity
     expected = split_range(
@@ -347,7 +350,9 @@ def test_a_tiny_chunk_never_crosses_into_a_definition_it_is_not_part_of() -> Non
     # would fit the chunk before, but that chunk holds other methods: it stays alone.
     path = FIXTURES_CODE / "invoice.rb"
     doc = parse(path.read_bytes(), ParseRequest(source=str(path)))
-    chunks = assert_invariants(doc, make_plan("code", size=128, unit="tokens"))
+    chunks = assert_invariants(
+        doc, make_plan(shortcuts({"strategy": "code", "size": 128, "unit": "tokens"}))
+    )
     [comment] = [c for c in chunks if c.text.startswith("# Renders the invoice")]
     after = chunks[comment.index + 1]
     assert after.text.startswith("def to_text")
@@ -379,7 +384,9 @@ def test_an_opening_joins_its_own_definition_before_a_tiny_neighbour() -> None:
     # definitions; the opening now leads its own first member, the tail stays alone.
     path = FIXTURES_CODE / "TemperatureLog.swift"
     doc = parse(path.read_bytes(), ParseRequest(source=str(path)))
-    chunks = assert_invariants(doc, make_plan("code", size=64, unit="tokens"))
+    chunks = assert_invariants(
+        doc, make_plan(shortcuts({"strategy": "code", "size": 64, "unit": "tokens"}))
+    )
     [opening] = [c for c in chunks if "extension TemperatureLog {" in c.text]
     assert opening.text.startswith("extension TemperatureLog {\n    /// Loads readings")
     assert opening.metadata["symbol"] == "TemperatureLog.load"

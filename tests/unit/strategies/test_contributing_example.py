@@ -20,6 +20,7 @@ from ragchunk.cli import app
 from ragchunk.model import Document
 from ragchunk.pipeline.engine import process
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES, ROOT
 from tests.invariants import assert_invariants
 from tests.pending import settled
@@ -53,7 +54,9 @@ def fixture_files() -> list[Path]:
 def test_the_example_keeps_every_invariant_on_every_fixture(
     size: int, overlap: int, unit: str
 ) -> None:
-    plan = make_plan("lines", size=size, overlap=overlap, unit=unit)  # type: ignore[arg-type]
+    plan = make_plan(
+        shortcuts({"strategy": "lines", "size": size, "overlap": overlap, "unit": unit})
+    )  # type: ignore[arg-type]
     checked = 0
     for path in fixture_files():
         result = process(str(path), path.name, plan, keep_document=True)
@@ -68,14 +71,16 @@ def test_the_example_keeps_every_invariant_on_every_fixture(
 @pytest.mark.usefixtures("lines_registered")
 @given(st.text(alphabet=st.sampled_from("ab \n\t.é👍"), max_size=200), st.integers(1, 40))
 def test_the_example_keeps_every_invariant_on_generated_text(text: str, size: int) -> None:
-    plan = make_plan("lines", size=size, overlap=size // 3)
+    plan = make_plan(shortcuts({"strategy": "lines", "size": size, "overlap": size // 3}))
     assert_invariants(Document(text=text), plan)
 
 
 @pytest.mark.usefixtures("lines_registered")
 def test_the_example_packs_whole_lines_and_is_listed() -> None:
     text = "one line\nanother line\na third line here\n"
-    chunks = assert_invariants(Document(text=text), make_plan("lines", size=22, overlap=0))
+    chunks = assert_invariants(
+        Document(text=text), make_plan(shortcuts({"strategy": "lines", "size": 22, "overlap": 0}))
+    )
     assert [c.text for c in chunks] == ["one line\nanother line\n", "a third line here\n"]
     listing = CliRunner().invoke(app, ["strategies", "lines"], env={"COLUMNS": "200"})
     assert listing.exit_code == 0

@@ -12,6 +12,7 @@ from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
 from ragchunk.pipeline.engine import chunk_document, process
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
 
@@ -28,7 +29,9 @@ def markdown(text: str) -> Document:
 
 def test_one_chunk_per_subtree_down_to_max_depth() -> None:
     doc = markdown(TEXT)
-    chunks = assert_invariants(doc, make_plan("hierarchical", options={"max_depth": "2"}))
+    chunks = assert_invariants(
+        doc, make_plan(shortcuts({"strategy": "hierarchical", "options": {"max_depth": "2"}}))
+    )
     assert [c.text.split("\n")[0] for c in chunks] == [
         "Preface text.",
         "# One",
@@ -42,7 +45,8 @@ def test_one_chunk_per_subtree_down_to_max_depth() -> None:
 
 def test_max_depth_one_merges_whole_top_level_sections() -> None:
     chunks = chunk_document(
-        markdown(TEXT), make_plan("hierarchical", options={"max_depth": "1"}).recipe
+        markdown(TEXT),
+        make_plan(shortcuts({"strategy": "hierarchical", "options": {"max_depth": "1"}})).recipe,
     )
     assert [c.headings for c in chunks] == [(), ("One",), ("Two",)]
     assert chunks[1].text.endswith("Body B.")
@@ -50,10 +54,12 @@ def test_max_depth_one_merges_whole_top_level_sections() -> None:
 
 def test_unbounded_without_size_and_refined_with_it() -> None:
     doc = markdown(TEXT)
-    unbounded = chunk_document(doc, make_plan("hierarchical").recipe)
+    unbounded = chunk_document(doc, make_plan(shortcuts({"strategy": "hierarchical"})).recipe)
     assert max(c.chars for c in unbounded) > 200
     assert not any(c.metadata for c in unbounded)
-    bounded = assert_invariants(doc, make_plan("hierarchical", size=100))
+    bounded = assert_invariants(
+        doc, make_plan(shortcuts({"strategy": "hierarchical", "size": 100}))
+    )
     assert max(c.chars for c in bounded) <= 100
     refined = [c for c in bounded if c.headings[:2] == ("One", "One A")]
     assert len(refined) > 1  # the long subtree was refined into pieces
@@ -76,13 +82,15 @@ def test_page_ranges_are_the_min_and_max_of_the_merged_sections() -> None:
         ),
         pages=(Page(1, 0, 19), Page(2, 21, 35), Page(3, 37, 53)),
     )
-    chunks = assert_invariants(doc, make_plan("hierarchical"))
+    chunks = assert_invariants(doc, make_plan(shortcuts({"strategy": "hierarchical"})))
     assert [(c.page_start, c.page_end) for c in chunks] == [(1, 2), (3, 3)]
 
 
 def test_docx_subtrees_carry_their_heading_path_and_no_guessed_pages() -> None:
     path = FIXTURES / "docx" / "memo.docx"  # no page breaks: no pages
-    result = process(str(path), "memo.docx", make_plan("hierarchical", size=400))
+    result = process(
+        str(path), "memo.docx", make_plan(shortcuts({"strategy": "hierarchical", "size": 400}))
+    )
     assert result.error is None
     assert [c.headings for c in result.chunks] == [
         ("Gauge Memo",),
@@ -94,7 +102,11 @@ def test_docx_subtrees_carry_their_heading_path_and_no_guessed_pages() -> None:
 
 def test_pdf_outline_subtrees_and_pages() -> None:
     path = FIXTURES / "pdf" / "report-outline.pdf"
-    result = process(str(path), "report.pdf", make_plan("hierarchical", options={"max_depth": "1"}))
+    result = process(
+        str(path),
+        "report.pdf",
+        make_plan(shortcuts({"strategy": "hierarchical", "options": {"max_depth": "1"}})),
+    )
     assert result.error is None
     assert [c.headings for c in result.chunks][1:] == [
         ("Network overview",),
@@ -106,7 +118,7 @@ def test_pdf_outline_subtrees_and_pages() -> None:
 
 def test_max_depth_is_validated() -> None:
     with pytest.raises(OptionError, match=r"max_depth must be between 1 and 9 \(got 0\)"):
-        make_plan("hierarchical", options={"max_depth": "0"})
+        make_plan(shortcuts({"strategy": "hierarchical", "options": {"max_depth": "0"}}))
 
 
 def test_strategies_and_help_say_it_is_unbounded_unless_sized() -> None:

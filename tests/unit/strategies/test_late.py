@@ -18,6 +18,7 @@ from ragchunk.model import Document
 from ragchunk.options import Capacity
 from ragchunk.pipeline.chunks import assemble
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.strategies import late
 from ragchunk.strategies._spec import Context
 from ragchunk.text.breakpoints import cosine
@@ -79,7 +80,9 @@ def test_a_chunk_embedding_is_the_mean_of_its_tokens_in_one_pass() -> None:
     import numpy as np
 
     text = PROSE
-    chunks = assert_invariants(Document(text=text), make_plan("late", size=12, overlap=0))
+    chunks = assert_invariants(
+        Document(text=text), make_plan(shortcuts({"strategy": "late", "size": 12, "overlap": 0}))
+    )
     assert len(chunks) >= 3
     backend = model()
     encoded = backend._model.tokenizer(text, return_offsets_mapping=True)
@@ -101,7 +104,9 @@ def test_a_long_document_is_stitched_from_overlapping_windows() -> None:
     text = PROSE * 40  # about 1,300 model tokens: six windows
     offsets = model().token_offsets(text)
     assert len(offsets) > 1000
-    chunks = assert_invariants(Document(text=text), make_plan("late", size=64, overlap=8))
+    chunks = assert_invariants(
+        Document(text=text), make_plan(shortcuts({"strategy": "late", "size": 64, "overlap": 8}))
+    )
     starts = {s for s, _ in offsets}
     assert all(c.start in starts for c in chunks)  # windows start on a model token
     assert all(c.tokens is not None and c.tokens <= 64 for c in chunks)
@@ -119,10 +124,12 @@ def test_cjk_marks_and_control_characters_keep_their_embeddings() -> None:
     diagnostics: list[object] = []
     from ragchunk.pipeline.engine import chunk_document
 
-    chunks = chunk_document(doc, make_plan("late", size=30).recipe, diagnostics)  # type: ignore[arg-type]
+    chunks = chunk_document(
+        doc, make_plan(shortcuts({"strategy": "late", "size": 30})).recipe, diagnostics
+    )  # type: ignore[arg-type]
     assert not diagnostics
     assert all(c.embedding is not None for c in chunks)
-    assert_invariants(doc, make_plan("late", size=30))
+    assert_invariants(doc, make_plan(shortcuts({"strategy": "late", "size": 30})))
 
 
 @pytest.mark.slow
@@ -134,14 +141,18 @@ def test_a_chunk_of_only_dropped_characters_has_no_embedding_and_a_warning() -> 
     diagnostics: list[object] = []
     chunks = chunk_document(
         doc,
-        make_plan("late", size=10, overlap=0, unit="chars").recipe,
+        make_plan(
+            shortcuts({"strategy": "late", "size": 10, "overlap": 0, "unit": "chars"})
+        ).recipe,
         diagnostics,  # type: ignore[arg-type]
     )
     bare = [c for c in chunks if c.embedding is None]
     assert bare
     assert all(set(c.text) <= {"\u0001"} for c in bare)
     assert [d.code for d in diagnostics] == ["late-no-tokens"]  # type: ignore[attr-defined]
-    assert_invariants(doc, make_plan("late", size=10, overlap=0, unit="chars"))
+    assert_invariants(
+        doc, make_plan(shortcuts({"strategy": "late", "size": 10, "overlap": 0, "unit": "chars"}))
+    )
 
 
 class _NoOffsets:
@@ -195,9 +206,9 @@ def test_text_the_tokenizer_cannot_map_is_chunked_the_same_way_without_embedding
 
 
 def test_late_needs_a_local_model() -> None:
-    spec = EmbedderSpec(backend="openai", url="http://127.0.0.1:9/v1", model="m")
+    remote = {"embedder": "openai", "embed_url": "http://127.0.0.1:9/v1", "embed_model": "m"}
     with pytest.raises(UsageError, match="late needs token vectors, which only --embedder local"):
-        make_plan("late", embedder=spec)
+        make_plan(shortcuts({"strategy": "late", **remote}))
 
 
 @pytest.mark.slow
@@ -205,7 +216,9 @@ def test_embed_keeps_the_late_vectors() -> None:
     from ragchunk.pipeline.engine import chunk_document
 
     doc = Document(text=PROSE * 2)
-    late_only = chunk_document(doc, make_plan("late", size=20).recipe)
-    embedded = chunk_document(doc, make_plan("late", size=20, embed=True).recipe)
+    late_only = chunk_document(doc, make_plan(shortcuts({"strategy": "late", "size": 20})).recipe)
+    embedded = chunk_document(
+        doc, make_plan(shortcuts({"strategy": "late", "size": 20, "embed": True})).recipe
+    )
     assert [c.embedding for c in embedded] == [c.embedding for c in late_only]
     assert all(c.embedding is not None for c in embedded)

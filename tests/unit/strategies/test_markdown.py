@@ -15,6 +15,7 @@ from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
 from ragchunk.pipeline.engine import chunk_document
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 from tests.invariants import assert_invariants
 
@@ -26,7 +27,7 @@ def markdown(text: str) -> Document:
 
 
 def split(text: str, **plan: object) -> list[Chunk]:
-    return assert_invariants(markdown(text), make_plan("markdown", **plan))  # type: ignore[arg-type]
+    return assert_invariants(markdown(text), make_plan(shortcuts({"strategy": "markdown", **plan})))  # type: ignore[arg-type]
 
 
 # --- acceptance: the fixture's table at --size 200 --------------------------------------------
@@ -69,11 +70,15 @@ def test_fixture_holds_every_invariant_in_both_units_with_and_without_context() 
         for size in sizes:
             for contextualize in (False, True):
                 plan = make_plan(
-                    "markdown",
-                    size=size,
-                    overlap=size // 8,
-                    unit=unit,  # type: ignore[arg-type]
-                    contextualize=contextualize,
+                    shortcuts(
+                        {
+                            "strategy": "markdown",
+                            "size": size,
+                            "overlap": size // 8,
+                            "unit": unit,
+                            "contextualize": contextualize,
+                        }
+                    )
                 )
                 assert_invariants(doc, plan)
 
@@ -270,7 +275,7 @@ def test_min_level_keeps_deeper_headings_inside_their_section() -> None:
 
 def test_min_level_is_validated() -> None:
     with pytest.raises(OptionError, match=r"min_level must be between 1 and 6 \(got 7\)"):
-        make_plan("markdown", options={"min_level": "7"})
+        make_plan(shortcuts({"strategy": "markdown", "options": {"min_level": "7"}}))
 
 
 def test_contextualize_puts_the_breadcrumb_first_and_counts_it() -> None:
@@ -286,7 +291,7 @@ def test_contextualize_puts_the_breadcrumb_first_and_counts_it() -> None:
 
 def test_plain_text_is_read_as_markdown() -> None:
     doc = Document(text="# Title\n\nSome text.\n\n## Part\n\nMore text.\n")
-    chunks = assert_invariants(doc, make_plan("markdown", size=100))
+    chunks = assert_invariants(doc, make_plan(shortcuts({"strategy": "markdown", "size": 100})))
     assert [c.headings for c in chunks] == [("Title",), ("Title", "Part")]
 
 
@@ -295,6 +300,8 @@ def test_repeated_headers_beyond_the_output_budget_fail_with_one_sentence() -> N
     header += "|" + "---|" * 200 + "\n"
     text = header + "".join(f"| {n} |\n" for n in range(400))
     with pytest.raises(LimitExceededError) as caught:
-        chunk_document(markdown(text), make_plan("markdown", size=12).recipe)
+        chunk_document(
+            markdown(text), make_plan(shortcuts({"strategy": "markdown", "size": 12})).recipe
+        )
     assert str(caught.value).startswith("doc.md: the breadcrumbs, table headers and labels")
     assert "\n" not in str(caught.value)

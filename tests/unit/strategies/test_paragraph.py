@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ragchunk.model import Document
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.invariants import assert_invariants
 
 TEXT = (
@@ -15,7 +16,7 @@ TEXT = (
 
 
 def _chunks(size: int, overlap: int = 0) -> list[tuple[str, bool]]:
-    plan = make_plan("paragraph", size=size, overlap=overlap)
+    plan = make_plan(shortcuts({"strategy": "paragraph", "size": size, "overlap": overlap}))
     chunks = assert_invariants(Document(text=TEXT), plan)
     return [(c.text, bool(c.metadata.get("oversize_split"))) for c in chunks]
 
@@ -49,7 +50,10 @@ def test_a_sentence_larger_than_the_size_falls_back_to_words() -> None:
 
 def test_overlap_is_made_of_whole_paragraphs() -> None:
     text = "Alpha one.\n\nBeta.\n\nGamma three.\n\nDelta."
-    chunks = assert_invariants(Document(text=text), make_plan("paragraph", size=25, overlap=6))
+    chunks = assert_invariants(
+        Document(text=text),
+        make_plan(shortcuts({"strategy": "paragraph", "size": 25, "overlap": 6})),
+    )
     assert [c.text for c in chunks] == [
         "Alpha one.\n\nBeta.",
         "Beta.\n\nGamma three.",  # "Beta." (5) fits the overlap of 6

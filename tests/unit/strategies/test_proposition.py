@@ -18,9 +18,11 @@ from ragchunk.pipeline.check import find_violations
 from ragchunk.pipeline.engine import chunk_document, limits_for
 from ragchunk.pipeline.plan import make_plan
 from ragchunk.pipeline.rewrite import Rewriter
+from ragchunk.settings import shortcuts
 from ragchunk.text.sentences import split_sentences
 
 SPEC = ChatSpec(url="http://127.0.0.1:9/v1", model="m")  # never reached: a dry run
+ENDPOINT = {"api_base": SPEC.url, "model": SPEC.model}
 TEXT = (
     "Dr. Smith arrived at 9 a.m. on Monday. He checked the gauge. It read 3.5 m. "
     'The clerk said, "All fine." Then they left... Nobody returned.\n\n'
@@ -30,7 +32,7 @@ TEXT = (
 
 
 def passages(strategy: str = "proposition", **plan: Any) -> list[Any]:
-    made = make_plan(strategy, chat=SPEC, **plan)
+    made = make_plan(shortcuts({"strategy": strategy, **ENDPOINT, **plan}))
     doc = Document(text=TEXT)
     rewriter = Rewriter(ChatClient(SPEC, None), dry_run=True)
     chunks = chunk_document(doc, made.recipe, rewriter=rewriter)
@@ -57,7 +59,7 @@ def test_passages_are_whole_sentences_without_overlap() -> None:
 
 
 def test_the_default_passage_is_256_tokens() -> None:
-    plan = make_plan("proposition", chat=SPEC)
+    plan = make_plan(shortcuts({"strategy": "proposition", **ENDPOINT}))
     assert (plan.recipe.capacity.size, plan.recipe.capacity.unit, plan.recipe.limit) == (
         256,
         "tokens",
@@ -68,17 +70,19 @@ def test_the_default_passage_is_256_tokens() -> None:
 
 def test_options_are_checked() -> None:
     with pytest.raises(OptionError, match="max_propositions"):
-        make_plan("proposition", chat=SPEC, options={"max_propositions": "0"})
+        make_plan(
+            shortcuts({"strategy": "proposition", **ENDPOINT, "options": {"max_propositions": "0"}})
+        )
     with pytest.raises(OptionError, match="--overlap"):
-        make_plan("proposition", chat=SPEC, overlap=5)
+        make_plan(shortcuts({"strategy": "proposition", **ENDPOINT, "overlap": 5}))
     with pytest.raises(OptionError, match="--api-base"):
-        make_plan("resume")
+        make_plan(shortcuts({"strategy": "resume"}))
 
 
 def test_the_chat_model_is_part_of_the_chunk_ids() -> None:
-    one = make_plan("proposition", chat=SPEC).recipe.fingerprint
-    other = make_plan("proposition", chat=ChatSpec(url=SPEC.url, model="n")).recipe.fingerprint
-    assert one != other
+    one = make_plan(shortcuts({"strategy": "proposition", **ENDPOINT})).recipe.fingerprint
+    other = make_plan(shortcuts({"strategy": "proposition", **ENDPOINT, "model": "n"}))
+    assert one != other.recipe.fingerprint
 
 
 def test_resume_falls_back_to_recursive_spans() -> None:

@@ -13,6 +13,7 @@ from ragchunk.measure import CHARS
 from ragchunk.model import Document
 from ragchunk.options import Budget, Capacity
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.strategies._spec import Router, Strategy
 from ragchunk.strategies.recursive import RecursiveOptions
 from ragchunk.strategies.sentence import SentenceOptions
@@ -48,13 +49,13 @@ def test_a_hard_capacity_is_a_limit_and_a_soft_one_holds_anything() -> None:
         ("hierarchical", {"size": 300}, True, True),
         ("hierarchical", {"refine": True}, True, False),  # --refine bounds it afterwards
         ("sentence", {"options": {"sentences": "3"}}, False, False),
-        ("resume", {"chat": CHAT}, False, False),
+        ("resume", {"api_base": CHAT.url, "model": CHAT.model}, False, False),
     ],
 )
 def test_the_plan_resolves_the_capacity_once(
     strategy: str, flags: dict[str, object], hard: bool, strategy_hard: bool
 ) -> None:
-    recipe = make_plan(strategy, **flags).recipe  # type: ignore[arg-type]
+    recipe = make_plan(shortcuts({"strategy": strategy, **flags})).recipe  # type: ignore[arg-type]
     budget = recipe.options.budget
     assert recipe.capacity == Capacity.of(budget, hard=hard)
     assert recipe.strategy_capacity == Capacity.of(budget, hard=strategy_hard)
@@ -64,7 +65,7 @@ def test_auto_is_a_router_whose_choices_and_parents_are_bounded() -> None:
     auto = strategies.get("auto")
     assert isinstance(auto, Router)
     assert auto.kind == "router"
-    recipe = make_plan("auto", parents="3000").recipe
+    recipe = make_plan(shortcuts({"strategy": "auto", "parents": "3000"})).recipe
     assert {name: c.capacity.limit for name, c in recipe.choices.items()} == {
         "code": 512,
         "hierarchical": 1024,  # unbounded alone, bounded by its own size as a choice

@@ -16,6 +16,7 @@ from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
 from ragchunk.pipeline.engine import chunk_document
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.text.sentences import split_sentences
 from tests.invariants import assert_invariants
 
@@ -35,7 +36,7 @@ def topic_starts(text: str) -> list[int]:
 @pytest.mark.slow
 def test_breakpoints_fall_at_the_two_topic_changes() -> None:
     doc = three_topics()
-    chunks = assert_invariants(doc, make_plan("semantic", size=2000))
+    chunks = assert_invariants(doc, make_plan(shortcuts({"strategy": "semantic", "size": 2000})))
     assert [c.start for c in chunks] == [0, *topic_starts(doc.text)]
     assert [c.metadata["breakpoint"] for c in chunks] == ["start", "semantic", "semantic"]
     distances = [c.metadata["breakpoint_distance"] for c in chunks[1:]]
@@ -46,7 +47,9 @@ def test_breakpoints_fall_at_the_two_topic_changes() -> None:
 @pytest.mark.parametrize("method", ["percentile", "interquartile"])
 def test_adaptive_methods_find_the_same_changes(method: str) -> None:
     doc = three_topics()
-    plan = make_plan("semantic", size=2000, options={"method": method})
+    plan = make_plan(
+        shortcuts({"strategy": "semantic", "size": 2000, "options": {"method": method}})
+    )
     chunks = assert_invariants(doc, plan)
     assert [c.start for c in chunks] == [0, *topic_starts(doc.text)]
 
@@ -54,7 +57,7 @@ def test_adaptive_methods_find_the_same_changes(method: str) -> None:
 @pytest.mark.slow
 def test_a_topic_over_the_size_splits_inside_and_stays_within_it() -> None:
     doc = three_topics()
-    chunks = assert_invariants(doc, make_plan("semantic", size=300))
+    chunks = assert_invariants(doc, make_plan(shortcuts({"strategy": "semantic", "size": 300})))
     assert max(c.chars for c in chunks) <= 300
     starts = {c.start for c in chunks}
     assert set(topic_starts(doc.text)) <= starts  # the topic changes still cut
@@ -67,7 +70,9 @@ def test_a_topic_over_the_size_splits_inside_and_stays_within_it() -> None:
 def test_tokens_and_a_sentence_over_the_size() -> None:
     long = "word " * 80 + "end."
     doc = Document(text=f"A short opening sentence. {long} Then a short close.")
-    chunks = assert_invariants(doc, make_plan("semantic", size=20, unit="tokens"))
+    chunks = assert_invariants(
+        doc, make_plan(shortcuts({"strategy": "semantic", "size": 20, "unit": "tokens"}))
+    )
     split = [c for c in chunks if c.metadata.get("oversize_split")]
     assert len(split) >= 4
     assert {c.metadata["breakpoint"] for c in split[1:]} == {"words"}
@@ -76,8 +81,10 @@ def test_tokens_and_a_sentence_over_the_size() -> None:
 @pytest.mark.slow
 def test_min_size_merges_a_short_group_into_the_closer_neighbour() -> None:
     doc = three_topics()
-    plain = chunk_document(doc, make_plan("semantic", size=400).recipe)
-    merged = chunk_document(doc, make_plan("semantic", size=400, min_size=200).recipe)
+    plain = chunk_document(doc, make_plan(shortcuts({"strategy": "semantic", "size": 400})).recipe)
+    merged = chunk_document(
+        doc, make_plan(shortcuts({"strategy": "semantic", "size": 400, "min_size": 200})).recipe
+    )
     assert min(c.chars for c in merged) >= min(c.chars for c in plain)
     assert len(merged) < len(plain)
     assert all(c.chars <= 400 for c in merged)
@@ -91,7 +98,7 @@ def test_sections_group_only_under_the_same_parent_heading() -> None:
         "# Volcanoes\n\nMagma rises through cracks in the crust and erupts.\n"
     )
     doc = parse(text.encode(), ParseRequest(source="doc.md", doc_id="doc.md"))
-    chunks = assert_invariants(doc, make_plan("semantic", size=2000))
+    chunks = assert_invariants(doc, make_plan(shortcuts({"strategy": "semantic", "size": 2000})))
     volcano = text.index("# Volcanoes")
     assert volcano in {c.start for c in chunks}  # another parent heading: always a break
     first = chunks[0]
@@ -109,8 +116,10 @@ def test_sections_group_only_under_the_same_parent_heading() -> None:
 @pytest.mark.slow
 def test_chunk_ids_depend_on_the_model() -> None:
     doc = three_topics()
-    local = chunk_document(doc, make_plan("semantic", size=2000).recipe)
-    recursive = chunk_document(doc, make_plan("recursive", size=2000).recipe)
+    local = chunk_document(doc, make_plan(shortcuts({"strategy": "semantic", "size": 2000})).recipe)
+    recursive = chunk_document(
+        doc, make_plan(shortcuts({"strategy": "recursive", "size": 2000})).recipe
+    )
     assert {c.id for c in local}.isdisjoint(c.id for c in recursive)
     assert "embedding" not in local[0].to_record()  # semantic alone adds no vectors
 
@@ -126,4 +135,4 @@ def test_chunk_ids_depend_on_the_model() -> None:
 )
 def test_options_are_checked_before_any_work(options: dict[str, str], message: str) -> None:
     with pytest.raises(OptionError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        make_plan("semantic", options=options)
+        make_plan(shortcuts({"strategy": "semantic", "options": options}))

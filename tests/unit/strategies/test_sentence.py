@@ -10,6 +10,7 @@ from ragchunk.parsers._spec import ParseRequest
 from ragchunk.parsers.markdown import parse
 from ragchunk.pipeline.engine import chunk_document
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from tests.invariants import assert_invariants
 
 TEXT = (
@@ -27,7 +28,9 @@ SENTENCES = [
 
 
 def _texts(**plan: object) -> list[str]:
-    chunks = assert_invariants(Document(text=TEXT), make_plan("sentence", **plan))  # type: ignore[arg-type]
+    chunks = assert_invariants(
+        Document(text=TEXT), make_plan(shortcuts({"strategy": "sentence", **plan}))
+    )  # type: ignore[arg-type]
     return [c.text for c in chunks]
 
 
@@ -49,7 +52,10 @@ def test_overlap_repeats_whole_sentences_that_fit_it() -> None:
 
 
 def test_a_sentence_larger_than_the_size_is_split_and_flagged() -> None:
-    chunks = assert_invariants(Document(text=TEXT), make_plan("sentence", size=20, overlap=0))
+    chunks = assert_invariants(
+        Document(text=TEXT),
+        make_plan(shortcuts({"strategy": "sentence", "size": 20, "overlap": 0})),
+    )
     # Inside a sentence its full stops are not boundaries: "Dr. " is never a piece.
     assert [c.text for c in chunks[:2]] == ["Dr. Smith arrived ", "at 9 a.m. on Monday."]
     assert all(c.metadata.get("oversize_split") for c in chunks[:2])
@@ -68,9 +74,14 @@ def test_sentence_count_mode_takes_n_sentences_and_repeats_m() -> None:
 
 def test_sentence_count_mode_is_unbounded_unless_a_size_is_given() -> None:
     doc = Document(text=TEXT)
-    unbounded = chunk_document(doc, make_plan("sentence", options={"sentences": "6"}).recipe)
+    unbounded = chunk_document(
+        doc, make_plan(shortcuts({"strategy": "sentence", "options": {"sentences": "6"}})).recipe
+    )
     assert [c.text for c in unbounded] == [TEXT]  # 6 sentences, well over no size at all
-    bounded = assert_invariants(doc, make_plan("sentence", size=70, options={"sentences": "6"}))
+    bounded = assert_invariants(
+        doc,
+        make_plan(shortcuts({"strategy": "sentence", "size": 70, "options": {"sentences": "6"}})),
+    )
     assert len(bounded) > 1
     assert all(c.chars <= 70 for c in bounded)
 
@@ -96,13 +107,14 @@ def test_sentence_count_mode_is_unbounded_unless_a_size_is_given() -> None:
 )
 def test_options_are_validated_before_any_work(options: dict[str, str], message: str) -> None:
     with pytest.raises(OptionError) as caught:
-        make_plan("sentence", options=options)
+        make_plan(shortcuts({"strategy": "sentence", "options": options}))
     assert str(caught.value) == message
 
 
 def test_tokens_unit_keeps_sentences_whole() -> None:
     chunks = assert_invariants(
-        Document(text=TEXT * 5), make_plan("sentence", size=24, overlap=6, unit="tokens")
+        Document(text=TEXT * 5),
+        make_plan(shortcuts({"strategy": "sentence", "size": 24, "overlap": 6, "unit": "tokens"})),
     )
     assert all(c.text.rstrip().endswith((".", '."', "...")) for c in chunks)
 
@@ -110,7 +122,9 @@ def test_tokens_unit_keeps_sentences_whole() -> None:
 def test_sentence_count_mode_with_contextualize_stays_unbounded_without_a_size() -> None:
     text = "# Notes\n\n" + " ".join(SENTENCES * 5) + "\n"  # 700 chars: over the default 512
     doc = parse(text.encode(), ParseRequest(source="notes.md"))
-    plan = make_plan("sentence", options={"sentences": "40"}, contextualize=True)
+    plan = make_plan(
+        shortcuts({"strategy": "sentence", "options": {"sentences": "40"}, "contextualize": True})
+    )
     chunks = assert_invariants(doc, plan)
     assert [c.text for c in chunks] == [text.strip()]  # 31 sentences (the heading is one)
     assert chunks[0].context == "Notes\n\n" + chunks[0].text
@@ -123,7 +137,7 @@ GERMAN = (
 
 
 def _sentences_of(text: str, **options: str) -> list[str]:
-    plan = make_plan("sentence", options={"sentences": "1", **options})
+    plan = make_plan(shortcuts({"strategy": "sentence", "options": {"sentences": "1", **options}}))
     return [c.text for c in assert_invariants(Document(text=text), plan)]
 
 

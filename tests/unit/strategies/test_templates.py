@@ -16,6 +16,7 @@ from ragchunk.pipeline.check import find_violations
 from ragchunk.pipeline.engine import chunk_document, process
 from ragchunk.pipeline.plan import limits_for, make_plan
 from ragchunk.pipeline.reading import parse_bytes
+from ragchunk.settings import shortcuts
 from tests.conftest import FIXTURES
 
 TEMPLATES = FIXTURES / "templates"
@@ -31,7 +32,7 @@ def chunked(
 ) -> tuple[Document, list[Chunk], list[Dropped]]:
     doc = parsed(path)
     dropped: list[Dropped] = []
-    plan = make_plan(strategy, options=options)
+    plan = make_plan(shortcuts({"strategy": strategy, "options": options}))
     chunks = chunk_document(doc, plan.recipe, dropped=dropped)
     assert find_violations(doc, chunks, limits_for(plan.recipe), dropped) == []
     return doc, chunks, dropped
@@ -71,7 +72,7 @@ def test_legal_max_depth_and_size() -> None:
         "Article 3",
     ]
     doc = parsed(TEMPLATES / "services-agreement.txt")
-    plan = make_plan("legal", size=200)
+    plan = make_plan(shortcuts({"strategy": "legal", "size": 200}))
     chunks = chunk_document(doc, plan.recipe)
     assert max(c.chars for c in chunks) <= 200
     assert any(c.metadata.get("oversize_split") for c in chunks)
@@ -149,7 +150,7 @@ def test_email_parts_and_switches() -> None:
 
 def test_the_checker_requires_exactly_the_reported_spans_missing() -> None:
     doc, chunks, dropped = chunked(TEMPLATES / "estuary-year.txt", "book")
-    limits = limits_for(make_plan("book").recipe)
+    limits = limits_for(make_plan(shortcuts({"strategy": "book"})).recipe)
     unreported = find_violations(doc, chunks, limits, dropped[:1])
     assert len(unreported) == 1
     assert "lies in no chunk" in unreported[0]
@@ -158,7 +159,7 @@ def test_the_checker_requires_exactly_the_reported_spans_missing() -> None:
         "holds text of the dropped everything" in v
         for v in find_violations(doc, chunks, limits, too_much)
     )
-    not_a_template = limits_for(make_plan("recursive").recipe)
+    not_a_template = limits_for(make_plan(shortcuts({"strategy": "recursive"})).recipe)
     assert "may drop no text" in find_violations(doc, chunks, not_a_template, dropped)[0]
 
 
@@ -190,7 +191,9 @@ def test_an_mbox_gives_one_document_per_message_and_a_failed_one_is_named(tmp_pa
     bad = b"From a@b Mon Jan 1 00:00:00 2024\n\x00binary\n\n"
     mbox = tmp_path / "list.mbox"
     mbox.write_bytes(good % (b"one", b"one") + bad + good % (b"three", b"three"))
-    result = process(str(mbox), "list.mbox", make_plan("recursive", check=True))
+    result = process(
+        str(mbox), "list.mbox", make_plan(shortcuts({"strategy": "recursive", "check": True}))
+    )
     assert result.error is None
     assert [c.doc_id for c in result.chunks] == ["list.mbox#1", "list.mbox#3"]
     assert result.failed_parts == (f"{mbox}#2: binary data, not an e-mail (it holds zero bytes)",)

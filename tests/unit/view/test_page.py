@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.view import IndexEntry, View, make_view, render_index, render_page
 from ragchunk.view.page import asset
 from tests.conftest import FIXTURES
@@ -22,15 +23,19 @@ SCRIPT = re.compile(r"<script>(.*?)</script>", re.DOTALL)
 
 
 def view_of(path: Path, strategy: str = "recursive", **flags: object) -> View:
-    plan = make_plan(strategy, **flags)  # type: ignore[arg-type]
+    plan = make_plan(shortcuts({"strategy": strategy, **flags}))  # type: ignore[arg-type]
     return make_view(str(path), path.name, plan)
 
 
 def test_the_page_is_the_same_for_the_same_input_and_options() -> None:
     guide = FIXTURES / "markdown" / "station-guide.md"
-    compare = make_plan("recursive", size=300).recipe
-    first = render_page(make_view(str(guide), "guide", make_plan("markdown"), compare))
-    second = render_page(make_view(str(guide), "guide", make_plan("markdown"), compare))
+    compare = make_plan(shortcuts({"strategy": "recursive", "size": 300})).recipe
+    first = render_page(
+        make_view(str(guide), "guide", make_plan(shortcuts({"strategy": "markdown"})), compare)
+    )
+    second = render_page(
+        make_view(str(guide), "guide", make_plan(shortcuts({"strategy": "markdown"})), compare)
+    )
     assert first == second
 
 
@@ -70,8 +75,13 @@ def test_a_hostile_document_stays_text(tmp_path: Path) -> None:
 def test_settings_and_histogram_of_each_side(tmp_path: Path) -> None:
     source = tmp_path / "notes.txt"
     source.write_text("A sentence of some length here. " * 40, encoding="utf-8")
-    plan = make_plan("recursive", size=200, overlap=20)
-    view = make_view(str(source), "notes.txt", plan, make_plan("fixed", size=100).recipe)
+    plan = make_plan(shortcuts({"strategy": "recursive", "size": 200, "overlap": 20}))
+    view = make_view(
+        str(source),
+        "notes.txt",
+        plan,
+        make_plan(shortcuts({"strategy": "fixed", "size": 100})).recipe,
+    )
     page = render_page(view)
     assert page.count('<section class="side"') == 2
     assert '<body class="compare">' in page

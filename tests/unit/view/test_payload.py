@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from ragchunk.model import Document
 from ragchunk.pipeline.engine import chunk_document
 from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
 from ragchunk.view import Side
 from ragchunk.view.payload import build_payload, script_json, side_label, utf16_offsets
 
@@ -54,7 +55,7 @@ def test_script_json_escapes_markup_and_is_deterministic() -> None:
 
 
 def make_side(doc: Document, strategy: str, **flags: object) -> Side:
-    plan = make_plan(strategy, **flags)  # type: ignore[arg-type]
+    plan = make_plan(shortcuts({"strategy": strategy, **flags}))  # type: ignore[arg-type]
     return Side(plan.recipe, tuple(chunk_document(doc, plan.recipe)))
 
 
