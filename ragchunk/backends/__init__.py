@@ -41,6 +41,7 @@ from ragchunk.backends._spec import (
     options_from,
 )
 from ragchunk.errors import OptionError, UsageError
+from ragchunk.settings import Embedding
 
 if TYPE_CHECKING:
     from ragchunk.backends.cache import CachedEmbedder
@@ -80,7 +81,9 @@ BACKENDS: Final[dict[str, dict[str, str]]] = {
 """Kind → name → module exposing ``BACKEND``; a plugin adds its line to its kind's table."""
 
 Spec = TypeVar("Spec", EmbeddingBackend, ChatBackend)
-DEFAULT_EMBEDDER: Final = "local"
+_EMBEDDING: Final = Embedding()
+"""The embedding settings' defaults: the one place they are written is the settings tree."""
+DEFAULT_EMBEDDER: Final = _EMBEDDING.embedder
 DEFAULT_CHAT: Final = "openai"
 
 
@@ -147,13 +150,13 @@ class EmbedderSpec:
     backend: str = DEFAULT_EMBEDDER
     model: str | None = None
     url: str | None = None
-    key_env: str = "OPENAI_API_KEY"
+    key_env: str = _EMBEDDING.embed_key_env
     device: str | None = None
-    batch_size: int = 32
-    timeout: float = 60.0
-    concurrency: int = 4
-    retries: int = 4
-    window_overlap: int = 32
+    batch_size: int = _EMBEDDING.embed_batch_size
+    timeout: float = _EMBEDDING.embed_timeout
+    concurrency: int = _EMBEDDING.embed_concurrency
+    retries: int = _EMBEDDING.embed_retries
+    window_overlap: int = _EMBEDDING.window_overlap
     kind: EmbeddingBackend = field(init=False, repr=False, compare=False)
     options: EmbedderOptions = field(init=False, repr=False, compare=False)
 

@@ -26,12 +26,15 @@ from ragchunk.backends import DEFAULT_CHAT, chat_backend
 from ragchunk.backends._spec import at_least, options_from
 from ragchunk.errors import BackendError, OptionError
 from ragchunk.model import ChatReply
+from ragchunk.settings import Chat
 
 if TYPE_CHECKING:
     from ragchunk.backends._spec import ChatBackend, ChatModel, ChatOptions
     from ragchunk.model import ChatRequest
 
 CACHE_KIND: Final = "chat-v1"
+_CHAT: Final = Chat()
+"""The chat settings' defaults: the one place they are written is the settings tree."""
 _USED: dict[str, ChatBackend] = {}
 """The chat backends this process made clients of (``forget_modes`` resets them)."""
 
@@ -64,12 +67,12 @@ class ChatSpec:
     backend: str = DEFAULT_CHAT
     url: str | None = None
     model: str | None = None
-    key_env: str = "OPENAI_API_KEY"
-    temperature: float = 0.0
-    max_tokens: int = 1024
-    timeout: float = 120.0
-    concurrency: int = 2
-    retries: int = 2
+    key_env: str = _CHAT.api_key_env
+    temperature: float = _CHAT.temperature
+    max_tokens: int = _CHAT.max_tokens
+    timeout: float = _CHAT.api_timeout
+    concurrency: int = _CHAT.api_concurrency
+    retries: int = _CHAT.api_retries
     kind: ChatBackend = field(init=False, repr=False, compare=False)
     options: ChatOptions = field(init=False, repr=False, compare=False)
 
