@@ -323,6 +323,9 @@ def test_compare_panes_scroll_together(open_page: Opener, tmp_path: Path) -> Non
     offline = opened(open_page, page_file, width=1280, height=600)
     page = offline.page
     page.evaluate("document.querySelector('#side0 .text').scrollTop = 1500")
+    # The other pane follows on the scroll event: wait for it to move, then for it to settle
+    # (a fixed wait alone failed once on a loaded machine).
+    page.wait_for_function("document.querySelector('#side1 .text').scrollTop > 0", timeout=10_000)
     page.wait_for_timeout(400)
     tops = page.evaluate(
         """[0, 1].map(side => {
