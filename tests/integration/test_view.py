@@ -323,9 +323,13 @@ def test_compare_panes_scroll_together(open_page: Opener, tmp_path: Path) -> Non
     offline = opened(open_page, page_file, width=1280, height=600)
     page = offline.page
     page.evaluate("document.querySelector('#side0 .text').scrollTop = 1500")
-    # The other pane follows on the scroll event: wait for it to move, then for it to settle
-    # (a fixed wait alone failed once on a loaded machine).
-    page.wait_for_function("document.querySelector('#side1 .text').scrollTop > 0", timeout=10_000)
+    # The other pane follows on the scroll event: wait for it to move (polled from here: the
+    # page's CSP refuses wait_for_function's eval), then let it settle. A fixed wait alone
+    # failed on a loaded machine.
+    for _ in range(100):
+        if page.evaluate("document.querySelector('#side1 .text').scrollTop") > 0:
+            break
+        page.wait_for_timeout(100)
     page.wait_for_timeout(400)
     tops = page.evaluate(
         """[0, 1].map(side => {
