@@ -2,13 +2,16 @@
 
 A failed or interrupted run leaves the old file (or none) and no partial file behind. Every
 file ragchunk writes goes through ``atomic_writer`` (JSONL outputs, the manifest) or
-``atomic_binary_writer`` (Parquet outputs).
+``atomic_binary_writer`` (Parquet outputs). A target that exists and is not a regular file or a
+directory (``/dev/null``, a FIFO, a terminal) is written in place: renaming over it would
+replace the device or pipe with a file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -39,9 +42,13 @@ def atomic_binary_writer(path: Path) -> Iterator[IO[bytes]]:
 def _replacing(path: Path) -> Iterator[int]:
     """Yield the descriptor of a new temporary file beside ``path``; then move it into place.
 
-    The caller closes the descriptor inside the block (its file object does), so that all is
+    A device or FIFO at ``path`` is opened and written in place instead (see the module). The
+    caller closes the descriptor inside the block (its file object does), so that all is
     flushed before the rename.
     """
+    if _is_special(path):
+        yield os.open(path, os.O_WRONLY)  # the file object made of it closes it
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     # The name is chosen and registered before the file exists, so that an interrupt arriving
     # at any moment, even while the file is being created, still finds it to remove (mkstemp
@@ -61,6 +68,15 @@ def _replacing(path: Path) -> Iterator[int]:
         raise
     finally:
         _LIVE_TEMPORARIES.discard(temp)
+
+
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` (its links followed) exists and is neither a regular file nor a folder."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:  # missing (the usual case), or unreachable: the rename path says why
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def remove_temporaries() -> None:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import stat
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
@@ -116,6 +119,22 @@ def test_output_file_holds_what_stdout_would(tmp_path: Path) -> None:
     assert to_file.stdout == ""
     assert out.read_text(encoding="utf-8") == to_stdout.stdout
     assert [p.name for p in tmp_path.iterdir()] == ["chunks.jsonl"]
+
+
+def test_an_output_device_is_written_never_replaced(tmp_path: Path) -> None:
+    """Regression: ``-o /dev/null`` replaced the device with a regular file (as root, for the
+    whole machine). The device here is a node made in tmp_path: tests never write to /dev."""
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device node needs root (CI runs as root)")
+    result = runner.invoke(
+        app, ["split", str(FIXTURES / "text" / "field-notes.txt"), "-o", str(node)]
+    )
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISCHR(node.stat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["null"]
 
 
 def test_a_missing_input_fails_alone_and_the_others_are_written(tmp_path: Path) -> None:

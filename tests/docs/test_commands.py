@@ -32,6 +32,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -109,6 +110,14 @@ class Workspace:
         self.values: dict[str, str] = {}
         self.server: ScriptedServer | None = None
         self.opened = directory.parent / "opened.txt"
+        # A documented `-o /dev/null` writes to a device made here, never to the system's.
+        self.null = directory.parent / "null"
+        try:
+            os.mknod(self.null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+            self.null_is_device = True
+        except PermissionError:  # not root: a regular file stands in
+            self.null.touch()
+            self.null_is_device = False
         if needs & {"chat", "embeddings"}:
             server: ScriptedServer = request.getfixturevalue("scripted_server")
             server.on(CHAT, _answer)
@@ -128,7 +137,8 @@ class Workspace:
             missing("tesseract is not installed: apt-get install tesseract-ocr tesseract-ocr-eng")
 
     def prepare(self, command: str) -> str:
-        """The command with each service's option pointed at its stand-in."""
+        """The command with each service's option pointed at its stand-in, /dev/null at ours."""
+        command = re.sub(r"(?<![\w/])/dev/null\b", str(self.null), command)
         for need, option in REPLACED.items():
             if need in self.needs:
                 command = _replace_option(command, option, self.values[need])
@@ -183,6 +193,8 @@ def test_documented_commands_run(
                 )
     assert ran, "no command ran"
     assert not failures, "\n\n".join(failures)
+    if workspace.null_is_device:  # writing to a device must leave it one
+        assert stat.S_ISCHR(workspace.null.stat().st_mode), "an output replaced the device"
     for need, endpoint in (("chat", CHAT), ("embeddings", EMBEDDINGS)):
         if need in needs:  # the stand-in was asked, not bypassed
             assert workspace.server is not None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import stat
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -48,3 +50,37 @@ def test_a_writer_interrupted_before_its_block_starts_is_cleaned_up(tmp_path: Pa
         handle.write("{}\n")
     atomic.remove_temporaries()  # a finished writer has nothing left to remove
     assert [p.name for p in tmp_path.iterdir()] == ["done.jsonl"]
+
+
+def _null_device(tmp_path: Path) -> Path:
+    """A character device like /dev/null (1, 3), made in ``tmp_path``: tests never write to /dev."""
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device node needs root (CI runs as root)")
+    return node
+
+
+def test_a_device_is_written_in_place_never_replaced(tmp_path: Path) -> None:
+    """Regression: ``-o /dev/null`` renamed a temporary file over the device."""
+    node = _null_device(tmp_path)
+    with atomic.atomic_writer(node) as handle:
+        handle.write("{}\n")
+    assert stat.S_ISCHR(node.stat().st_mode)
+    assert os.major(node.stat().st_rdev) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["null"]  # no temporary left beside it
+
+
+def test_a_fifo_is_written_in_place_never_replaced(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    with atomic.atomic_binary_writer(fifo) as handle:
+        handle.write(b"row\n")
+    reader.join(timeout=10)
+    assert received == [b"row\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
