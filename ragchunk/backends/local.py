@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ragchunk.backends import one_thread
 from ragchunk.backends._spec import EmbeddingBackend, at_least
 from ragchunk.errors import BackendError, OptionError, TokenMappingError, UsageError
+from ragchunk.settings import Embedding
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,6 +52,10 @@ TOKEN_MEMORY: Final = 64 * 1024 * 1024
 _TOKEN_MEMORY: OrderedDict[bytes, Any] = OrderedDict()
 
 
+_EMBEDDING: Final = Embedding()
+"""The defaults of the embedding settings, written once in the settings tree."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LocalOptions:
     """The local backend's options (``EmbedderSpec`` passes its fields of these names).
@@ -65,8 +70,8 @@ class LocalOptions:
 
     model: str | None = None
     device: str | None = None
-    batch_size: int = 32
-    window_overlap: int = 32
+    batch_size: int = _EMBEDDING.embed_batch_size
+    window_overlap: int = _EMBEDDING.window_overlap
 
     def __post_init__(self) -> None:
         if self.device is not None and self.device.split(":", 1)[0] not in DEVICES:

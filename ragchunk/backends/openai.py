@@ -14,10 +14,11 @@ import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from ragchunk.backends._spec import EmbeddingBackend, at_least, check_url
 from ragchunk.errors import BackendError, OptionError, UsageError
+from ragchunk.settings import Embedding
 
 if TYPE_CHECKING:
     from ragchunk.backends import Vector
@@ -32,6 +33,10 @@ def embeddings_url(base: str) -> str:
     """
     base = base.rstrip("/")
     return base if base.endswith("/embeddings") else f"{base}/embeddings"
+
+
+_EMBEDDING: Final = Embedding()
+"""The defaults of the embedding settings, written once in the settings tree."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,11 +58,11 @@ class OpenAIOptions:
 
     url: str | None = None
     model: str | None = None
-    key_env: str = "OPENAI_API_KEY"
-    batch_size: int = 32
-    timeout: float = 60.0
-    concurrency: int = 4
-    retries: int = 4
+    key_env: str = _EMBEDDING.embed_key_env
+    batch_size: int = _EMBEDDING.embed_batch_size
+    timeout: float = _EMBEDDING.embed_timeout
+    concurrency: int = _EMBEDDING.embed_concurrency
+    retries: int = _EMBEDDING.embed_retries
 
     def __post_init__(self) -> None:
         if not self.url:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.backends._spec import ChatAnswer, ChatBackend, check_url
+from ragchunk.settings import Chat
 
 if TYPE_CHECKING:
     from ragchunk.model import ChatRequest, JSONValue
@@ -50,6 +51,10 @@ def forget_modes() -> None:
         _MODE_OF.clear()
 
 
+_CHAT: Final = Chat()
+"""The defaults of the chat settings, written once in the settings tree."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OpenAIChatOptions:
     """The openai chat backend's options (``ChatSpec`` passes its fields of these names).
@@ -68,12 +73,12 @@ class OpenAIChatOptions:
 
     url: str | None = None
     model: str | None = None
-    key_env: str = "OPENAI_API_KEY"
-    temperature: float = 0.0
-    max_tokens: int = 1024
-    timeout: float = 120.0
-    concurrency: int = 2
-    retries: int = 2
+    key_env: str = _CHAT.api_key_env
+    temperature: float = _CHAT.temperature
+    max_tokens: int = _CHAT.max_tokens
+    timeout: float = _CHAT.api_timeout
+    concurrency: int = _CHAT.api_concurrency
+    retries: int = _CHAT.api_retries
 
     def __post_init__(self) -> None:
         if self.url is not None:
