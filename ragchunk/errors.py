@@ -23,6 +23,7 @@ __all__ = [
     "LimitExceededError",
     "OptionError",
     "RagchunkError",
+    "StoreError",
     "TokenMappingError",
     "UsageError",
 ]
@@ -68,6 +69,13 @@ class TokenMappingError(BackendError):
     """A model's tokenizer reports offsets that do not map back onto the text it was given.
 
     Late chunking catches it: the chunks are made all the same, without embeddings.
+    """
+
+
+class StoreError(RagchunkError):
+    """A vector store is down, refuses credentials or refuses a write (exit code 1).
+
+    The message names the store by its URL with any password masked.
     """
 
 
