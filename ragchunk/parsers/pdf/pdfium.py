@@ -3,11 +3,13 @@
 PDFium orders the characters of a page, joins its lines with a generated CR LF and marks a
 hyphen that ends a line with U+FFFE (and then no line break): the hyphen is given back and the
 line ends there, so hyphenation is undone by the shared cleaning, never by the engine. A line's
-box is the union of PDFium's text rectangles, its size the font size of its first character.
-A glyph drawn after the rest of its line but placed inside it (a ligature from a fallback font,
-as LibreOffice writes it) is moved back to where it is printed, replacing the gap PDFium filled
-with a generated space. Reading runs only after ``budget`` has checked every page's content
-and fonts; PDFium's errors become ``CorruptDocumentError``.
+box is the union of PDFium's text rectangles, its size the printed size of its first character
+(the font size times the text matrix's scale). A glyph or two drawn after the rest of its line
+but placed in a gap inside it (a ligature from a fallback font, as LibreOffice writes it) is
+moved back to where it is printed, replacing the space PDFium generated in the gap; a glyph
+printed twice over itself is read once; nothing else is reordered, so PDFium's own order stands
+for right-to-left lines and for lines PDFium joined. Reading runs only after ``budget`` has
+checked every page's content and fonts; PDFium's errors become ``CorruptDocumentError``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import math
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
+from unicodedata import bidirectional
 
 import pypdfium2
 import pypdfium2.raw as pdfium_c
@@ -25,7 +28,7 @@ from ragchunk.errors import CorruptDocumentError
 from ragchunk.parsers.pdf.lines import CELL_GAP, Line, PageLines, has_gap
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
 
     from ragchunk.parsers._spec import ParseRequest
     from ragchunk.parsers.pdf.budget import Budget
@@ -37,6 +40,12 @@ _MISPLACED: Final = 0.5
 """A run starting this many points left of what came before it on its line was drawn late."""
 _TOUCHING: Final = 0.2
 """A generated space between glyphs closer than this many ems is not a word gap."""
+_LATE_GLYPHS: Final = 4
+"""The longest run of glyphs drawn late that is moved: a ligature or a fallback glyph or two."""
+_DOUBLED: Final = 0.6
+"""A glyph covering this much of a printed glyph of the same text repeats it (bold by overprint)."""
+_RIGHT_TO_LEFT: Final = {"R": True, "AL": True}
+"""Unicode bidirectional classes of right-to-left letters."""
 
 
 def open_document(data: bytes, password: str | None, request: ParseRequest) -> Any:
@@ -111,7 +120,7 @@ def _line(textpage: Any, text: str, start: int, end: int, height: float, *, hyph
     rects = _rects(textpage, start, end - start)
     body = text[start:end]
     first = start + len(body) - len(body.lstrip())
-    size = round(pdfium_c.FPDFText_GetFontSize(textpage, first), 1)
+    size = round(_font_size(textpage, first), 1)
     angle = pdfium_c.FPDFText_GetCharAngle(textpage, first)
     rotated = _ANGLE < angle < 2 * math.pi - _ANGLE
     if not rotated and any(
@@ -133,6 +142,21 @@ def _line(textpage: Any, text: str, start: int, end: int, height: float, *, hyph
     )
 
 
+def _font_size(textpage: Any, index: int) -> float:
+    """Return the printed size of a character: its font size times its matrix's vertical scale.
+
+    ``FPDFText_GetFontSize`` gives the size set by ``Tf``, which is 1 when a PDF scales its
+    text with the text matrix instead (``/F1 1 Tf 12 0 0 12 x y Tm``, common in generated PDFs).
+    """
+    size = pdfium_c.FPDFText_GetFontSize(textpage, index)
+    matrix = pdfium_c.FS_MATRIX()
+    if pdfium_c.FPDFText_GetMatrix(textpage, index, matrix):
+        scale = math.hypot(matrix.c, matrix.d)
+        if scale > 0:
+            return float(size * scale)
+    return float(size)
+
+
 def _rects(textpage: Any, start: int, count: int) -> list[tuple[float, float, float, float]]:
     """Return PDFium's text rectangles of a range as ``(left, top, right, bottom)``, y up."""
     left, top, right, bottom = (ctypes.c_double() for _ in range(4))
@@ -150,7 +174,7 @@ def _char(textpage: Any, text: str, index: int) -> _Char:
     return _Char(text[index], left.value, right.value, generated)
 
 
-def reorder_line(chars: list[tuple[str, float, float, bool]], size: float) -> str:
+def reorder_line(chars: Sequence[tuple[str, float, float, bool]], size: float) -> str:
     """Return a line's text with glyphs drawn late put back where they are printed.
 
     ``chars`` are ``(text, left, right, generated)`` in PDFium's order; ``size`` is the font
@@ -162,13 +186,24 @@ def reorder_line(chars: list[tuple[str, float, float, bool]], size: float) -> st
 def _reorder(chars: list[_Char], size: float) -> str:
     """Move each run of glyphs printed left of what precedes it back into place.
 
+    Only a provable repair is made: runs of at most ``_LATE_GLYPHS`` glyphs (a ligature or a
+    fallback glyph) that land in a gap of the line. A run that repeats the glyphs already
+    printed where it lands (a title laid twice) is dropped; any other run (a running head
+    PDFium joined to a body line, table cells, a footnote) leaves the line in PDFium's order,
+    and so does a line holding right-to-left characters, whose order is PDFium's logical one.
     The generated spaces just around a run leave with it; where it lands, a generated space
     between the run and a glyph it touches goes (PDFium filled the run's gap with it).
     """
+    if any(_RIGHT_TO_LEFT.get(bidirectional(char.text[:1]), False) for char in chars):
+        return _text(chars)
     late: list[list[int]] = []
     frontier = float("-inf")
     for index, char in enumerate(chars):
         if char.generated:
+            continue
+        if _same_glyph(chars, index):  # a ligature's later letters share its first one's box
+            if late and late[-1][-1] == index - 1:
+                late[-1].append(index)
             continue
         if char.left < frontier - _MISPLACED:
             if late and late[-1][-1] == index - 1:
@@ -177,8 +212,14 @@ def _reorder(chars: list[_Char], size: float) -> str:
                 late.append([index])
         else:
             frontier = max(frontier, char.right)
-    gone = {index for run in late for index in run}
-    for run in late:
+    in_order = {index for run in late for index in run}
+    printed = [char for index, char in enumerate(chars) if index not in in_order]
+    doubled = [run for run in late if _doubled([chars[index] for index in run], printed)]
+    late = [run for run in late if run not in doubled]
+    if any(not _fits([chars[index] for index in run], printed, size) for run in late):
+        return _text([char for index, char in enumerate(chars) if not _in(index, doubled)])
+    gone = {index for run in late + doubled for index in run}
+    for run in late + doubled:
         for side in (run[0] - 1, run[-1] + 1):
             if 0 <= side < len(chars) and chars[side].generated:
                 gone.add(side)
@@ -189,7 +230,55 @@ def _reorder(chars: list[_Char], size: float) -> str:
         kept[at:at] = moving
         _drop_gap(kept, at - 1, moving[0].left, size)  # the space before the run
         _drop_gap(kept, at + len(moving), moving[-1].right, size, after=True)
-    return "".join(char.text for char in kept)
+    return _text(kept)
+
+
+def _same_glyph(chars: list[_Char], index: int) -> bool:
+    """Whether the character at ``index`` is drawn by the glyph of the character before it."""
+    if index == 0 or chars[index - 1].generated:
+        return False
+    before, char = chars[index - 1], chars[index]
+    return (before.left, before.right) == (char.left, char.right)
+
+
+def _text(chars: list[_Char]) -> str:
+    return "".join(char.text for char in chars)
+
+
+def _in(index: int, runs: list[list[int]]) -> bool:
+    return any(index in run for run in runs)
+
+
+def _overlap(a: _Char, b: _Char) -> float:
+    """Return how much of the narrower of two glyphs' boxes the other covers (0 to 1)."""
+    width = min(a.right - a.left, b.right - b.left)
+    shared = min(a.right, b.right) - max(a.left, b.left)
+    return shared / width if width > 0 else float(shared >= 0 and a.left == b.left)
+
+
+def _doubled(run: list[_Char], printed: list[_Char]) -> bool:
+    """Whether every glyph of ``run`` repeats a printed glyph of its text at its place."""
+    return all(
+        any(
+            other.text == char.text and _overlap(char, other) > _DOUBLED
+            for other in printed
+            if not other.generated
+        )
+        for char in run
+    )
+
+
+def _fits(run: list[_Char], printed: list[_Char], size: float) -> bool:
+    """Whether ``run`` is a ligature or fallback glyph landing in a gap of the printed glyphs."""
+    if len(run) > _LATE_GLYPHS:
+        return False
+    left, right = min(c.left for c in run), max(c.right for c in run)
+    slack = _TOUCHING * size
+    return not any(
+        other.left < right - slack and other.right > left + slack
+        for other in printed
+        if not other.generated
+    )
 
 
 def _landing(kept: list[_Char], left: float) -> int:

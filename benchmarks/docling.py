@@ -1,0 +1,178 @@
+"""PDF text against Docling's reviewed output (issue 30): words, words PDFium never read, headings.
+
+Run from the repository root, with ``../shared/benchdata/`` beside the checkout (or
+``--data DIR``) and the bench extra installed::
+
+    python benchmarks/docling.py             # the table, one row per reader and per file
+    python benchmarks/docling.py --files right_to_left_01.pdf
+
+Scoring follows ``benchdata/README.md``: both sides normalised (Unicode NFKC, Markdown syntax
+dropped, case folded), then bag-of-words F1 (``Counter`` intersection, so order does not count),
+and headings found: the ground truth's ``#`` lines that are among ragchunk's section headings
+(normalised the same way). "Outside" counts ragchunk's words that are not words of PDFium's own
+raw text of the same file (after NFKC and with hyphenated line ends joined, the documented
+cleaning): a word there was made by ragchunk, not read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import unicodedata
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT)]
+
+DATA = ROOT.parent / "shared" / "benchdata" / "docling"
+_MARKUP = re.compile(r"^\s*(#+|[-*+]|\d+\.)\s+|[*_`|]+|^\s*:?-{3,}:?\s*$|<!--.*?-->", re.M)
+_WORD = re.compile(r"\w+(?:['\u2019.-]\w+)*")
+
+
+def normal(text: str) -> str:
+    """Return ``text`` as scored: NFKC, Markdown syntax dropped, case folded."""
+    return _MARKUP.sub(" ", unicodedata.normalize("NFKC", text)).casefold()
+
+
+def words(text: str) -> list[str]:
+    """Return the scored words of ``text``."""
+    return _WORD.findall(normal(text))
+
+
+def f1(found: list[str], truth: list[str]) -> float:
+    """Return the bag-of-words F1 of ``found`` against ``truth``, in percent."""
+    common = sum((Counter(found) & Counter(truth)).values())
+    if not common:
+        return 0.0
+    precision, recall = common / len(found), common / len(truth)
+    return 200 * precision * recall / (precision + recall)
+
+
+def gt_headings(markdown: str) -> list[str]:
+    """Return the ground truth's headings, normalised."""
+    return [
+        " ".join(words(line.lstrip("#")))
+        for line in markdown.splitlines()
+        if line.startswith("#") and words(line.lstrip("#"))
+    ]
+
+
+def _ragchunk(engine: str) -> Callable[[bytes], tuple[str, list[str]]]:
+    def read(data: bytes) -> tuple[str, list[str]]:
+        from ragchunk.parsers._spec import ParseOptions, ParseRequest
+        from ragchunk.parsers.pdf import parse
+
+        doc = parse(data, ParseRequest(options=ParseOptions(pdf_engine=engine)))  # type: ignore[arg-type]
+        headings = [s.headings[-1] for s in doc.sections if s.kind == "heading" and s.headings]
+        return doc.text, headings
+
+    return read
+
+
+def pdfium_raw(data: bytes) -> tuple[str, list[str]]:
+    """PDFium's own text of every page, hyphenated line ends joined."""
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(data)
+    pages = [document[k].get_textpage().get_text_range() for k in range(len(document))]
+    return "\n\n".join(p.replace("\ufffe\r\n", "").replace("\ufffe", "") for p in pages), []
+
+
+def pypdf_raw(data: bytes) -> tuple[str, list[str]]:
+    """pypdf's text of every page."""
+    import io
+
+    import pypdf
+
+    return "\n\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(data)).pages), []
+
+
+def pymupdf4llm(data: bytes) -> tuple[str, list[str]]:
+    """pymupdf4llm's Markdown (its headings are its ``#`` lines)."""
+    import pymupdf
+    import pymupdf4llm as peer
+
+    markdown = peer.to_markdown(pymupdf.open(stream=data, filetype="pdf"), show_progress=False)
+    return markdown, gt_headings(markdown)
+
+
+READERS: dict[str, Callable[[bytes], tuple[str, list[str]]]] = {
+    "ragchunk": _ragchunk("pdfium"),
+    "ragchunk-pypdf": _ragchunk("pypdf"),
+    "pdfium-raw": pdfium_raw,
+    "pypdf": pypdf_raw,
+    "pymupdf4llm": pymupdf4llm,
+}
+
+
+def score(files: list[Path], readers: list[str]) -> list[dict[str, Any]]:
+    """Return one row per reader and file, and one ``ALL`` row per reader."""
+    rows = []
+    for name in readers:
+        total: dict[str, Any] = {"reader": name, "file": "ALL", "found": [], "truth": []}
+        hits = heads = outside = 0
+        for path in files:
+            data = path.read_bytes()
+            try:
+                text, headings = READERS[name](data)
+            except ImportError:
+                break
+            truth_md = path.with_suffix(".gt.md").read_text(encoding="utf-8")
+            found, truth = words(text), words(truth_md)
+            raw = set(words(pdfium_raw(data)[0]))
+            out = sum(1 for word in found if word not in raw)
+            expected = gt_headings(truth_md)
+            seen = {" ".join(words(h)) for h in headings}
+            hit = sum(1 for h in expected if h in seen)
+            rows.append(
+                {
+                    "reader": name,
+                    "file": path.name,
+                    "f1": f1(found, truth),
+                    "outside": out,
+                    "headings": f"{hit}/{len(expected)}",
+                    "claimed": len(seen),
+                }
+            )
+            total["found"] += found
+            total["truth"] += truth
+            hits, heads, outside = hits + hit, heads + len(expected), outside + out
+            total["claimed"] = total.get("claimed", 0) + len(seen)
+        else:
+            rows.append(
+                {
+                    "reader": name,
+                    "file": "ALL",
+                    "f1": f1(total["found"], total["truth"]),
+                    "outside": outside,
+                    "headings": f"{hits}/{heads}",
+                    "claimed": total.get("claimed", 0),
+                }
+            )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--files", nargs="*", default=None)
+    parser.add_argument("--readers", default=",".join(READERS))
+    args = parser.parse_args(argv)
+    pdfs = sorted((args.data / "pdf").glob("*.pdf"))
+    if args.files:
+        pdfs = [p for p in pdfs if p.name in args.files]
+    print(f"{'reader':15} {'file':34} {'F1':>6} {'outside':>8} {'headings':>9} {'claimed':>8}")
+    for row in score(pdfs, args.readers.split(",")):
+        print(
+            f"{row['reader']:15} {row['file']:34} {row['f1']:6.1f} {row['outside']:8} "
+            f"{row['headings']:>9} {row['claimed']:8}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

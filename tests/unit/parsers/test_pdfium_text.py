@@ -1,0 +1,134 @@
+"""PDFium's text kept as printed (issue 30): the glyph-order repair never garbles, sizes are real.
+
+``reorder_line`` gets a line's characters as ``(text, left, right, generated)`` in PDFium's
+order. A glyph drawn after its line but printed inside it (a ligature from a fallback font) is
+moved back; anything else a line holds out of order (a running head PDFium joined to the first
+body line, table cells, right-to-left text) is left as PDFium reads it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import io
+import re
+import unicodedata
+from pathlib import Path
+
+import pypdfium2
+import pypdfium2.raw as pdfium_c
+import pytest
+
+from ragchunk.parsers._spec import ParseOptions, ParseRequest
+from ragchunk.parsers.pdf import parse
+from ragchunk.parsers.pdf.pdfium import reorder_line
+from tests.conftest import FIXTURES
+
+_WORD = re.compile(r"\w+(?:['\u2019.-]\w+)*")
+_LIGATURES = ("ffi", "ffl", "ff", "fi", "fl")
+
+
+def _glyphs(text: str, left: float, width: float = 5.0) -> list[tuple[str, float, float, bool]]:
+    """Return ``text`` as glyphs printed left to right from ``left``, spaces generated."""
+    out = []
+    for k, char in enumerate(text):
+        x = left + k * width
+        out.append((char, x, x if char == " " else x + width, char == " "))
+    return out
+
+
+def test_a_ligature_drawn_late_is_put_back() -> None:
+    chars = [
+        ("d", 0, 5, False),
+        ("i", 5, 8, False),
+        (" ", 15, 15, True),
+        ("e", 15.5, 20, False),
+        (" ", 21, 21, True),
+        ("f", 8, 15, False),
+        ("f", 8, 15, False),
+    ]
+    assert reorder_line(chars, 11) == "diffe"
+
+
+def test_a_ligature_printed_in_order_is_left_alone() -> None:
+    # PDFium gives each letter of a ligature glyph the glyph's box.
+    chars = [("e", 0, 5, False), ("f", 5, 12, False), ("f", 5, 12, False), ("i", 5, 12, False)]
+    chars += [("c", 12, 16, False)]
+    assert reorder_line(chars, 11) == "effic"
+
+
+def test_a_running_head_joined_to_a_body_line_is_not_interleaved() -> None:
+    # The head is drawn after the body line but printed over the same x range.
+    body = _glyphs("NT_USER is the user", 0)
+    head = _glyphs("CURRENT_USER", 2)
+    chars = [*body, (" ", 100, 100, True), *head]
+    assert reorder_line(chars, 11) == "NT_USER is the user CURRENT_USER"
+
+
+def test_a_title_laid_twice_is_read_once() -> None:
+    title = _glyphs("the jubilee", 0)
+    chars = [*title, (" ", 60, 60, True), *title]
+    assert reorder_line(chars, 11) == "the jubilee"
+
+
+def test_right_to_left_lines_keep_pdfium_order() -> None:
+    # An Arabic line whose first letter's box lies right of the rest (as PDFium reports it).
+    word = "\u062a\u062d\u0633\u064a\u0646"  # تحسين
+    chars = [(word[0], 50, 55, False), *_glyphs(word[1:], 0)]
+    assert reorder_line(chars, 11) == word
+
+
+def _scaled_pdf(lines: list[tuple[str, float, float]]) -> bytes:
+    """Return a one-page PDF whose text is set in 1-point type scaled by the text matrix."""
+    pdf = pypdfium2.PdfDocument.new()
+    page = pdf.new_page(612, 792)
+    font = pdfium_c.FPDFText_LoadStandardFont(pdf.raw, b"Helvetica")
+    for text, size, y in lines:
+        obj = pdfium_c.FPDFPageObj_CreateTextObj(pdf.raw, font, 1.0)
+        data = (text + "\0").encode("utf-16-le")
+        pdfium_c.FPDFText_SetText(obj, (ctypes.c_ushort * (len(data) // 2)).from_buffer_copy(data))
+        pdfium_c.FPDFPageObj_Transform(obj, size, 0, 0, size, 72, y)
+        pdfium_c.FPDFPage_InsertObject(page.raw, obj)
+    pdfium_c.FPDFPage_GenerateContent(page.raw)
+    out = io.BytesIO()
+    pdf.save(out)
+    return out.getvalue()
+
+
+def test_headings_are_found_when_the_text_matrix_sets_the_size() -> None:
+    data = _scaled_pdf(
+        [
+            ("Harbour Survey", 24, 700),
+            ("The survey of the harbour ran from March to May of that year.", 11, 660),
+            ("Findings", 16, 620),
+            ("Silt built up at the north pier, where the flow slowed down.", 11, 590),
+        ]
+    )
+    doc = parse(data, ParseRequest(options=ParseOptions(pdf_engine="pdfium")))
+    headings = [s.headings for s in doc.sections if s.kind == "heading"]
+    assert headings == [("Harbour Survey",), ("Harbour Survey", "Findings")]
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def _read(word: str, raw: set[str]) -> bool:
+    """Whether ``word`` is PDFium's, or a ligature put back between two of PDFium's pieces."""
+    if word in raw:
+        return True
+    return any(
+        all(not piece or piece in raw for piece in word.split(ligature, 1))
+        for ligature in _LIGATURES
+        if ligature in word
+    )
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.pdf")), ids=lambda path: path.name)
+def test_every_word_is_one_pdfium_read(path: Path) -> None:
+    data = path.read_bytes()
+    document = pypdfium2.PdfDocument(data)
+    pages = [document[k].get_textpage().get_text_range() for k in range(len(document))]
+    raw = set(_words("\n".join(p.replace("\ufffe\r\n", "").replace("\ufffe", "") for p in pages)))
+    doc = parse(data, ParseRequest(options=ParseOptions(pdf_engine="pdfium")))
+    made = [word for word in _words(doc.text) if not _read(word, raw)]
+    assert made == []
