@@ -10,8 +10,8 @@ Scoring follows ``benchdata/README.md``: both sides normalised (Unicode NFKC, Ma
 dropped, case folded), then bag-of-words F1 (``Counter`` intersection, so order does not count),
 and headings found: the ground truth's ``#`` lines that are among ragchunk's section headings
 (normalised the same way). "Outside" counts ragchunk's words that are not words of PDFium's own
-raw text of the same file (after NFKC and with hyphenated line ends joined, the documented
-cleaning): a word there was made by ragchunk, not read.
+raw text of the same file after the documented cleaning (NFKC, hyphenated line ends joined,
+lam-alef in one order): a word there was made by ragchunk, not read.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ sys.path[:0] = [str(ROOT)]
 DATA = ROOT.parent / "shared" / "benchdata" / "docling"
 _MARKUP = re.compile(r"^\s*(#+|[-*+]|\d+\.)\s+|[*_`|]+|^\s*:?-{3,}:?\s*$|<!--.*?-->", re.M)
 _WORD = re.compile(r"\w+(?:['\u2019.-]\w+)*")
+_LAM_ALEF = re.compile("\u0644[\u0622\u0623\u0625\u0627]")
 
 
 def normal(text: str) -> str:
@@ -41,6 +42,11 @@ def normal(text: str) -> str:
 def words(text: str) -> list[str]:
     """Return the scored words of ``text``."""
     return _WORD.findall(normal(text))
+
+
+def _lam_alef(word: str) -> str:
+    """Return ``word`` with lam-alef in one order: PDFium gives the ligature's letters reversed."""
+    return _LAM_ALEF.sub(lambda match: match.group()[::-1], word)
 
 
 def f1(found: list[str], truth: list[str]) -> float:
@@ -123,8 +129,8 @@ def score(files: list[Path], readers: list[str]) -> list[dict[str, Any]]:
                 break
             truth_md = path.with_suffix(".gt.md").read_text(encoding="utf-8")
             found, truth = words(text), words(truth_md)
-            raw = set(words(pdfium_raw(data)[0]))
-            out = sum(1 for word in found if word not in raw)
+            raw = {_lam_alef(word) for word in words(pdfium_raw(data)[0])}
+            out = sum(1 for word in found if _lam_alef(word) not in raw)
             expected = gt_headings(truth_md)
             seen = {" ".join(words(h)) for h in headings}
             hit = sum(1 for h in expected if h in seen)

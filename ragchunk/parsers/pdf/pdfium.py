@@ -44,7 +44,7 @@ _LATE_GLYPHS: Final = 4
 """The longest run of glyphs drawn late that is moved: a ligature or a fallback glyph or two."""
 _DOUBLED: Final = 0.6
 """A glyph covering this much of a printed glyph of the same text repeats it (bold by overprint)."""
-_RIGHT_TO_LEFT: Final = {"R": True, "AL": True}
+_RIGHT_TO_LEFT: Final = frozenset({"R", "AL"})
 """Unicode bidirectional classes of right-to-left letters."""
 
 
@@ -123,7 +123,9 @@ def _line(textpage: Any, text: str, start: int, end: int, height: float, *, hyph
     size = round(_font_size(textpage, first), 1)
     angle = pdfium_c.FPDFText_GetCharAngle(textpage, first)
     rotated = _ANGLE < angle < 2 * math.pi - _ANGLE
-    if not rotated and any(
+    if _is_right_to_left(body):
+        body = _ligatures_in_logical_order([_char(textpage, text, i) for i in range(start, end)])
+    elif not rotated and any(
         rects[k][0] < rects[k - 1][2] - _MISPLACED for k in range(1, len(rects))
     ):
         body = _reorder([_char(textpage, text, i) for i in range(start, end)], size or 10.0)
@@ -194,8 +196,8 @@ def _reorder(chars: list[_Char], size: float) -> str:
     The generated spaces just around a run leave with it; where it lands, a generated space
     between the run and a glyph it touches goes (PDFium filled the run's gap with it).
     """
-    if any(_RIGHT_TO_LEFT.get(bidirectional(char.text[:1]), False) for char in chars):
-        return _text(chars)
+    if _is_right_to_left(_text(chars)):
+        return _ligatures_in_logical_order(chars)
     late: list[list[int]] = []
     frontier = float("-inf")
     for index, char in enumerate(chars):
@@ -231,6 +233,28 @@ def _reorder(chars: list[_Char], size: float) -> str:
         _drop_gap(kept, at - 1, moving[0].left, size)  # the space before the run
         _drop_gap(kept, at + len(moving), moving[-1].right, size, after=True)
     return _text(kept)
+
+
+def _is_right_to_left(text: str) -> bool:
+    """Whether ``text`` holds a right-to-left letter (Hebrew, Arabic, Persian...)."""
+    return any(bidirectional(char) in _RIGHT_TO_LEFT for char in text)
+
+
+def _ligatures_in_logical_order(chars: list[_Char]) -> str:
+    """Return a right-to-left line's text with each ligature's letters in reading order.
+
+    PDFium reads right-to-left lines in logical order, but gives the letters of one glyph
+    (lam-alef, ``لا``) in the order they are drawn, left to right: ``ال``.
+    """
+    out: list[str] = []
+    group: list[str] = []
+    for index, char in enumerate(chars):
+        if group and not _same_glyph(chars, index):
+            out.extend(reversed(group) if _is_right_to_left("".join(group)) else group)
+            group = []
+        group.append(char.text)
+    out.extend(reversed(group) if _is_right_to_left("".join(group)) else group)
+    return "".join(out)
 
 
 def _same_glyph(chars: list[_Char], index: int) -> bool:

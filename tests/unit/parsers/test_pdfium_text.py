@@ -132,3 +132,16 @@ def test_every_word_is_one_pdfium_read(path: Path) -> None:
     doc = parse(data, ParseRequest(options=ParseOptions(pdf_engine="pdfium")))
     made = [word for word in _words(doc.text) if not _read(word, raw)]
     assert made == []
+
+
+def test_lam_alef_is_read_in_logical_order() -> None:
+    # الإنتاجية: PDFium reads the line in logical order, but the lam-alef glyph's two letters
+    # (sharing its box) in drawing order, alef first.
+    chars = [
+        ("\u0627", 486.6, 488.2, False),
+        ("\u0625", 479.5, 485.6, False),
+        ("\u0644", 479.5, 485.6, False),
+        ("\u0646", 475.1, 479.2, False),
+        ("\u062a", 471.4, 475.5, False),
+    ]
+    assert reorder_line(chars, 12) == "\u0627\u0644\u0625\u0646\u062a"
