@@ -9,7 +9,9 @@ characters they show (``SYMBOL_BULLETS``).
 ``remove_repeated`` finds lines repeated across pages, comparing them with digits (and a line
 that is only a roman numeral) read as ``#``, so ``Page 3 of 8`` matches ``Page 4 of 8``:
 - a header is among the top ``ZONE_LINES`` lines of its page, in its top ``ZONE_SHARE``, and a
-  footer likewise at the bottom, on at least ``min_pages`` pages;
+  footer likewise at the bottom, on at least ``min_pages`` pages or on ``CHAPTER_RUN`` pages in
+  a row (every page or every other page: a chapter's running head), never a line that ends in a
+  hyphen-broken word or is a full line of prose (``_body_line``);
 - a watermark is printed at an angle on at least two pages, or is anywhere outside those
   zones on at least half the pages (and three).
 A line found on one page only is never removed. What is removed is returned per page.
@@ -17,6 +19,7 @@ A line found on one page only is never removed. What is removed is returned per 
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 import re
@@ -25,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Literal
 
-from ragchunk.parsers.pdf.lines import PageLines
+from ragchunk.parsers.pdf.lines import Line, PageLines
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -38,6 +41,12 @@ ZONE_SHARE: Final = 0.2
 """The share of a page's height, from its top (bottom) edge, where a header (footer) lies."""
 HEADER_SHARE: Final = 0.2
 """A running header or footer is on at least this share of the pages (and two of them)."""
+CHAPTER_RUN: Final = 3
+"""Or on this many pages in a row (every page, or every other page): a chapter's running head."""
+BODY_WORDS: Final = 8
+FULL_WIDTH: Final = 0.85
+"""A line of ``BODY_WORDS`` words without a wide gap, this share of its page's widest line or
+wider, is a full line of prose: never a running header or footer."""
 LIGATURES: Final = {
     "\ufb00": "ff",
     "\ufb01": "fi",
@@ -65,6 +74,7 @@ _DROPPED: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\ufffe\uffff]")
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _DIGITS: Final = re.compile(r"\d+")
 _ROMAN: Final = re.compile(r"[ivxlcdm]+", re.IGNORECASE)
+_BROKEN_WORD: Final = re.compile(r"[^\W\d_]-$")
 
 Kind = Literal["header", "footer", "watermark"]
 
@@ -167,17 +177,62 @@ def _mark_zone(
     kinds: list[dict[int, Kind]],
     kind: Kind,
 ) -> None:
-    zones = [_zone(page, kind) for page in pages]
-    seen = Counter(
-        key
-        for page_keys, zone in zip(keys, zones, strict=True)
-        for key in {page_keys[index] for index in zone}
-    )
+    zones = [
+        [index for index in _zone(page, kind) if not _body_line(page, index)] for page in pages
+    ]
+    on_pages: dict[str, list[int]] = {}
+    for number, (page_keys, zone) in enumerate(zip(keys, zones, strict=True)):
+        for key in {page_keys[index] for index in zone}:
+            on_pages.setdefault(key, []).append(number)
     wanted = min_pages(len(pages))
+    running = {key for key, numbers in on_pages.items() if _running(numbers, wanted)}
     for page_keys, zone, marked in zip(keys, zones, kinds, strict=True):
         for index in zone:
-            if seen[page_keys[index]] >= wanted and index not in marked:
+            if page_keys[index] in running and index not in marked:
                 marked[index] = kind
+
+
+def _running(numbers: Sequence[int], wanted: int) -> bool:
+    """Whether a line in the zone of pages ``numbers`` runs with them: a header or footer.
+
+    It does when it is on ``wanted`` pages of the document, or on ``CHAPTER_RUN`` pages or
+    more, each at most two pages after the one before (a chapter's running head, on every page
+    or every other page).
+    """
+    if len(numbers) >= wanted:
+        return True
+    longest = run = 1
+    for before, after in itertools.pairwise(numbers):
+        run = run + 1 if after - before <= 2 else 1
+        longest = max(longest, run)
+    return longest >= CHAPTER_RUN
+
+
+def _body_line(page: PageLines, index: int) -> bool:
+    """Whether a line is plainly body text, never a running header or footer.
+
+    It is when it ends in a word broken by a hyphen, or when it is a full line of prose:
+    ``BODY_WORDS`` words or more, without a wide gap (a running head set across the page with
+    a tab has one), as wide as the widest lines of its page; and when it goes on after such a
+    line in the same size.
+    """
+    line = page.lines[index]
+    if _BROKEN_WORD.search(line.text) or _prose(page, line):
+        return True
+    if index == 0:
+        return False
+    above = page.lines[index - 1]  # a line that goes on with a line of body text is body text
+    return above.size == line.size and (
+        bool(_BROKEN_WORD.search(above.text)) or _prose(page, above)
+    )
+
+
+def _prose(page: PageLines, line: Line) -> bool:
+    """Whether a line is a full line of prose (see ``_body_line``)."""
+    if line.spaced or len(line.text.split()) < BODY_WORDS:
+        return False
+    widest = max(other.right - other.left for other in page.lines)
+    return widest > 0 and line.right - line.left >= FULL_WIDTH * widest
 
 
 def _zone(page: PageLines, kind: Kind) -> list[int]:

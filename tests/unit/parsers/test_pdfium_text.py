@@ -77,21 +77,30 @@ def test_right_to_left_lines_keep_pdfium_order() -> None:
     assert reorder_line(chars, 11) == word
 
 
-def _scaled_pdf(lines: list[tuple[str, float, float]]) -> bytes:
-    """Return a one-page PDF whose text is set in 1-point type scaled by the text matrix."""
+Placed = tuple[str, float, float]  # text, printed size, baseline from the page's bottom
+
+
+def _pdf(pages: list[list[Placed]]) -> bytes:
+    """Return a PDF made by PDFium whose text is set in 1-point type scaled by the text matrix."""
     pdf = pypdfium2.PdfDocument.new()
-    page = pdf.new_page(612, 792)
     font = pdfium_c.FPDFText_LoadStandardFont(pdf.raw, b"Helvetica")
-    for text, size, y in lines:
-        obj = pdfium_c.FPDFPageObj_CreateTextObj(pdf.raw, font, 1.0)
-        data = (text + "\0").encode("utf-16-le")
-        pdfium_c.FPDFText_SetText(obj, (ctypes.c_ushort * (len(data) // 2)).from_buffer_copy(data))
-        pdfium_c.FPDFPageObj_Transform(obj, size, 0, 0, size, 72, y)
-        pdfium_c.FPDFPage_InsertObject(page.raw, obj)
-    pdfium_c.FPDFPage_GenerateContent(page.raw)
+    for lines in pages:
+        page = pdf.new_page(612, 792)
+        for text, size, y in lines:
+            obj = pdfium_c.FPDFPageObj_CreateTextObj(pdf.raw, font, 1.0)
+            data = (text + "\0").encode("utf-16-le")
+            chars = (ctypes.c_ushort * (len(data) // 2)).from_buffer_copy(data)
+            pdfium_c.FPDFText_SetText(obj, chars)
+            pdfium_c.FPDFPageObj_Transform(obj, size, 0, 0, size, 72, y)
+            pdfium_c.FPDFPage_InsertObject(page.raw, obj)
+        pdfium_c.FPDFPage_GenerateContent(page.raw)
     out = io.BytesIO()
     pdf.save(out)
     return out.getvalue()
+
+
+def _scaled_pdf(lines: list[Placed]) -> bytes:
+    return _pdf([lines])
 
 
 def test_headings_are_found_when_the_text_matrix_sets_the_size() -> None:
@@ -145,3 +154,44 @@ def test_lam_alef_is_read_in_logical_order() -> None:
         ("\u062a", 471.4, 475.5, False),
     ]
     assert reorder_line(chars, 12) == "\u0627\u0644\u0625\u0646\u062a"
+
+
+BODY = [
+    "At the north pier the silt had built up over the winter until the channel was no deeper",
+    "than a metre at low water, and the survey boat had to wait for the tide to cross it.",
+]
+
+
+def _parsed(data: bytes):  # type: ignore[no-untyped-def]
+    return parse(data, ParseRequest(options=ParseOptions(pdf_engine="pdfium")))
+
+
+def test_two_pages_starting_with_one_body_line_keep_it() -> None:
+    first = "The survey of the harbour ran from March to May and its findings follow in de-"
+    page = [
+        (first, 10, 740),
+        ("tail, site by site, with the tables that give each reading.", 10, 728),
+    ]
+    page += [(line, 10, 700 - 12 * k) for k, line in enumerate(BODY)]
+    doc = _parsed(_pdf([page, page]))
+    assert doc.text.count("The survey of the harbour ran from March") == 2
+    assert doc.extraction.get("removed", []) == []
+
+
+def test_a_running_head_that_changes_with_each_chapter_is_removed() -> None:
+    pages = []
+    for number in range(30):
+        chapter = ("Tides", "Silt", "Birds")[number // 10]
+        name = "abcdefghijklmnopqrstuvwxyz"[number % 26] + "xyz"[number // 26]
+        body = [f"On day {name} of the survey: {line}" for line in BODY]  # digits read as #
+        lines: list[Placed] = [(line, 10, 600 - 12 * k) for k, line in enumerate(body)]
+        if number % 2 == 0:  # on odd pages only: 5 of 30, under a fifth of the pages
+            lines.insert(0, (f"Chapter {chapter}: the estuary in {chapter.lower()}", 9, 760))
+        pages.append(lines)
+    doc = _parsed(_pdf(pages))
+    assert "Chapter" not in doc.text
+    removed = doc.extraction["removed"]
+    assert len(removed) == 15
+    assert {item["kind"] for item in removed} == {"header"}
+    assert doc.text.count(BODY[0]) == 30
+    assert doc.text.count(BODY[1]) == 30
