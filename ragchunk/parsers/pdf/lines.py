@@ -34,7 +34,8 @@ class Line:
 
     Attributes:
         text: the characters, stripped of spaces at both ends.
-        size: the largest font size on the line in points (0 when unknown).
+        size: the line's font size in points (0 when unknown): the printed size most of its
+            letters have (PDFium), the largest on the line (pypdf).
         left, right, top, bottom: the line's box in points from the page's top-left corner.
         rotated: whether the text runs at an angle (a diagonal watermark).
         spaced: whether gaps wider than a word space split it (table cells, tab stops).

@@ -3,7 +3,7 @@
 PDFium orders the characters of a page, joins its lines with a generated CR LF and marks a
 hyphen that ends a line with U+FFFE (and then no line break): the hyphen is given back and the
 line ends there, so hyphenation is undone by the shared cleaning, never by the engine. A line's
-box is the union of PDFium's text rectangles, its size the printed size of its first character
+box is the union of PDFium's text rectangles, its size the printed size of most of its letters
 (the font size times the text matrix's scale). A glyph or two drawn after the rest of its line
 but placed in a gap inside it (a ligature from a fallback font, as LibreOffice writes it) is
 moved back to where it is printed, replacing the space PDFium generated in the gap; a glyph
@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from unicodedata import bidirectional
@@ -40,6 +41,8 @@ _MISPLACED: Final = 0.5
 """A run starting this many points left of what came before it on its line was drawn late."""
 _TOUCHING: Final = 0.2
 """A generated space between glyphs closer than this many ems is not a word gap."""
+_SIZE_SAMPLES: Final = 9
+"""How many of a line's letters its size is read from."""
 _LATE_GLYPHS: Final = 4
 """The longest run of glyphs drawn late that is moved: a ligature or a fallback glyph or two."""
 _DOUBLED: Final = 0.6
@@ -120,7 +123,7 @@ def _line(textpage: Any, text: str, start: int, end: int, height: float, *, hyph
     rects = _rects(textpage, start, end - start)
     body = text[start:end]
     first = start + len(body) - len(body.lstrip())
-    size = round(_font_size(textpage, first), 1)
+    size = _line_size(textpage, text, start, end)
     angle = pdfium_c.FPDFText_GetCharAngle(textpage, first)
     rotated = _ANGLE < angle < 2 * math.pi - _ANGLE
     if _is_right_to_left(body):
@@ -142,6 +145,19 @@ def _line(textpage: Any, text: str, start: int, end: int, height: float, *, hyph
         rotated=rotated,
         spaced=has_gap([(r[0], r[2]) for r in rects], CELL_GAP * size),
     )
+
+
+def _line_size(textpage: Any, text: str, start: int, end: int) -> float:
+    """Return the size most of a line is printed in, from up to ``_SIZE_SAMPLES`` of its letters.
+
+    Not the first letter's alone: a line may open with a drop cap or a symbol set apart.
+    """
+    letters = [index for index in range(start, end) if not text[index].isspace()]
+    if not letters:
+        return 0.0
+    step = max(1, len(letters) // _SIZE_SAMPLES)
+    sizes = Counter(round(_font_size(textpage, index), 1) for index in letters[::step])
+    return max(sizes, key=lambda size: (sizes[size], size))
 
 
 def _font_size(textpage: Any, index: int) -> float:

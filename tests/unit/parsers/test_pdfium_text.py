@@ -77,7 +77,8 @@ def test_right_to_left_lines_keep_pdfium_order() -> None:
     assert reorder_line(chars, 11) == word
 
 
-Placed = tuple[str, float, float]  # text, printed size, baseline from the page's bottom
+Placed = tuple[str, float, float] | tuple[str, float, float, float]
+"""Text, printed size, baseline from the page's bottom (and left edge: 72 points unless given)."""
 
 
 def _pdf(pages: list[list[Placed]]) -> bytes:
@@ -86,12 +87,12 @@ def _pdf(pages: list[list[Placed]]) -> bytes:
     font = pdfium_c.FPDFText_LoadStandardFont(pdf.raw, b"Helvetica")
     for lines in pages:
         page = pdf.new_page(612, 792)
-        for text, size, y in lines:
+        for text, size, y, *x in lines:
             obj = pdfium_c.FPDFPageObj_CreateTextObj(pdf.raw, font, 1.0)
             data = (text + "\0").encode("utf-16-le")
             chars = (ctypes.c_ushort * (len(data) // 2)).from_buffer_copy(data)
             pdfium_c.FPDFText_SetText(obj, chars)
-            pdfium_c.FPDFPageObj_Transform(obj, size, 0, 0, size, 72, y)
+            pdfium_c.FPDFPageObj_Transform(obj, size, 0, 0, size, x[0] if x else 72, y)
             pdfium_c.FPDFPage_InsertObject(page.raw, obj)
         pdfium_c.FPDFPage_GenerateContent(page.raw)
     out = io.BytesIO()
@@ -115,6 +116,22 @@ def test_headings_are_found_when_the_text_matrix_sets_the_size() -> None:
     doc = parse(data, ParseRequest(options=ParseOptions(pdf_engine="pdfium")))
     headings = [s.headings for s in doc.sections if s.kind == "heading"]
     assert headings == [("Harbour Survey",), ("Harbour Survey", "Findings")]
+
+
+def test_a_line_s_size_is_the_size_most_of_it_is_printed_in() -> None:
+    # The heading opens with a small mark drawn apart from it, as a symbol font or drop cap is.
+    data = _scaled_pdf(
+        [
+            ("Harbour Survey", 24, 700),
+            ("The survey of the harbour ran from March to May of that year.", 11, 660),
+            ("\u00a7", 6, 620, 72),
+            ("Findings of the survey", 16, 620, 80),
+            ("Silt built up at the north pier, where the flow slowed down.", 11, 590),
+        ]
+    )
+    doc = parse(data, ParseRequest(options=ParseOptions(pdf_engine="pdfium")))
+    headings = [s.headings[-1] for s in doc.sections if s.kind == "heading"]
+    assert headings == ["Harbour Survey", "\u00a7 Findings of the survey"]
 
 
 def _words(text: str) -> list[str]:
