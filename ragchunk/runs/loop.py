@@ -174,7 +174,8 @@ def _take(
         except OSError as exc:
             from ragchunk.sinks.atomic import describe
 
-            failed = FileResult(result.source, result.doc_id, error=f"{job.source}: {describe(exc)}")
+            error = f"{job.source}: {describe(exc)}"
+            failed = FileResult(result.source, result.doc_id, error=error)
             tally.fail(job, failed)
             return not fail_fast, failed
     tally.add(job, target, result)

@@ -24,6 +24,7 @@ command line prints one line naming it (``describe``).
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import re
@@ -122,6 +123,8 @@ def _replacing(path: Path) -> Iterator[_Output]:
     if target == path:  # a symbolic link's folder is the link's business, never made here
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:  # a file where a folder should be: mkdir says "File exists"
+            _raise_named(NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR)), path)
         except OSError as exc:
             _raise_named(exc, path)
     _remove_stale(target)
@@ -198,17 +201,17 @@ def _remove_stale(target: Path) -> None:
     """
     if os.name != "posix":  # whether a process lives cannot be asked harmlessly elsewhere
         return
-    folder = str(target.parent)
+    folder = target.parent
     now = time.monotonic()
-    scanned = _SCANNED.get(folder)
+    scanned = _SCANNED.get(str(folder))
     if scanned is None or now - scanned[0] > _RESCAN_SECONDS:
-        scanned = _SCANNED[folder] = (now, _stale_in(folder))
+        scanned = _SCANNED[str(folder)] = (now, _stale_in(folder))
     for name in scanned[1].pop(target.name, ()):
         with contextlib.suppress(OSError):
-            os.unlink(os.path.join(folder, name))
+            (folder / name).unlink()
 
 
-def _stale_in(folder: str) -> dict[str, list[str]]:
+def _stale_in(folder: Path) -> dict[str, list[str]]:
     """Return the stale temporaries in ``folder``, by the name of the output each was for."""
     stale: dict[str, list[str]] = {}
     try:

@@ -196,7 +196,7 @@ def test_a_read_only_file_system_is_one_line_not_hidden_by_the_cleanup(tmp_path:
     frozen.mkdir()
     (frozen / "out.jsonl").write_text("old\n", encoding="utf-8")
     # A private mount namespace: the read-only bind of our own folder is seen by this run only.
-    mount = f"mount --bind {frozen} {frozen} && mount -o remount,ro,bind {frozen} && exec \"$@\""
+    mount = f'mount --bind {frozen} {frozen} && mount -o remount,ro,bind {frozen} && exec "$@"'
     prefix = ["unshare", "-m", "sh", "-c", mount, "sh"]
     probe = subprocess.run([*prefix, "true"], capture_output=True, check=False)
     if probe.returncode != 0:
