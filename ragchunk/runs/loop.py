@@ -61,9 +61,12 @@ def run(
     chunk, and ``run``: ``jobs``, ``manifest``, ``include``...), over the scopes of ``config``
     (a configuration file, ``ragchunk.runs.config.load_config``) as the command line's flags
     are; None: the library's defaults. The returned tally counts what became of each input;
-    ``tally.failures`` holds the inputs that failed.
+    ``tally.failures`` holds the inputs that failed. When no input succeeded, a previous
+    ``output`` file is left as it was (``tally.output_kept``).
 
     Raises:
+        OSError: ``output`` (or the manifest) cannot be written; ``filename`` names it. Under a
+            directory, an output file that cannot be written fails its input instead.
         UsageError: bad usage, found before any input is read (``OptionError`` names the
             option), or an engine that could not start.
         EngineError: the Ray cluster failed during the run.
@@ -107,9 +110,12 @@ def run_batch(
     ``chunks`` they find the chunks in ``result.chunks`` even when every sink takes bytes.
     The run stops after the first failure with ``fail_fast``. ``progress`` shows Ray's
     progress bars. ``tally`` is the one to count in (the caller keeps what a run cut short
-    counted); the manifest is saved even then, and outputs in progress are discarded.
+    counted); the manifest is saved even then, and outputs in progress are discarded. With
+    ``-o FILE``, a run in which no input succeeded leaves the previous file as it was (the
+    one being written is discarded) and sets ``tally.output_kept``.
 
     Raises:
+        OSError: the ``-o`` output or the manifest cannot be written; ``filename`` names it.
         UsageError: the Ray cluster cannot be started or reached.
         EngineError: the Ray cluster failed during the run.
     """
