@@ -188,7 +188,11 @@ def execute(batch: Batch, display: Display) -> int:
 
         remove_temporaries()
         done = f"{run.tally.done} of {_count(len(batch.jobs), 'input')}"
-        run.say(f"error: {describe(exc)}; stopped after {done}; no partial output was left behind")
+        if exc.filename is None:  # no file named: the data on standard output could not go
+            run.say(f"error: standard output: {describe(exc)}; stopped after {done}")
+        else:
+            left = "no partial output was left behind"
+            run.say(f"error: {describe(exc)}; stopped after {done}; {left}")
         return EXIT_FAILED_INPUTS
     if run.stats is not None:
         _print_stats(run.console, run.stats)

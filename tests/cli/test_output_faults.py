@@ -109,6 +109,21 @@ def test_disk_full_is_one_line_naming_the_output(tmp_path: Path) -> None:
         "stopped after 1 of 1 input; no partial output was left behind"
     )
     assert stat.S_ISCHR(node.stat().st_mode)
+    with node.open("wb") as stdout:  # ragchunk split a.txt > /dev/full
+        run = subprocess.run(
+            [sys.executable, "-m", "ragchunk", "split", "a.txt"],
+            cwd=tmp_path,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert run.returncode == 1
+    assert one_line(run.stderr) == (
+        "error: standard output: cannot write the output (No space left on device); "
+        "stopped after 0 of 1 input"
+    )
 
 
 @pytest.mark.parametrize("name", ["out.jsonl", "out.parquet"])
