@@ -97,10 +97,10 @@ class _Output(io.FileIO):
 
 
 def _raise_named(error: OSError, path: Path) -> NoReturn:
-    """Raise ``error`` again, of its own type, naming ``path`` (the output) as its file."""
+    """Raise ``error`` again, of its kind (``OSError`` picks it by errno), naming ``path``."""
     if error.errno is None:
         raise error
-    raise type(error)(error.errno, error.strerror, str(path)) from None
+    raise OSError(error.errno, error.strerror, str(path)) from None
 
 
 @contextlib.contextmanager

@@ -277,7 +277,7 @@ def test_kill_9_of_the_cli_ends_its_pipeline_within_5_seconds(tmp_path: Path) ->
         deadline = time.monotonic() + 30
         while len(_children_of(cli.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert len(_children_of(cli.pid)) == 2
+        assert len(_children_of(cli.pid)) >= 2  # its workers (and a fork server, if any)
         ended = threading.Event()
         consumer = threading.Thread(
             target=lambda: (cli.stdout.read() if cli.stdout else None, ended.set()), daemon=True
