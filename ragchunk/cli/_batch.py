@@ -183,6 +183,17 @@ def execute(batch: Batch, display: Display) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return EXIT_OK
+    except OSError as exc:  # -o FILE or the manifest cannot be written: disk full, read-only
+        from ragchunk.sinks.atomic import describe, remove_temporaries
+
+        remove_temporaries()
+        done = f"{run.tally.done} of {_count(len(batch.jobs), 'input')}"
+        if exc.filename is None:  # no file named: the data on standard output could not go
+            run.say(f"error: standard output: {describe(exc)}; stopped after {done}")
+        else:
+            left = "no partial output was left behind"
+            run.say(f"error: {describe(exc)}; stopped after {done}; {left}")
+        return EXIT_FAILED_INPUTS
     if run.stats is not None:
         _print_stats(run.console, run.stats)
     _summarise(run, time.monotonic() - started)
@@ -236,6 +247,9 @@ def _summarise(run: _Run, seconds: float) -> None:
     if batch.fail_fast and tally.failures and tally.done < len(batch.jobs):
         left = len(batch.jobs) - tally.done
         run.say(f"stopped at the first failure (--fail-fast); {_count(left, 'input')} left")
+    if tally.output_kept and batch.output_file is not None:  # said even with --quiet
+        kept = "left as it was" if batch.output_file.exists() else "not written"
+        run.say(f"note: no input succeeded: {batch.output_file} was {kept}")
     if len(tally.failures) > 1:
         _print_failure_table(run.console, tally.failures, len(batch.jobs) + len(batch.refused))
     if any(job.plan.policy.check for job in batch.jobs) and not run.display.quiet:

@@ -20,7 +20,8 @@ def generate_file(
     """Write ``count`` questions per document of ``corpus`` to ``path`` (``--generate``).
 
     Raises:
-        UsageError: no chat endpoint, or not one question kept (nothing is written then).
+        UsageError: no chat endpoint, not one question kept (nothing is written then), or
+            ``path`` cannot be written.
     """
     from ragchunk.backends.chat import ChatClient
     from ragchunk.evaluation.generate import generate_questions, write_questions
@@ -51,4 +52,9 @@ def generate_file(
             f"--generate: the chat endpoint gave no question whose evidence was found in the "
             f"documents; {path} was not written"
         )
-    write_questions(path, made)
+    try:
+        write_questions(path, made)
+    except OSError as exc:  # disk full, a read-only folder: one line naming the file
+        from ragchunk.sinks.atomic import describe
+
+        raise UsageError(f"--generate: {describe(exc)}") from None

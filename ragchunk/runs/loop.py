@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, TypeAlias
 
 from ragchunk import sinks
+from ragchunk.pipeline.results import FileResult
 from ragchunk.runs.batch import prepare, results
 from ragchunk.runs.tally import Tally
 from ragchunk.runs.worker import RENDER_BLOCK
@@ -28,7 +29,6 @@ from ragchunk.runs.worker import RENDER_BLOCK
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ragchunk.pipeline.results import FileResult
     from ragchunk.runs.batch import Batch
     from ragchunk.runs.config import Config
     from ragchunk.runs.dedupe import DedupeOptions
@@ -61,9 +61,12 @@ def run(
     chunk, and ``run``: ``jobs``, ``manifest``, ``include``...), over the scopes of ``config``
     (a configuration file, ``ragchunk.runs.config.load_config``) as the command line's flags
     are; None: the library's defaults. The returned tally counts what became of each input;
-    ``tally.failures`` holds the inputs that failed.
+    ``tally.failures`` holds the inputs that failed. When no input succeeded, a previous
+    ``output`` file is left as it was (``tally.output_kept``).
 
     Raises:
+        OSError: ``output`` (or the manifest) cannot be written; ``filename`` names it. Under a
+            directory, an output file that cannot be written fails its input instead.
         UsageError: bad usage, found before any input is read (``OptionError`` names the
             option), or an engine that could not start.
         EngineError: the Ray cluster failed during the run.
@@ -107,9 +110,12 @@ def run_batch(
     ``chunks`` they find the chunks in ``result.chunks`` even when every sink takes bytes.
     The run stops after the first failure with ``fail_fast``. ``progress`` shows Ray's
     progress bars. ``tally`` is the one to count in (the caller keeps what a run cut short
-    counted); the manifest is saved even then, and outputs in progress are discarded.
+    counted); the manifest is saved even then, and outputs in progress are discarded. With
+    ``-o FILE``, a run in which no input succeeded leaves the previous file as it was (the
+    one being written is discarded) and sets ``tally.output_kept``.
 
     Raises:
+        OSError: the ``-o`` output or the manifest cannot be written; ``filename`` names it.
         UsageError: the Ray cluster cannot be started or reached.
         EngineError: the Ray cluster failed during the run.
     """
@@ -122,18 +128,27 @@ def run_batch(
     per_input = own if batch.output_dir is not None else None
     specs = [spec for spec, _ in opened] + ([per_input] if per_input is not None else [])
     render = None if chunks else _common_renderer(batch, specs)
-    with tally.recording(), contextlib.ExitStack() as stack:
+    with contextlib.suppress(_KeepOutput), tally.recording(), contextlib.ExitStack() as stack:
         shared = [(spec, stack.enter_context(spec.open(to))) for spec, to in opened]
         outcomes = stack.enter_context(results(batch, render=render, progress=progress))
         for job, target, result in outcomes:
             if arrived is not None:
                 arrived(result)
-            go_on = _take(tally, job, target, result, shared, per_input)
+            go_on, taken = _take(tally, job, target, result, shared, per_input)
             if on_result is not None:
-                on_result(result)
+                on_result(taken)
             if not go_on:
                 break
+        if batch.output_file is not None and tally.failures and not tally.chunked:
+            # Every input failed: the previous output is worth more than an empty one. The
+            # exception discards the file being written (and the manifest stays as it was).
+            tally.output_kept = True
+            raise _KeepOutput
     return tally
+
+
+class _KeepOutput(Exception):  # noqa: N818 - a signal within run_batch, never seen outside
+    """Raised in ``run_batch`` to discard the ``-o`` file being written: no input succeeded."""
 
 
 def _take(
@@ -143,22 +158,34 @@ def _take(
     result: FileResult,
     shared: Sequence[tuple[SinkSpec, Sink]],
     per_input: SinkSpec | None,
-) -> bool:
-    """Write one result and count it; return False to stop (``fail_fast``)."""
+) -> tuple[bool, FileResult]:
+    """Write one result and count it; return False to stop (``fail_fast``), and the result.
+
+    An output file under ``-o DIR/`` that cannot be written (no space left, a read-only
+    folder) fails its input alone: the result returned is then that failure.
+    """
     fail_fast = tally.batch.fail_fast
     if result.error is not None:
         tally.fail(job, result)
-        return not fail_fast
+        return not fail_fast, result
     if result.unchanged:
         tally.skip()
-        return True
+        return True, result
     for spec, sink in shared:
         sink.write(_in_form(result, spec))
     if target is not None and per_input is not None:
-        with per_input.open(str(target)) as sink:
-            sink.write(_in_form(result, per_input))
+        try:
+            with per_input.open(str(target)) as sink:
+                sink.write(_in_form(result, per_input))
+        except OSError as exc:
+            from ragchunk.sinks.atomic import describe
+
+            error = f"{job.source}: {describe(exc)}"
+            failed = FileResult(result.source, result.doc_id, error=error)
+            tally.fail(job, failed)
+            return not fail_fast, failed
     tally.add(job, target, result)
-    return not (result.failed_parts and fail_fast)
+    return not (result.failed_parts and fail_fast), result
 
 
 def _in_form(result: FileResult, spec: SinkSpec) -> FileResult:

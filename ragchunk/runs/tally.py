@@ -46,6 +46,7 @@ class Tally:
     llm: Counter[str] = field(default_factory=Counter)  # what the chat model cost and made
     failures: list[FileResult] = field(default_factory=list)
     entries: dict[str, Entry] = field(default_factory=dict)
+    output_kept: bool = False  # -o FILE: every input failed, the previous file was left alone
 
     @classmethod
     def start(cls, batch: Batch) -> Tally:

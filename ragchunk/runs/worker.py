@@ -186,6 +186,69 @@ def _init_worker() -> None:
     copyreg.pickle(types.MappingProxyType, _reduce_mapping)
     use_one_encoding_thread()  # the workers already use every core
     backends.use_one_thread()
+    _die_with_parent()
+
+
+_PR_SET_PDEATHSIG: Final = 1
+_WATCH_SECONDS: Final = 0.5
+"""How often a worker's watchdog thread checks that the process that started it lives."""
+
+
+def _die_with_parent() -> None:
+    """End this worker with the process that started it, and let go of its standard output.
+
+    A parent killed with SIGKILL stops nothing: its workers lived on, holding standard output,
+    so that ``ragchunk split … | consumer`` never ended. Now a worker's standard output is
+    /dev/null (what it makes goes through its pipe), and it exits once the parent is gone:
+    on Linux the kernel tells it at once (``PR_SET_PDEATHSIG``, SIGHUP, whose handler checks
+    that the parent process, not only the thread that started it, is gone); everywhere a
+    thread checks every ``_WATCH_SECONDS``.
+    """
+    import multiprocessing
+    import signal
+    import sys
+    import threading
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    parent = multiprocessing.parent_process()
+    parent_pid = parent.pid if parent is not None and parent.pid else os.getppid()
+    started_by = os.getppid()  # the parent, or a fork server that dies with it
+
+    def orphaned() -> bool:
+        return os.getppid() != started_by or not _alive(parent_pid)
+
+    if sys.platform.startswith("linux"):
+        signal.signal(signal.SIGHUP, lambda _n, _f: os._exit(1) if orphaned() else None)
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGHUP)
+    if orphaned():  # gone before the kernel was asked
+        os._exit(1)
+
+    def watch() -> None:
+        import time
+
+        while not orphaned():
+            time.sleep(_WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ragchunk-parent-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    """Return whether process ``pid`` exists (on POSIX; elsewhere ``os.kill`` would end it)."""
+    if os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def _reduce_mapping(mapping: MappingProxyType[str, Any]) -> tuple[Any, tuple[Any, ...]]:

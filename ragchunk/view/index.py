@@ -56,7 +56,8 @@ def _row(entry: IndexEntry) -> str:
     name = text(entry.name)
     if entry.href is None or view.document is None:
         return f'<tr class="failed"><td>{name}</td><td colspan="4">{text(view.error)}</td></tr>'
-    link = f'<a href="{text(quote(entry.href))}">{name}</a>'
+    # A name that is not UTF-8 holds its bad bytes as surrogates: they go back to those bytes.
+    link = f'<a href="{text(quote(entry.href, errors="surrogateescape"))}">{name}</a>'
     doc = view.document
     cells = [link, text(doc.format), f"{len(doc.text):,}"]
     counts, spreads = [], []
