@@ -255,6 +255,9 @@ class JsonClient:
         finally:
             watchdog.stop()
             self._local.connected = False
+        if watchdog.cut:  # cut while reading the body: what was read is a fragment
+            self._drop()
+            raise self._stalled(watchdog)
         if status in RETRY_STATUSES and status not in endpoint.final:
             wait = retry_after(retry_after_header) if status in {429, 503} else None
             raise _Retry(f"answered HTTP {status}{self._quote(body)}", wait, status)
@@ -271,11 +274,13 @@ class JsonClient:
         cap = self.endpoint.max_answer
         declared = response.getheader("Content-Length") or ""
         if declared.strip().isdigit() and int(declared) > cap:
+            response.close()  # the response holds the socket open as well
             self._drop()
             raise self._error(f"announced an answer of {size_text(int(declared))}{self._over(cap)}")
         body = response.read(cap + 1)
         if len(body) > cap:
-            self._drop()  # the rest is never read: the connection goes
+            response.close()  # the rest is never read: the connection goes
+            self._drop()
             raise self._error(f"answered more than {size_text(cap)}{self._over(cap)}")
         return body
 
