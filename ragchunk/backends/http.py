@@ -277,7 +277,15 @@ class JsonClient:
             response.close()  # the response holds the socket open as well
             self._drop()
             raise self._error(f"announced an answer of {size_text(int(declared))}{self._over(cap)}")
-        body = response.read(cap + 1)
+        pieces: list[bytes] = []
+        size = 0
+        while size <= cap:  # in pieces: never a buffer of the cap's size for a small answer
+            piece = response.read(min(MIB, cap + 1 - size))
+            if not piece:
+                break
+            pieces.append(piece)
+            size += len(piece)
+        body = b"".join(pieces)
         if len(body) > cap:
             response.close()  # the rest is never read: the connection goes
             self._drop()
