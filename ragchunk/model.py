@@ -234,10 +234,19 @@ class ChatRequest:
     name: str = "answer"
 
 
+CHAT_SKIPPED: Final = "chat-skipped"
+"""The code of the warning that a chat endpoint is skipped (its circuit breaker is open): a
+rewriting strategy says it once per document, the command line once per run."""
+
+
 @dataclass(frozen=True, slots=True)
 class ChatReply:
-    """The answer's text (``content``), or why there is none (``error``, one sentence)."""
+    """The answer's text (``content``), or why there is none (``error``, one sentence).
+
+    ``skipped``: the call was never made (the endpoint's circuit breaker was open).
+    """
 
     content: str | None = None
     error: str | None = None
     cached: bool = False
+    skipped: bool = False

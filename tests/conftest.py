@@ -45,3 +45,12 @@ def _cache_in_a_temporary_directory(tmp_path_factory: pytest.TempPathFactory) ->
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
         yield
+
+
+@pytest.fixture(autouse=True)
+def _closed_circuit_breakers() -> Iterator[None]:
+    """Start every test with the endpoints' circuit breakers closed (they live per process)."""
+    yield
+    from ragchunk.backends.guards import reset_breakers
+
+    reset_breakers()

@@ -10,6 +10,14 @@ disk) never fails a run: the cache is then off for the rest of it, with one warn
 ``CachedEmbedder`` wraps a backend: a text's key is a hash of the model's identity and the
 text, looked up in this process's memory, then on disk; only the misses reach the model, once
 each, in one call. It counts what was embedded and what was found, for progress and tests.
+
+Vectors have one size per model identity, and the cache checks it: beside the vectors it keeps
+the size the model last answered (an entry of its own), and a cached vector of another size is
+a miss. An endpoint fixed after answering vectors of the wrong size (same URL, same model name)
+is so believed over its old vectors: when the first answer of a run has another size than the
+cached vectors of the same call, those are asked again. Within one process every vector has one
+size: once vectors were returned, an answer of another size is a ``BackendError`` naming the
+endpoint, and the next run uses the new size throughout.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.backends import identity_of, load_backend
+from ragchunk.errors import BackendError
 
 if TYPE_CHECKING:
     from ragchunk.backends import Embedder, EmbedderSpec, Vector
@@ -119,12 +128,15 @@ class _Memory:
 
 
 _MEMORY: Final = _Memory()
+_SIZES: dict[str, int] = {}
+"""Identity → the size of the vectors this process returned (one per model, see above)."""
 
 
 def clear_memory() -> None:
     """Forget the vectors kept in this process (as a new process starts: disk only)."""
     _MEMORY.entries.clear()
     _MEMORY.size = 0
+    _SIZES.clear()
 
 
 class CachedEmbedder:
@@ -169,26 +181,75 @@ class CachedEmbedder:
         return None if self.disk is None else self.disk.broken
 
     def embed(self, texts: Sequence[str]) -> list[Vector]:
-        """Return a unit vector per text; only texts found nowhere reach the backend."""
+        """Return a unit vector per text; only texts found nowhere reach the backend.
+
+        Raises:
+            BackendError: the backend failed, or answered vectors of another size than those
+                this process returned before (the message names it).
+        """
         keys = [cache_key(self.identity, "text", text) for text in texts]
+        text_of = dict(zip(keys, texts, strict=True))
+        size = _SIZES.get(self.identity) or self._stored_size()
         found: dict[str, Vector] = {}
         missing: dict[str, str] = {}
-        for key, text in zip(keys, texts, strict=True):
-            if key in found or key in missing:
-                continue
+        for key, text in text_of.items():
             payload = self._read(key)
-            if payload is None:
+            vector = None if payload is None else _vector(payload)
+            size = size or (None if vector is None else len(vector))  # entries of old versions
+            if vector is None or len(vector) != size:
                 missing[key] = text
             else:
-                found[key] = _vector(payload)
-        self.cached += len(found)
-        if missing:
-            vectors = self.backend.embed(list(missing.values()))
-            self.embedded += len(missing)
-            for key, vector in zip(missing, vectors, strict=True):
                 found[key] = vector
-                self._write(key, vector.tobytes())
+        fresh: dict[str, Vector] = {}
+        if missing:
+            fresh = self._ask(missing)
+            answered = len(next(iter(fresh.values())))
+            if answered != size and found:  # the cache's are of another size: stale
+                fresh |= self._ask({key: text_of[key] for key in found})
+                found.clear()
+            self._sized(answered)
+        elif found and size is not None:
+            _SIZES.setdefault(self.identity, size)
+        self.cached += len(found)
+        found |= fresh
         return [found[key] for key in keys]
+
+    def _ask(self, texts: dict[str, str]) -> dict[str, Vector]:
+        """Embed ``texts`` (key → text) with the backend; keep and return the vectors by key."""
+        vectors = self.backend.embed(list(texts.values()))
+        self.embedded += len(texts)
+        for key, vector in zip(texts, vectors, strict=True):
+            self._write(key, vector.tobytes())
+        return dict(zip(texts, vectors, strict=True))
+
+    def _stored_size(self) -> int | None:
+        """Return the size of vectors the model last answered, as the disk cache keeps it."""
+        payload = None if self.disk is None else self.disk.get(self._size_key)
+        text = b"" if payload is None else payload
+        return int(text) if text.isdigit() else None
+
+    def _sized(self, size: int) -> None:
+        """Record ``size`` as the model's; refuse it after vectors of another size were returned.
+
+        Raises:
+            BackendError: this process returned vectors of another size before.
+        """
+        before = _SIZES.get(self.identity)
+        if self.disk is not None and self._stored_size() != size:
+            self.disk.put(self._size_key, str(size).encode("ascii"))
+        if before is not None and before != size:
+            where = f"the embedder {self.spec.label}"
+            where += f" at {self.spec.url}" if self.spec.url else ""
+            raise BackendError(
+                f"{where} answered vectors of {size} dimensions after {before} in this run "
+                "(cached ones included); the cache now expects "
+                f"{size}: run again for vectors of one size"
+            )
+        _SIZES[self.identity] = size
+
+    @property
+    def _size_key(self) -> str:
+        return cache_key(self.identity, "dimensions")
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """Return the backend's token offsets (never cached: tokenizing is cheap)."""

@@ -8,7 +8,12 @@ are the embeddings' own.
 
 An answer is cached under a hash of the model's identity (an endpoint's URL and model), the
 temperature, the prompt's version and the messages (which hold the passage), and holds the
-answer's text and usage, never a key. A rerun over the same text asks the model nothing.
+answer's text and usage, never a key. A rerun over the same text asks the model nothing. Only
+an answer that is JSON of the request's schema is written to disk (``backends/answers.py``),
+and one read back that is not is asked again: a cache never replays a broken endpoint's
+answers to a run against the fixed one. An answer holding the key is refused. A call the
+endpoint's circuit breaker skipped (``backends/guards.py``) is a reply marked ``skipped``,
+counted apart from the calls made.
 Requests go out at most ``concurrency`` at once on daemon threads; one request's failure is
 its own reply's ``error``, never the others', and Ctrl-C is never held up by a slow endpoint.
 """
@@ -29,7 +34,7 @@ from ragchunk.model import ChatReply
 from ragchunk.settings import Chat
 
 if TYPE_CHECKING:
-    from ragchunk.backends._spec import ChatBackend, ChatModel, ChatOptions
+    from ragchunk.backends._spec import ChatAnswer, ChatBackend, ChatModel, ChatOptions
     from ragchunk.model import ChatRequest
 
 CACHE_KIND: Final = "chat-v1"
@@ -104,13 +109,17 @@ class ChatSpec:
 
 @dataclass(slots=True)
 class ChatTally:
-    """What a client spent: calls made, answers from the cache, tokens, failed calls."""
+    """What a client spent: calls made, answers from the cache, tokens, failed calls.
+
+    ``skipped`` counts the calls never made: the endpoint's circuit breaker was open.
+    """
 
     calls: int = 0
     cached: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
     failures: int = 0
+    skipped: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, **counts: int) -> None:
@@ -127,6 +136,7 @@ class ChatTally:
             "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
             "failures": self.failures,
+            "skipped": self.skipped,
         }
 
 
@@ -145,7 +155,9 @@ class ChatClient:
         # The disk cache loads with the first client: every run reads ChatSpec (an option of
         # the plan), few ask a model.
         from ragchunk.backends.cache import DiskCache
+        from ragchunk.backends.keys import check_key
 
+        check_key(spec.key_env or None, "--api-key-env")
         self.spec = spec
         self.model: ChatModel = spec.options.load()
         _USED[spec.kind.name] = spec.kind
@@ -154,7 +166,7 @@ class ChatClient:
         self.tally = ChatTally()
         self.disk = None if cache_dir is None else DiskCache(cache_dir, CACHE_KIND)
         self._memory: dict[str, bytes] = {}  # answers this client got (for --check's rerun)
-        self._failed: dict[str, str] = {}  # and its failures, never written to disk
+        self._failed: dict[str, ChatReply] = {}  # and its failures, never written to disk
 
     @property
     def problem(self) -> str | None:
@@ -184,35 +196,62 @@ class ChatClient:
         replies = dict(zip(unique, answers, strict=True))
         return [replies[self.key(request)] for request in requests]
 
+    def stored(self, request: ChatRequest) -> bool:
+        """Return whether the disk cache holds a usable answer to ``request`` (a dry run's)."""
+        from ragchunk.backends.answers import fits
+
+        payload = None if self.disk is None else self.disk.get(self.key(request))
+        content = None if payload is None else _stored_content(payload)
+        return content is not None and fits(content, request.schema)
+
     def ask(self, request: ChatRequest) -> ChatReply:
         """Return the model's answer to ``request``, from the cache when it was asked before.
 
-        A failed call is a reply with an ``error`` (counted in ``tally.failures``).
+        A failed call is a reply with an ``error`` (counted in ``tally.failures``; a call the
+        circuit breaker skipped in ``tally.skipped``). Only an answer that fits the request's
+        schema is written to disk; one read back that does not is asked again.
         """
+        from ragchunk.backends.answers import fits
+
         key = self.key(request)
         if key in self._failed:  # --check's second run sees what the first saw
-            return ChatReply(error=self._failed[key])
+            return self._failed[key]
         stored = self._memory.get(key)
+        schema_checked = stored is None
         if stored is None and self.disk is not None:
             stored = self.disk.get(key)
-        if stored is not None:
-            content = _stored_content(stored)
-            if content is not None:
-                self.tally.add(cached=1)
-                return ChatReply(content=content, cached=True)
-        try:
-            answer = self.model.complete(request)
-        except BackendError as exc:
-            self.tally.add(calls=1, failures=1)
-            self._failed[key] = str(exc)
-            return ChatReply(error=str(exc))
-        self.tally.add(calls=1, tokens_in=answer.tokens_in, tokens_out=answer.tokens_out)
+        content = None if stored is None else _stored_content(stored)
+        if content is not None and (not schema_checked or fits(content, request.schema)):
+            self.tally.add(cached=1)
+            return ChatReply(content=content, cached=True)
+        answer, failed = self._complete(request)
+        if failed is not None:
+            self._failed[key] = failed
+            return failed
+        assert answer is not None  # no failure: an answer
         usage = [answer.tokens_in, answer.tokens_out]
         payload = json.dumps({"content": answer.content, "usage": usage}, ensure_ascii=False)
         self._memory[key] = payload.encode("utf-8")
-        if self.disk is not None:
+        if self.disk is not None and fits(answer.content, request.schema):
             self.disk.put(key, self._memory[key])
         return ChatReply(content=answer.content)
+
+    def _complete(self, request: ChatRequest) -> tuple[ChatAnswer | None, ChatReply | None]:
+        """Ask the model; return its answer, or the reply of a failed (or skipped) call."""
+        from ragchunk.backends.keys import mask, read_key
+
+        try:
+            answer = self.model.complete(request)
+        except BackendError as exc:
+            skipped = bool(getattr(exc, "skipped", False))
+            self.tally.add(**({"skipped": 1} if skipped else {"calls": 1, "failures": 1}))
+            return None, ChatReply(error=str(exc), skipped=skipped)
+        key = read_key(self.spec.key_env or None)
+        if mask(answer.content, key) != answer.content:  # an echo of the key: never kept
+            self.tally.add(calls=1, failures=1)
+            return None, ChatReply(error=f"{self.name} {self.url} answered with the API key in it")
+        self.tally.add(calls=1, tokens_in=answer.tokens_in, tokens_out=answer.tokens_out)
+        return answer, None
 
 
 def _stored_content(payload: bytes) -> str | None:

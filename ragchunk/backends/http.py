@@ -5,15 +5,24 @@ Built on the standard library (``http.client``), not httpx: ragchunk needs one t
 endpoints reached this way need no extra installed. Each thread keeps one keep-alive
 connection.
 
-- Timeouts: connecting waits ``connect_timeout`` seconds, each read ``read_timeout``.
-- Retries: a refused or reset connection, a timeout, 429 and 5xx answers are tried again up to
-  ``retries`` times, waiting ``backoff`` seconds doubled each time (with jitter), or what a
-  ``Retry-After`` header asks on 429/503 (capped at ``max_wait``).
+- Deadlines: connecting waits ``connect_timeout`` seconds; a whole attempt, from connecting to
+  the answer's last byte, at most ``read_timeout`` (a watchdog cuts the connection there, so a
+  server trickling its answer a byte at a time is stopped too).
+- Retries: a refused or reset connection, 429 and 5xx answers are tried again up to ``retries``
+  times, waiting ``backoff`` seconds doubled each time (with jitter), or what a ``Retry-After``
+  header asks on 429/503 (capped at ``max_wait``); an attempt past its deadline is tried once
+  more at most (a stalled endpoint seldom answers the third time, and each stall costs the
+  whole deadline).
+- Size: an answer longer than ``max_answer`` bytes is refused (its declared length at once,
+  else reading stops one byte past the cap).
+- Circuit breaker (``backends/guards.py``): after 5 requests in a row to one URL failed for
+  good (down, refusing the key, too slow, answering garbage), this process skips the URL for
+  60 s, each request failing at once with why; then one request may try it again.
 - Concurrency: ``post_all`` keeps at most ``concurrency`` requests in flight, on daemon
   threads, so Ctrl-C is never held up by a slow endpoint.
 - The key: read from the environment variable ``key_env`` names at each request and sent as a
-  bearer token; it never appears in a message (answers quoted in errors are cut short and have
-  it masked) and is never stored.
+  bearer token; a value a header cannot carry is refused (``backends/keys.py``); it never
+  appears in a message (every message has it masked, in all its forms) and is never stored.
 - Connections: one per thread, kept alive for the requests of one ``post`` or ``post_all``
   call and closed before it returns.
 
@@ -23,10 +32,8 @@ Every failure is an ``EndpointError`` (a ``BackendError``) of one sentence namin
 from __future__ import annotations
 
 import contextlib
-import email.utils
 import http.client
 import json
-import os
 import queue
 import random
 import socket
@@ -37,22 +44,33 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
+from ragchunk.backends.guards import MIB, Watchdog, breaker_of, retry_after, size_text
+from ragchunk.backends.keys import key_problem, mask, read_key
 from ragchunk.errors import BackendError
 from ragchunk.model import JSONValue
 
 RETRY_STATUSES: Final = frozenset({429, 500, 502, 503, 504})
+MAX_ANSWER: Final = 64 * MIB
+"""The default cap on one answer's bytes (each backend sets its own: see its module)."""
+_BROKEN_STATUSES: Final = frozenset({401, 403, 404, 405, 407, 429})
+"""Client errors that every later request would get too (a wrong key or URL): the breaker
+counts them; other 4xx answers are about one request, and prove the endpoint up."""
+_STALLS: Final = 2
+"""Attempts past their deadline that end a request (see the module docstring)."""
 _QUOTE_LENGTH: Final = 80
 
 
 class EndpointError(BackendError):
     """An endpoint failed: unreachable, too slow, refusing, or answering garbage.
 
-    ``status`` is the HTTP status of the last answer when the endpoint refused with one.
+    ``status`` is the HTTP status of the last answer when the endpoint refused with one;
+    ``skipped`` says the request was never sent (the circuit breaker is open).
     """
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(self, message: str, status: int | None = None, *, skipped: bool = False) -> None:
         super().__init__(message)
         self.status = status
+        self.skipped = skipped
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,13 +82,15 @@ class Endpoint:
         name: what messages call it (``embedding endpoint``).
         key_env: the environment variable holding the bearer token, or None for none.
         connect_timeout: seconds to wait for a connection.
-        read_timeout: seconds to wait for each read of an answer.
+        read_timeout: seconds one attempt may take, from connecting to the answer's last byte.
         concurrency: requests in flight at once in ``post_all``.
         retries: attempts after the first for a failure that may pass.
         backoff: seconds before the first retry; doubled for each one after.
         max_wait: the longest wait between attempts, whatever ``Retry-After`` asks.
         final: statuses answered as failures at once, never retried (a chat client asking
-            whether an endpoint takes a request format: llama.cpp refuses with 500).
+            whether an endpoint takes a request format: llama.cpp refuses with 500); the
+            circuit breaker counts none of them.
+        max_answer: the most bytes one answer may hold.
     """
 
     url: str
@@ -83,16 +103,25 @@ class Endpoint:
     backoff: float = 0.5
     max_wait: float = 60.0
     final: frozenset[int] = frozenset()
+    max_answer: int = MAX_ANSWER
 
 
 class _Retry(Exception):  # noqa: N818 - a signal between two functions, never raised to users
     """A failure that may pass: try again after ``wait`` seconds (None: the backoff)."""
 
-    def __init__(self, problem: str, wait: float | None = None, status: int | None = None) -> None:
+    def __init__(
+        self,
+        problem: str,
+        wait: float | None = None,
+        status: int | None = None,
+        *,
+        stalled: bool = False,
+    ) -> None:
         super().__init__(problem)
         self.problem = problem
         self.wait = wait
         self.status = status
+        self.stalled = stalled
 
 
 class JsonClient:
@@ -108,12 +137,13 @@ class JsonClient:
         self._port = parts.port
         self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         self._local = threading.local()
+        self._breaker = breaker_of(endpoint.url)
 
     def post(self, body: JSONValue) -> JSONValue:
         """Post ``body`` and return the decoded answer, retrying what may pass.
 
         Raises:
-            EndpointError: the endpoint failed for good (one sentence naming it).
+            EndpointError: the endpoint failed for good, or is skipped (one sentence naming it).
         """
         try:
             return self._post(body)
@@ -121,13 +151,31 @@ class JsonClient:
             self._drop()
 
     def _post(self, body: JSONValue) -> JSONValue:
+        skipped = self._breaker.skips()
+        if skipped is not None:
+            raise EndpointError(self._mask(f"{self._where} skipped: {skipped}"), skipped=True)
+        try:
+            answer = self._tries(body)
+        except EndpointError as exc:
+            status = exc.status
+            if status not in self.endpoint.final:
+                broken = status is None or status >= 500 or status in _BROKEN_STATUSES
+                self._breaker.record(str(exc)[len(self._where) + 1 :] if broken else None)
+            raise
+        self._breaker.record(None)
+        return answer
+
+    def _tries(self, body: JSONValue) -> JSONValue:
         endpoint = self.endpoint
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        headers = self._headers()
+        stalls = 0
         for attempt in range(endpoint.retries + 1):
             try:
-                return self._attempt(payload)
+                return self._attempt(payload, headers)
             except _Retry as retry:
-                if attempt == endpoint.retries:
+                stalls += retry.stalled
+                if attempt == endpoint.retries or stalls == _STALLS:
                     tries = f" (after {attempt + 1} attempts)" if attempt else ""
                     raise self._error(f"{retry.problem}{tries}", retry.status) from None
                 time.sleep(self._wait(attempt, retry.wait))
@@ -173,41 +221,85 @@ class JsonClient:
         state.wait()
         return answers
 
-    def _attempt(self, payload: bytes) -> JSONValue:
+    def _attempt(self, payload: bytes, headers: dict[str, str]) -> JSONValue:
         endpoint = self.endpoint
+        watchdog = Watchdog(endpoint.read_timeout)
         try:
             connection = self._connection()
-            connection.request("POST", self._path, body=payload, headers=self._headers())
+            watchdog.watch(connection)
+            connection.request("POST", self._path, body=payload, headers=headers)
             response = connection.getresponse()
-            status, body = response.status, response.read()
-            retry_after = response.getheader("Retry-After")
+            status, retry_after_header = response.status, response.getheader("Retry-After")
+            body = self._read(response)
         except (ConnectionRefusedError, http.client.RemoteDisconnected, ConnectionResetError):
             self._drop()
+            if watchdog.cut:
+                raise self._stalled(watchdog) from None
             raise _Retry(
                 "refused the connection" if not self._connected() else "closed the connection"
             ) from None
         except TimeoutError:
             self._drop()
-            waited = endpoint.read_timeout if self._connected() else endpoint.connect_timeout
-            raise _Retry(f"did not answer within {waited:g} s") from None
+            raise self._stalled(watchdog) from None
         except socket.gaierror:
             self._drop()
             raise self._error(f"cannot be reached: host {self._host!r} not found") from None
         except (OSError, http.client.HTTPException) as exc:
             self._drop()
+            if watchdog.cut:
+                raise self._stalled(watchdog) from None
             raise _Retry(f"cannot be reached ({type(exc).__name__}: {exc})") from None
+        except (ValueError, UnicodeError) as exc:  # a header http.client refuses: never quoted
+            self._drop()
+            raise self._error(f"could not be sent the request ({type(exc).__name__})") from None
         finally:
+            watchdog.stop()
             self._local.connected = False
+        if watchdog.cut:  # cut while reading the body: what was read is a fragment
+            self._drop()
+            raise self._stalled(watchdog)
         if status in RETRY_STATUSES and status not in endpoint.final:
-            wait = _retry_after(retry_after) if status in {429, 503} else None
+            wait = retry_after(retry_after_header) if status in {429, 503} else None
             raise _Retry(f"answered HTTP {status}{self._quote(body)}", wait, status)
         if not 200 <= status < 300:
             raise self._error(f"answered HTTP {status}{self._quote(body)}", status)
         try:
             answer: JSONValue = json.loads(body)
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             raise self._error(f"answered something that is not JSON{self._quote(body)}") from None
         return answer
+
+    def _read(self, response: http.client.HTTPResponse) -> bytes:
+        """Return the answer's body; refuse one past ``max_answer`` bytes without reading it."""
+        cap = self.endpoint.max_answer
+        declared = response.getheader("Content-Length") or ""
+        if declared.strip().isdigit() and int(declared) > cap:
+            response.close()  # the response holds the socket open as well
+            self._drop()
+            raise self._error(f"announced an answer of {size_text(int(declared))}{self._over(cap)}")
+        pieces: list[bytes] = []
+        size = 0
+        while size <= cap:  # in pieces: never a buffer of the cap's size for a small answer
+            piece = response.read(min(MIB, cap + 1 - size))
+            if not piece:
+                break
+            pieces.append(piece)
+            size += len(piece)
+        body = b"".join(pieces)
+        if len(body) > cap:
+            response.close()  # the rest is never read: the connection goes
+            self._drop()
+            raise self._error(f"answered more than {size_text(cap)}{self._over(cap)}")
+        return body
+
+    def _over(self, cap: int) -> str:
+        return f", past the cap of {size_text(cap)} on one answer; stopped reading"
+
+    def _stalled(self, watchdog: Watchdog) -> _Retry:
+        endpoint = self.endpoint
+        cut = watchdog.cut or self._connected()
+        waited = endpoint.read_timeout if cut else endpoint.connect_timeout
+        return _Retry(f"did not answer within {waited:g} s", stalled=True)
 
     def _connection(self) -> http.client.HTTPConnection:
         connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
@@ -233,15 +325,19 @@ class JsonClient:
             self._local.connection = None
 
     def _headers(self) -> dict[str, str]:
+        """Return the request's headers, the key's checked first (one line naming its variable)."""
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         key = self._key()
         if key:
+            problem = key_problem(key)
+            if problem is not None:
+                variable = self.endpoint.key_env
+                raise self._error(f"was not asked: the environment variable {variable} {problem}")
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
     def _key(self) -> str | None:
-        name = self.endpoint.key_env
-        return os.environ.get(name) if name else None
+        return read_key(self.endpoint.key_env)
 
     def _wait(self, attempt: int, asked: float | None) -> float:
         endpoint = self.endpoint
@@ -252,18 +348,24 @@ class JsonClient:
 
     def _quote(self, body: bytes) -> str:
         """Return ``: "<start of body>"`` for a message, the key masked; empty for no body."""
-        text = " ".join(body.decode("utf-8", "replace").split())
+        key = self._key()
+        text = " ".join(mask(body.decode("utf-8", "replace"), key).split())
         if not text:
             return ""
-        key = self._key()
-        if key:
-            text = text.replace(key, "***")
+        text = mask(text, key)
         if len(text) > _QUOTE_LENGTH:
             text = text[:_QUOTE_LENGTH] + "…"
         return f": {text!r}"
 
+    @property
+    def _where(self) -> str:
+        return f"{self.endpoint.name} {self.endpoint.url}"
+
+    def _mask(self, message: str) -> str:
+        return mask(message, self._key())
+
     def _error(self, problem: str, status: int | None = None) -> EndpointError:
-        return EndpointError(f"{self.endpoint.name} {self.endpoint.url} {problem}", status)
+        return EndpointError(self._mask(f"{self._where} {problem}"), status)
 
 
 class _Shared:
@@ -295,21 +397,3 @@ class _Shared:
             pass
         if self._failure is not None:
             raise self._failure
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Return the seconds a ``Retry-After`` header asks for (a number or an HTTP date)."""
-    if value is None:
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        pass
-    else:
-        return max(0.0, seconds) if seconds == seconds else None  # NaN asks for nothing
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())

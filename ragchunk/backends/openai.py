@@ -6,6 +6,11 @@ at most ``concurrency`` requests at once (``backends/http.py``). An answer is ch
 it is used: one vector per text, all of one dimension, finite numbers; anything else is an
 ``EndpointError`` naming the endpoint. Vectors are normalised to unit length (not every server
 does it) and kept as float32.
+
+An answer may hold at most ``ANSWER_BYTES_PER_TEXT`` bytes per text of its batch, and never
+less than ``MAX_ANSWER`` (64 MiB: 32 texts of 8,192 dimensions written out in full take about
+7 MiB), so a server cannot make ragchunk read a gigabyte; the key's variable is checked before
+any input is read (``backends/keys.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.backends._spec import EmbeddingBackend, at_least, check_url
+from ragchunk.backends.keys import check_key
 from ragchunk.errors import BackendError, OptionError, UsageError
 from ragchunk.settings import Embedding
 
@@ -37,6 +43,10 @@ def embeddings_url(base: str) -> str:
 
 _EMBEDDING: Final = Embedding()
 """The defaults of the embedding settings, written once in the settings tree."""
+MAX_ANSWER: Final = 64 * 1024 * 1024
+"""The least cap on one answer's bytes, whatever the batch size."""
+ANSWER_BYTES_PER_TEXT: Final = 2 * 1024 * 1024
+"""The cap on one answer's bytes per text of its batch, past ``MAX_ANSWER``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,8 +59,8 @@ class OpenAIOptions:
         key_env: the environment variable holding the key, sent as a bearer token when set;
             never logged, stored or shown (``--embed-key-env``).
         batch_size: texts per request (``--embed-batch-size``).
-        timeout: seconds to wait for an answer; connecting waits at most 10
-            (``--embed-timeout``).
+        timeout: seconds one attempt may take, from connecting (at most 10 of them) to the
+            answer's last byte (``--embed-timeout``).
         concurrency: requests in flight at once (``--embed-concurrency``).
         retries: attempts after the first on a timeout, a refused connection, 429 or 5xx
             (``--embed-retries``).
@@ -87,11 +97,13 @@ class OpenAIOptions:
         return f"openai\0{embeddings_url(self.url or '')}\0{self.model}"
 
     def check(self, why: str, *, tokens: bool) -> None:
-        """Refuse token vectors: an endpoint returns one vector per text.
+        """Refuse token vectors (an endpoint returns one vector per text) and an unusable key.
 
         Raises:
-            UsageError: ``tokens`` is asked for.
+            UsageError: ``tokens`` is asked for, or the key's variable holds what no HTTP
+                header can carry (one sentence naming the variable, never the key).
         """
+        check_key(self.key_env or None, "--embed-key-env")
         if tokens:
             raise UsageError(
                 f"{why} needs token vectors, which only --embedder local gives "
@@ -124,6 +136,7 @@ class OpenAIEmbedder:
                 read_timeout=options.timeout,
                 concurrency=options.concurrency,
                 retries=options.retries,
+                max_answer=max(MAX_ANSWER, options.batch_size * ANSWER_BYTES_PER_TEXT),
             )
         )
         self._dimensions: int | None = None

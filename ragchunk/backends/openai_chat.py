@@ -13,6 +13,9 @@ it (HTTP 400, 422, 500 or 501: llama.cpp's server answers 500) is asked next wit
 schema by grammar; others read it as plain JSON mode), then with no ``response_format`` at all.
 The prompt always spells out the JSON wanted, so every mode works; the mode that worked is
 remembered per endpoint for the life of the process (``forget_modes`` forgets it).
+
+An answer may hold at most ``MAX_ANSWER`` bytes (8 MiB), or ``ANSWER_BYTES_PER_TOKEN`` per
+token of ``max_tokens`` when that is more: a 1,024-token answer takes a few KiB.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ _REFUSED_MODE: Final = frozenset({400, 422, 500, 501})
 _MODE_OF: dict[str, str] = {}
 """The structured-output mode each endpoint URL accepted, in this process."""
 _MODE_LOCK: Final = threading.Lock()
+MAX_ANSWER: Final = 8 * 1024 * 1024
+"""The least cap on one answer's bytes."""
+ANSWER_BYTES_PER_TOKEN: Final = 256
+"""The cap on one answer's bytes per token it may hold, past ``MAX_ANSWER``."""
 
 
 def chat_url(base: str) -> str:
@@ -66,7 +73,8 @@ class OpenAIChatOptions:
             never logged, stored or shown (``--api-key-env``).
         temperature: sampling temperature.
         max_tokens: the most tokens one answer may hold.
-        timeout: seconds to wait for an answer (connecting waits at most 10).
+        timeout: seconds one attempt may take, from connecting (at most 10 of them) to the
+            answer's last byte.
         concurrency: requests in flight at once.
         retries: attempts after the first on a timeout, a refused connection, 429 or 5xx.
     """
@@ -120,6 +128,7 @@ class OpenAIChat:
             read_timeout=options.timeout,
             concurrency=options.concurrency,
             retries=options.retries,
+            max_answer=max(MAX_ANSWER, options.max_tokens * ANSWER_BYTES_PER_TOKEN),
         )
         self._client = JsonClient(endpoint)
         self._probe = JsonClient(dataclasses.replace(endpoint, final=_REFUSED_MODE))

@@ -27,6 +27,7 @@ from ragchunk.cli._app import (
 )
 from ragchunk.cli._progress import progress_bar, shows_progress
 from ragchunk.errors import EngineError
+from ragchunk.model import CHAT_SKIPPED
 from ragchunk.pipeline.passes import LARGE_CHUNK
 from ragchunk.runs.inputs import describe_skipped
 from ragchunk.runs.loop import Extra, run_batch
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from ragchunk.runs.batch import Batch
     from ragchunk.sinks.stats import ChunkStats
 
-_ONCE_PER_RUN: Final = frozenset({LARGE_CHUNK})
+_ONCE_PER_RUN: Final = frozenset({LARGE_CHUNK, CHAT_SKIPPED})
 """Warnings about the run's settings rather than one input: said for the first input only."""
 EXIT_INTERRUPTED: Final = 130
 """128 + SIGINT, as shells report a run stopped with Ctrl-C."""
@@ -197,7 +198,20 @@ def execute(batch: Batch, display: Display) -> int:
     if run.stats is not None:
         _print_stats(run.console, run.stats)
     _summarise(run, time.monotonic() - started)
-    return EXIT_FAILED_INPUTS if run.tally.failures or run.tally.violations else EXIT_OK
+    failed = run.tally.failures or run.tally.violations or _no_answer(run)
+    return EXIT_FAILED_INPUTS if failed else EXIT_OK
+
+
+def _no_answer(run: _Run) -> bool:
+    """Say so and return True when the chat model was asked and not one call succeeded."""
+    llm = run.tally.llm
+    if llm["cached"] or llm["calls"] > llm["failures"] or not llm["failures"] + llm["skipped"]:
+        return False
+    run.say(
+        f"error: every call to the chat model failed ({llm['failures']} failed, "
+        f"{llm['skipped']} skipped): every record is a fallback"
+    )
+    return True
 
 
 def _consume(run: _Run) -> None:
@@ -292,7 +306,9 @@ def _say_model(run: _Run) -> None:
     """The end-of-run summary of a rewriting strategy: what the chat model cost and made."""
     llm = run.tally.llm
     run.say(
-        f"chat model: {_count(llm['calls'], 'call')} ({llm['failures']} failed), "
+        f"chat model: {_count(llm['calls'], 'call')} ({llm['failures']} failed"
+        + (f", {llm['skipped']} skipped" if llm["skipped"] else "")
+        + "), "
         f"{llm['cached']} answered by the cache, {llm['tokens_in']} tokens in, "
         f"{llm['tokens_out']} out"
     )

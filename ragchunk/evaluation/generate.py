@@ -169,6 +169,7 @@ def generate_questions(
     replies = client.ask_all([ask.request for ask in asks])
     kept: list[GeneratedQuestion] = []
     seen: list[frozenset[str]] = []
+    skipped = False  # the endpoint's circuit breaker is open: said once, not per window
     for ask, reply in zip(asks, replies, strict=True):
         name, text = documents[ask.window.document]
         counts["cached"] += reply.cached
@@ -177,7 +178,9 @@ def generate_questions(
             code = "failed" if reply.content is None else "malformed"
             counts[code] += 1
             where = f"{name}: window [{ask.window.start}:{ask.window.end}]"
-            problems.append(Diagnostic(name, code, f"{where}: {problem}"))
+            if not (reply.skipped and skipped):
+                problems.append(Diagnostic(name, code, f"{where}: {problem}"))
+            skipped = skipped or reply.skipped
             continue
         counts["proposed"] += len(items)
         taken = 0

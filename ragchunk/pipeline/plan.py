@@ -276,6 +276,10 @@ def make_plan(settings: Settings = DEFAULTS) -> Plan:
         raise OptionError(
             "--api-base", f"and --model are needed with --strategy {chosen.name} (a chat endpoint)"
         )
+    if chosen.rewrites:  # a key no HTTP header can carry: refused before any input is read
+        from ragchunk.backends.keys import check_key
+
+        check_key(recipe.chat.key_env or None, "--api-key-env")
     if recipe.needs_tokens:
         load_tokenizer(chunking.tokenizer)
     if recipe.needs_embedder:

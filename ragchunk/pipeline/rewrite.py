@@ -9,7 +9,8 @@ so in ``metadata.kind`` (``REWRITE_KINDS``).
 
 ``Rewriter`` counts what a run spent and made (``counts``): calls, cache hits, tokens in and
 out, failures, passages, propositions, propositions dropped over ``max_propositions`` or as
-ungrounded, fallbacks; with ``dry_run`` it asks nothing and counts the calls and prompt tokens
+ungrounded, fallbacks, calls skipped while the endpoint's circuit breaker was open; with
+``dry_run`` it asks nothing and counts the calls and prompt tokens
 the run would make.
 """
 
@@ -37,6 +38,7 @@ COUNT_NAMES: Final = (
     "tokens_in",
     "tokens_out",
     "failures",
+    "skipped",
     "passages",
     "propositions",
     "over_max",
@@ -111,10 +113,9 @@ class Rewriter:
         """Return the replies, or None in a dry run (which counts what it would ask)."""
         if not self.dry_run:
             return self.client.ask_all(requests)
-        disk = self.client.disk
         unique = {self.client.key(request): request for request in requests}
-        for key, request in unique.items():  # asked once each, as ChatClient.ask_all does
-            if disk is not None and disk.get(key) is not None:
+        for request in unique.values():  # asked once each, as ChatClient.ask_all does
+            if self.client.stored(request):
                 self.counts["planned_cached"] += 1
                 continue
             self.counts["planned_calls"] += 1

@@ -74,7 +74,7 @@ class Embedding:
     embed_timeout: float = leaf(
         "--embed-timeout",
         default=60.0,
-        help="openai: seconds to wait for an answer.",
+        help="openai: seconds one attempt may take, from connecting to the answer's last byte.",
         panel=EMBEDDINGS,
         metavar="SECONDS",
         spec="timeout",
@@ -172,7 +172,7 @@ class Chat:
     api_timeout: float = leaf(
         "--api-timeout",
         default=120.0,
-        help="Seconds to wait for a chat answer.",
+        help="Seconds one chat attempt may take, from connecting to the answer's last byte.",
         panel=LLM,
         spec="timeout",
     )

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.errors import OptionError
-from ragchunk.model import ChatRequest, Span
+from ragchunk.model import CHAT_SKIPPED, ChatRequest, Span
 from ragchunk.options import Budget
 from ragchunk.strategies._prompts import (
     INVALID,
@@ -139,15 +139,20 @@ def rewrite(
     if replies is None:
         return list(passages)
     out: list[Span] = []
+    skipped = False  # the endpoint's circuit breaker is open: said once, not per passage
     for number, (passage, reply) in enumerate(zip(passages, replies, strict=True)):
         base = {**passage.metadata, "kind": "passage", "passage": number}
         kept, cause = _read_propositions(text[passage.start : passage.end], reply, options, ctx)
         if not kept:
             chat.count("fallbacks")
             where = f"passage {number} [{passage.start}:{passage.end}]"
-            ctx.warn(
-                "fallback", f"{doc.source}: {where}: {cause}; kept verbatim as a passage chunk"
-            )
+            if not reply.skipped:
+                ctx.warn(
+                    "fallback", f"{doc.source}: {where}: {cause}; kept verbatim as a passage chunk"
+                )
+            elif not skipped:
+                skipped = True
+                ctx.warn(CHAT_SKIPPED, f"{doc.source}: {cause}; passages kept verbatim meanwhile")
             out.append(dataclasses.replace(passage, metadata={**base, "fallback": cause}))
             continue
         if options.emit_passages:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragchunk.errors import OptionError
-from ragchunk.model import ChatRequest, Span
+from ragchunk.model import CHAT_SKIPPED, ChatRequest, Span
 from ragchunk.options import Budget
 from ragchunk.strategies._prompts import (
     INVALID,
@@ -92,7 +92,7 @@ def rewrite(
     if not fields:
         chat.count("fallbacks")
         ctx.warn(
-            "fallback",
+            CHAT_SKIPPED if replies[0].skipped else "fallback",
             f"{doc.source}: the whole document [0:{len(text)}]: {cause}; chunked by recursive",
         )
         return [

@@ -464,7 +464,11 @@ def test_resume_falls_back_to_recursive_with_page_ranges(
     scripted_server.on(CHAT, lambda _r: Reply.error(500))
     args = [str(cv), "-s", "resume", "--no-cache", "--api-retries", "0", "--check"]
     result = run(scripted_server.base_url, *args)
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr  # the chunks are written; no call succeeded
+    assert result.stderr.splitlines()[-1] == (
+        "error: every call to the chat model failed (1 failed, 0 skipped): every record is a "
+        "fallback"
+    )
     got = records(result.stdout)
     assert len(got) > 1
     assert all(r["strategy"] == "recursive" for r in got)
@@ -561,9 +565,11 @@ def test_every_fixture_over_llama_cpps_server(
         if path.is_file():
             assert llama_server.api_key.encode() not in path.read_bytes()
     again = run(llama_server.base_url, *args, model=llama_server.model)
-    assert again.stdout == result.stdout
-    assert summary(again.stderr)["cached"] == stats["passages"]
-    assert summary(again.stderr)["calls"] == 0
+    assert again.stdout == result.stdout  # temperature 0: the answers asked again are the same
+    # only answers that are JSON of the schema were cached: those a fallback got may be asked again
+    rerun = summary(again.stderr)
+    assert rerun["cached"] + rerun["calls"] == stats["passages"]
+    assert rerun["calls"] <= stats["fallbacks"]
 
 
 def test_the_chat_settings_are_configuration_keys(

@@ -14,6 +14,7 @@ tests can count calls and check that no API key leaks anywhere but the `Authoriz
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -65,6 +66,9 @@ class Reply:
     headers: Mapping[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds before answering (a hang when longer than the client's timeout)
     drop: bool = False  # close the connection without sending a status line
+    trickle: float = 0.0  # seconds between the bytes of the body (a slowloris answer)
+    flood: int = 0  # bytes of a JSON array streamed after the status line (an answer bomb)
+    declare: bool = True  # with flood: send its Content-Length (else: read until closed)
 
     @classmethod
     def json(
@@ -94,6 +98,16 @@ class Reply:
         """Wait `seconds` (cut short when the server stops), then answer like `then` (200 `{}`)."""
         base = then or cls.json({})
         return cls(status=base.status, body=base.body, headers=base.headers, delay=seconds)
+
+    @classmethod
+    def trickled(cls, payload: Any, seconds_per_byte: float = 1.0) -> Reply:
+        """Answer `payload` as JSON, one byte every `seconds_per_byte` (cut short on stop)."""
+        return dataclasses.replace(cls.json(payload), trickle=seconds_per_byte)
+
+    @classmethod
+    def flooded(cls, size: int, *, declare: bool = True) -> Reply:
+        """Stream a JSON array of `size` bytes, made as it is sent (never held in memory)."""
+        return cls(headers={"Content-Type": "application/json"}, flood=size, declare=declare)
 
     @classmethod
     def dropped(cls) -> Reply:
@@ -170,12 +184,27 @@ def chat_answer(content: str) -> Responder:
     return lambda _request: Reply.json(chat_body(content))
 
 
+def echo_key(status: int = 401) -> Responder:
+    """Return a responder refusing every request with its bearer token quoted in the error.
+
+    The token is JSON-escaped in the body, as OpenAI's "Incorrect API key provided: ..." is.
+    """
+
+    def respond(request: RecordedRequest) -> Reply:
+        token = request.headers.get("authorization", "").removeprefix("Bearer ")
+        message = f"Incorrect API key provided: {token}. Check it."
+        return Reply.json({"error": {"message": message, "code": status}}, status=status)
+
+    return respond
+
+
 class ScriptedServer:
     """An OpenAI-compatible server whose every answer the test decides; see the module docstring."""
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
         self.errors: list[BaseException] = []  # raised while answering (a responder's bug)
+        self.flooded: list[int] = []  # bytes each `Reply.flooded` got out before it stopped
         self._queues: dict[str, deque[Reply | Responder]] = defaultdict(deque)
         self._defaults: dict[str, Responder] = {}
         self._lock = threading.Lock()
@@ -282,9 +311,41 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(reply.status)
         for name, value in reply.headers.items():
             self.send_header(name, value)
+        if reply.flood:
+            self._flood(reply)
+            return
         self.send_header("Content-Length", str(len(reply.body)))
         self.end_headers()
-        self.wfile.write(reply.body)
+        if not reply.trickle:
+            self.wfile.write(reply.body)
+            return
+        for k in range(len(reply.body)):
+            self.wfile.write(reply.body[k : k + 1])
+            self.wfile.flush()
+            if owner._stopping.wait(reply.trickle):
+                self.close_connection = True
+                return
+
+    def _flood(self, reply: Reply) -> None:
+        """Send `[0.0,0.0,...` up to `reply.flood` bytes; stop when the client goes away."""
+        if reply.declare:
+            self.send_header("Content-Length", str(reply.flood))
+        else:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        block = b"0.0," * 16384
+        sent = 0
+        try:
+            self.wfile.write(b"[")
+            sent = 1
+            while sent < reply.flood and not self.server.owner._stopping.is_set():
+                piece = block[: reply.flood - sent]
+                self.wfile.write(piece)
+                sent += len(piece)
+        except OSError:  # the client stopped reading and closed: what a cap should do
+            pass
+        self.server.owner.flooded.append(sent)
 
 
 @contextmanager

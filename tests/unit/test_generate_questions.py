@@ -355,3 +355,14 @@ def test_the_options_are_checked() -> None:
         generate_questions([("a", "A.")], chat, 1, window=50)
     with pytest.raises(OptionError, match="--evidence must be one of sentences, excerpts"):
         generate_questions([("a", "A.")], chat, 1, evidence="words")  # type: ignore[arg-type]
+
+
+def test_a_down_endpoint_is_reported_once_it_is_skipped(refused_url: str) -> None:
+    spec = ChatSpec(url=refused_url, model="m", key_env="", retries=0, concurrency=1)
+    docs = [(f"doc-{n}.txt", f"{FERRY} Ferry {n} is blue.") for n in range(8)]
+    result = generate_questions(docs, ChatClient(spec, None), 1)
+    assert result.counts["failed"] == 8
+    messages = [p.message for p in result.problems]
+    assert sum(m.endswith("refused the connection") for m in messages) == 5
+    assert sum("skipped: it failed 5 requests in a row" in m for m in messages) == 1
+    assert len(messages) == 6  # the three other skipped windows are not repeated

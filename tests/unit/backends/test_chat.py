@@ -72,6 +72,7 @@ def test_a_good_answer_sends_the_schema_the_key_and_temperature_0(
         "tokens_in": 10,
         "tokens_out": 3,  # the scripted server counts words
         "failures": 0,
+        "skipped": 0,
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +50,8 @@ class Echo:
         self.calls += 1
         if request.user == "fail":
             raise BackendError(f"{self.name} {self.url} failed on purpose")
-        return ChatAnswer(request.user.upper(), tokens_in=3, tokens_out=2)
+        # JSON of the request's schema (an object): only such answers are cached
+        return ChatAnswer(json.dumps({"said": request.user.upper()}), tokens_in=3, tokens_out=2)
 
 
 def forget() -> None:
@@ -76,9 +78,9 @@ def test_a_registered_chat_backend_answers_through_the_cache(tmp_path: Path) -> 
     assert (spec.ready, spec.label) == (True, "echo:loud")
     client = ChatClient(spec, str(tmp_path))
     assert (client.name, client.url) == ("echo model", "echo://loud")
-    assert client.ask(REQUEST).content == "USER WORDS"
+    assert client.ask(REQUEST).content == '{"said": "USER WORDS"}'
     again = ChatClient(spec, str(tmp_path)).ask(REQUEST)  # a new client: from disk
-    assert (again.content, again.cached) == ("USER WORDS", True)
+    assert (again.content, again.cached) == ('{"said": "USER WORDS"}', True)
     failed = client.ask(ChatRequest("s", "fail", {}, "v1"))
     assert failed.error == "echo model echo://loud failed on purpose"
     assert client.tally.as_dict() == {
@@ -87,6 +89,7 @@ def test_a_registered_chat_backend_answers_through_the_cache(tmp_path: Path) -> 
         "tokens_in": 3,
         "tokens_out": 2,
         "failures": 1,
+        "skipped": 0,
     }
     FORGOTTEN.clear()
     forget_modes()

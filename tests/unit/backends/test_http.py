@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from ragchunk.backends.http import Endpoint, EndpointError, JsonClient, _retry_after
+from ragchunk.backends.guards import retry_after as _retry_after
+from ragchunk.backends.http import Endpoint, EndpointError, JsonClient
 from tests.servers import LOCALHOST
 from tests.support.scripted import EMBEDDINGS, RecordedRequest, Reply, ScriptedServer
 
