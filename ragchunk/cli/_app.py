@@ -4,15 +4,14 @@
 --help`` shows for it. A command's module is imported only when that command runs (or its own
 ``--help`` is asked for): ``ragchunk --help`` and ``ragchunk split`` never import ``eval`` or
 ``view``. To add a command, write ``cli/<name>.py`` registering it with ``@app.command("<name>",
-...)`` and add its line here.
+...)`` and add one line to ``COMMANDS`` (``Lazy(summary, module)`` when its module is another).
 """
 
 from __future__ import annotations
 
 import contextlib
-import sys
-from collections.abc import Iterator
 import importlib
+import sys
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
@@ -32,21 +31,21 @@ EXIT_FAILED_INPUTS: Final = 1
 EXIT_USAGE: Final = 2
 
 
-
 class Lazy(NamedTuple):
-    """A command of the table: the module that registers it, and its line in ``--help``."""
+    """A command of the table: its line in ``ragchunk --help``, and the module registering it."""
 
-    module: str
     summary: str
+    module: str | None = None
+    """None: ``ragchunk.cli.<name>``."""
 
 
 COMMANDS: Final[Mapping[str, Lazy]] = {
-    "eval": Lazy("ragchunk.cli.eval", "Score chunking configurations by retrieval."),
-    "inspect": Lazy("ragchunk.cli.inspect", "Show how ragchunk reads a file."),
-    "split": Lazy("ragchunk.cli.split", "Split documents into chunks, printed as JSONL."),
-    "stats": Lazy("ragchunk.cli.stats", "Summarise the chunks that split wrote."),
-    "strategies": Lazy("ragchunk.cli.strategies", "List the strategies, their options and defaults."),
-    "view": Lazy("ragchunk.cli.view", "Draw a document's chunks as one HTML page."),
+    "eval": Lazy("Score chunking configurations by retrieval."),
+    "inspect": Lazy("Show how ragchunk reads a file."),
+    "split": Lazy("Split documents into chunks, printed as JSONL."),
+    "stats": Lazy("Summarise the chunks that split wrote."),
+    "strategies": Lazy("List the strategies, their options and defaults."),
+    "view": Lazy("Draw a document's chunks as one HTML page."),
 }
 """Every command: name → its module and summary. One line per command; the module is
 imported when the command is looked up (run, or its own help), never to list it."""
@@ -89,7 +88,8 @@ class _Commands(MutableMapping[str, "Command"]):
 def _build(name: str) -> Command:
     """Import the module of command ``name`` and return the Click command it registered."""
     lazy = COMMANDS[name]
-    importlib.import_module(lazy.module)
+    module = lazy.module or f"ragchunk.cli.{name}"
+    importlib.import_module(module)
     for info in reversed(app.registered_commands):
         if info.name == name:
             info.short_help = lazy.summary
@@ -98,7 +98,7 @@ def _build(name: str) -> Command:
                 pretty_exceptions_short=app.pretty_exceptions_short,
                 rich_markup_mode=app.rich_markup_mode,
             )
-    raise LookupError(f"{lazy.module} registers no command {name!r}")
+    raise LookupError(f"{module} registers no command {name!r}")
 
 
 class LazyGroup(TyperGroup):
