@@ -63,12 +63,16 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_timed(argv: list[str], stdout: Path) -> tuple[float, float]:
-    """Run a command to its end; return its CPU seconds (with its workers) and wall seconds."""
+def run_timed(argv: list[str], stdout: Path, cwd: Path | None = None) -> tuple[float, float]:
+    """Run a command to its end; return its CPU seconds (with its workers) and wall seconds.
+
+    ``cwd``: where it runs; a directory of no project, as a user's (in this repository,
+    ragchunk would find and parse its pyproject.toml, which names ragchunk).
+    """
     before = _children_cpu()
     started = time.perf_counter()
     with stdout.open("wb") as out:
-        subprocess.run(argv, stdout=out, stderr=subprocess.DEVNULL, check=True, env=ENV)
+        subprocess.run(argv, stdout=out, stderr=subprocess.DEVNULL, check=True, env=ENV, cwd=cwd)
     return _children_cpu() - before, time.perf_counter() - started
 
 
@@ -77,10 +81,10 @@ def rounds(commands: dict[str, list[str]], repeat: int, tmp: Path) -> dict[str, 
     names = list(commands)
     times: dict[str, dict[str, list[float]]] = {n: {"cpu": [], "wall": []} for n in names}
     for name in names:  # a warm-up each: the page cache, the interpreter's bytecode
-        run_timed(commands[name], tmp / "warmup.out")
+        run_timed(commands[name], tmp / "warmup.out", tmp)
     for r in range(repeat):
         for name in names[r % len(names) :] + names[: r % len(names)]:
-            cpu, wall = run_timed(commands[name], tmp / f"{names.index(name)}.out")
+            cpu, wall = run_timed(commands[name], tmp / f"{names.index(name)}.out", tmp)
             times[name]["cpu"].append(cpu)
             times[name]["wall"].append(wall)
     return {
