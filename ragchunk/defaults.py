@@ -6,6 +6,9 @@ them from here).
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
 from typing import Final, Literal, TypeAlias
 
 STDIN: Final = "-"
@@ -41,3 +44,14 @@ CLEAN_PARTS: Final[tuple[CleanPart, ...]] = ("headers", "watermarks", "hyphens",
 Engine: TypeAlias = Literal["local", "ray"]
 ENGINES: Final = ("local", "ray")
 """Where a run's inputs are chunked: this machine's processes (``--jobs``), or a Ray cluster."""
+
+
+def default_cache_dir() -> str:
+    """Return ragchunk's directory under the user's cache directory (per platform)."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return str(Path(base) / "ragchunk" / "Cache")
+    if sys.platform == "darwin":
+        return str(Path.home() / "Library" / "Caches" / "ragchunk")
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return str(Path(base) / "ragchunk")

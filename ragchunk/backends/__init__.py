@@ -24,8 +24,10 @@ so reruns cost no embedding call. ``open_embedder`` puts the pieces together.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from ragchunk import registry
 from ragchunk.backends._spec import (
@@ -41,7 +43,7 @@ from ragchunk.backends._spec import (
     options_from,
 )
 from ragchunk.errors import OptionError, UsageError
-from ragchunk.settings import Embedding
+from ragchunk.settings import Chat, Embedding
 
 if TYPE_CHECKING:
     from ragchunk.backends.cache import CachedEmbedder
@@ -52,6 +54,7 @@ __all__ = [
     "ChatBackend",
     "ChatModel",
     "ChatOptions",
+    "ChatSpec",
     "Embedder",
     "EmbedderOptions",
     "EmbedderSpec",
@@ -85,6 +88,8 @@ _EMBEDDING: Final = Embedding()
 """The embedding settings' defaults: the one place they are written is the settings tree."""
 DEFAULT_EMBEDDER: Final = _EMBEDDING.embedder
 DEFAULT_CHAT: Final = "openai"
+_CHAT: Final = Chat()
+"""The chat settings' defaults: the one place they are written is the settings tree."""
 
 
 def names(kind: str) -> tuple[str, ...]:
@@ -157,13 +162,13 @@ class EmbedderSpec:
     concurrency: int = _EMBEDDING.embed_concurrency
     retries: int = _EMBEDDING.embed_retries
     window_overlap: int = _EMBEDDING.window_overlap
-    kind: EmbeddingBackend = field(init=False, repr=False, compare=False)
-    options: EmbedderOptions = field(init=False, repr=False, compare=False)
+    _kind: EmbeddingBackend | None = field(default=None, init=False, repr=False, compare=False)
+    _options: EmbedderOptions | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        kind = embedding_backend(self.backend)
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "options", options_from(kind.options, self))
+        _check_name("embedder", self.backend, "--embedder")
+        if not _all_defaults(self):  # what was set is checked now; the defaults hold
+            _resolve(self, embedding_backend)
         # The numbers are checked whichever backend reads them, as the flags they are.
         at_least("--embed-batch-size", self.batch_size, 1)
         at_least("--embed-concurrency", self.concurrency, 1)
@@ -175,9 +180,119 @@ class EmbedderSpec:
             )
 
     @property
+    def kind(self) -> EmbeddingBackend:
+        """The backend's spec (its module imported on first use)."""
+        return self._kind if self._kind is not None else _resolve(self, embedding_backend)[0]
+
+    @property
+    def options(self) -> EmbedderOptions:
+        """The backend's own options, built from the fields (on first use)."""
+        found = self._options
+        return found if found is not None else _resolve(self, embedding_backend)[1]
+
+    @property
     def label(self) -> str:
         """``backend:model``: what chunk ids depend on when embeddings shape the chunks."""
         return f"{self.backend}:{self.options.model_name()}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatSpec:
+    """Which chat model to use and how; validated on construction.
+
+    The fields are the chat settings (``--api-base``, ``--model``, ``--api-*``); the backend
+    takes those its options declare (``options``), checks them and ignores the rest.
+
+    Attributes:
+        backend: the chat backend's name in ``BACKENDS["chat"]`` (``openai``).
+        url: the endpoint's base URL, such as ``http://127.0.0.1:8080/v1`` (``--api-base``).
+        model: the model name the endpoint serves (``--model``).
+        key_env: the environment variable holding the key, sent as a bearer token when set;
+            never logged, stored or shown (``--api-key-env``).
+        temperature: sampling temperature; 0 makes answers repeatable where the server allows.
+        max_tokens: the most tokens one answer may hold.
+        timeout: seconds to wait for an answer (connecting waits at most 10).
+        concurrency: requests in flight at once.
+        retries: attempts after the first on a timeout, a refused connection, 429 or 5xx.
+        kind: the backend's spec (derived).
+        options: the backend's own options, built from the fields above (derived).
+    """
+
+    backend: str = DEFAULT_CHAT
+    url: str | None = None
+    model: str | None = None
+    key_env: str = _CHAT.api_key_env
+    temperature: float = _CHAT.temperature
+    max_tokens: int = _CHAT.max_tokens
+    timeout: float = _CHAT.api_timeout
+    concurrency: int = _CHAT.api_concurrency
+    retries: int = _CHAT.api_retries
+    _kind: ChatBackend | None = field(default=None, init=False, repr=False, compare=False)
+    _options: ChatOptions | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_name("chat", self.backend, "chat backend")
+        if not _all_defaults(self):  # what was set is checked now; the defaults hold
+            _resolve(self, chat_backend)
+        # The numbers are checked whichever backend reads them, as the flags they are.
+        if not 0 <= self.temperature <= 2:
+            raise OptionError("--temperature", f"must be between 0 and 2 (got {self.temperature})")
+        at_least("--max-tokens", self.max_tokens, 1)
+        at_least("--api-concurrency", self.concurrency, 1)
+        at_least("--api-retries", self.retries, 0)
+        if not 0 < self.timeout < float("inf"):
+            raise OptionError(
+                "--api-timeout", f"must be a positive number of seconds (got {self.timeout})"
+            )
+
+    @property
+    def kind(self) -> ChatBackend:
+        """The backend's spec (its module imported on first use)."""
+        return self._kind if self._kind is not None else _resolve(self, chat_backend)[0]
+
+    @property
+    def options(self) -> ChatOptions:
+        """The backend's own options, built from the fields (on first use)."""
+        found = self._options
+        return found if found is not None else _resolve(self, chat_backend)[1]
+
+    @property
+    def ready(self) -> bool:
+        """Whether the backend has what it needs to ask the model (a URL and a model)."""
+        return self.options.ready()
+
+    @property
+    def label(self) -> str:
+        """What chunk ids depend on when a model writes the chunks (``model@url``)."""
+        return self.options.label()
+
+
+def _check_name(kind: str, name: str, option: str) -> None:
+    """Raise ``OptionError`` unless ``name`` is a backend of ``kind`` (nothing is imported)."""
+    if name not in BACKENDS[kind]:
+        raise OptionError(option, f"must be one of {', '.join(names(kind))} (got {name!r})")
+
+
+def _all_defaults(spec: object) -> bool:
+    """Return whether every field of a spec holds its default (valid by construction)."""
+    fields = dataclasses.fields(spec)  # type: ignore[arg-type]  # a dataclass instance
+    return all(getattr(spec, f.name) == f.default for f in fields if f.init)
+
+
+def _resolve(spec: Any, lookup: Callable[[str], Any]) -> tuple[Any, Any]:
+    """Import a spec's backend and build its options; kept on the spec (a frozen dataclass).
+
+    A spec of defaults resolves on first use, so a run that embeds nothing and asks no chat
+    model imports no backend module.
+
+    Raises:
+        OptionError: a bad value for the backend's options.
+    """
+    kind = lookup(spec.backend)
+    options = options_from(kind.options, spec)
+    object.__setattr__(spec, "_kind", kind)
+    object.__setattr__(spec, "_options", options)
+    return kind, options
 
 
 def check_embedder(spec: EmbedderSpec, *, why: str, tokens: bool = False) -> None:

@@ -26,7 +26,6 @@ import contextlib
 import hashlib
 import os
 import struct
-import sys
 from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.backends import identity_of, load_backend
+from ragchunk.defaults import default_cache_dir as default_cache_dir  # defined there: light
 from ragchunk.errors import BackendError
 
 if TYPE_CHECKING:
@@ -43,17 +43,6 @@ _MAGIC: Final = b"RCC1"
 _CHECKSUM: Final = 16
 MEMORY_BYTES: Final = 64 * 1024 * 1024
 """The most vector bytes kept in this process's memory between inputs."""
-
-
-def default_cache_dir() -> str:
-    """Return ragchunk's directory under the user's cache directory (per platform)."""
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return str(Path(base) / "ragchunk" / "Cache")
-    if sys.platform == "darwin":
-        return str(Path.home() / "Library" / "Caches" / "ragchunk")
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return str(Path(base) / "ragchunk")
 
 
 def cache_key(*parts: str) -> str:

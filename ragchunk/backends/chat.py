@@ -27,84 +27,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, TypeVar, cast
 
-from ragchunk.backends import DEFAULT_CHAT, chat_backend
-from ragchunk.backends._spec import at_least, options_from
+from ragchunk.backends import ChatSpec as ChatSpec  # where it was defined before
 from ragchunk.errors import BackendError, OptionError
 from ragchunk.model import ChatReply
-from ragchunk.settings import Chat
 
 if TYPE_CHECKING:
-    from ragchunk.backends._spec import ChatAnswer, ChatBackend, ChatModel, ChatOptions
+    from ragchunk.backends._spec import ChatAnswer, ChatBackend, ChatModel
     from ragchunk.model import ChatRequest
 
 CACHE_KIND: Final = "chat-v1"
-_CHAT: Final = Chat()
-"""The chat settings' defaults: the one place they are written is the settings tree."""
 _USED: dict[str, ChatBackend] = {}
 """The chat backends this process made clients of (``forget_modes`` resets them)."""
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ChatSpec:
-    """Which chat model to use and how; validated on construction.
-
-    The fields are the chat settings (``--api-base``, ``--model``, ``--api-*``); the backend
-    takes those its options declare (``options``), checks them and ignores the rest.
-
-    Attributes:
-        backend: the chat backend's name in ``BACKENDS["chat"]`` (``openai``).
-        url: the endpoint's base URL, such as ``http://127.0.0.1:8080/v1`` (``--api-base``).
-        model: the model name the endpoint serves (``--model``).
-        key_env: the environment variable holding the key, sent as a bearer token when set;
-            never logged, stored or shown (``--api-key-env``).
-        temperature: sampling temperature; 0 makes answers repeatable where the server allows.
-        max_tokens: the most tokens one answer may hold.
-        timeout: seconds to wait for an answer (connecting waits at most 10).
-        concurrency: requests in flight at once.
-        retries: attempts after the first on a timeout, a refused connection, 429 or 5xx.
-        kind: the backend's spec (derived).
-        options: the backend's own options, built from the fields above (derived).
-    """
-
-    backend: str = DEFAULT_CHAT
-    url: str | None = None
-    model: str | None = None
-    key_env: str = _CHAT.api_key_env
-    temperature: float = _CHAT.temperature
-    max_tokens: int = _CHAT.max_tokens
-    timeout: float = _CHAT.api_timeout
-    concurrency: int = _CHAT.api_concurrency
-    retries: int = _CHAT.api_retries
-    kind: ChatBackend = field(init=False, repr=False, compare=False)
-    options: ChatOptions = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        kind = chat_backend(self.backend)
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "options", options_from(kind.options, self))
-        # The numbers are checked whichever backend reads them, as the flags they are.
-        if not 0 <= self.temperature <= 2:
-            raise OptionError("--temperature", f"must be between 0 and 2 (got {self.temperature})")
-        at_least("--max-tokens", self.max_tokens, 1)
-        at_least("--api-concurrency", self.concurrency, 1)
-        at_least("--api-retries", self.retries, 0)
-        if not 0 < self.timeout < float("inf"):
-            raise OptionError(
-                "--api-timeout", f"must be a positive number of seconds (got {self.timeout})"
-            )
-
-    @property
-    def ready(self) -> bool:
-        """Whether the backend has what it needs to ask the model (a URL and a model)."""
-        return self.options.ready()
-
-    @property
-    def label(self) -> str:
-        """What chunk ids depend on when a model writes the chunks (``model@url``)."""
-        return self.options.label()
 
 
 @dataclass(slots=True)

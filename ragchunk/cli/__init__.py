@@ -11,13 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ragchunk.cli import eval as _eval  # noqa: F401 - registers the command
-from ragchunk.cli import inspect as _inspect  # noqa: F401 - registers the command
-from ragchunk.cli import split as _split  # noqa: F401 - registers the command
-from ragchunk.cli import stats as _stats  # noqa: F401 - registers the command
-from ragchunk.cli import strategies as _strategies  # noqa: F401 - registers the command
-from ragchunk.cli import view as _view  # noqa: F401 - registers the command
-from ragchunk.cli._app import EXIT_OK, app
+from ragchunk.cli._app import EXIT_OK, app  # the commands: cli._app.COMMANDS, imported lazily
 
 __all__ = ["app", "main"]
 

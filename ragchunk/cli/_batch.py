@@ -28,7 +28,7 @@ from ragchunk.cli._app import (
 from ragchunk.cli._progress import progress_bar, shows_progress
 from ragchunk.errors import EngineError
 from ragchunk.model import CHAT_SKIPPED
-from ragchunk.pipeline.passes import LARGE_CHUNK
+from ragchunk.pipeline.results import LARGE_CHUNK
 from ragchunk.runs.inputs import describe_skipped
 from ragchunk.runs.loop import Extra, run_batch
 from ragchunk.runs.tally import Tally

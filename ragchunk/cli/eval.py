@@ -60,7 +60,6 @@ def _list_help(what: str) -> str:
     "eval",
     cls=PanelledCommand,
     help=EVAL_HELP,
-    short_help="Score chunking configurations by retrieval.",
 )
 @settings_command(
     "questions",

@@ -48,7 +48,6 @@ Examples:
     "inspect",
     cls=PanelledCommand,
     help=INSPECT_HELP,
-    short_help="Show how ragchunk reads a file.",
 )
 @settings_command("text", "format", "password", *READING_FLAGS)  # how inputs are read, as split
 def inspect_command(

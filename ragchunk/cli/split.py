@@ -45,8 +45,6 @@ Examples:
   ragchunk split notes.txt -s proposition --api-base URL --model m
   ragchunk split docs/ -s proposition --api-base URL --model m --dry-run
 """
-SPLIT_SUMMARY = "Split documents into chunks, printed as JSONL."
-"""The line of ``ragchunk --help`` that names this command (its first sentence is too long)."""
 
 
 def _output_formats() -> list[str]:
@@ -56,7 +54,7 @@ def _output_formats() -> list[str]:
     return list(sinks.output_formats())
 
 
-@app.command("split", cls=PanelledCommand, help=SPLIT_HELP, short_help=SPLIT_SUMMARY)
+@app.command("split", cls=PanelledCommand, help=SPLIT_HELP)
 @settings_command(
     "strategy",
     "size",

@@ -45,7 +45,6 @@ Examples:
     "stats",
     cls=PanelledCommand,
     help=STATS_HELP,
-    short_help="Summarise the chunks that split wrote.",
 )
 def stats_command(
     paths: Annotated[

@@ -37,7 +37,6 @@ Examples:
     "strategies",
     cls=PanelledCommand,
     help=STRATEGIES_HELP,
-    short_help="List the strategies, their options and defaults.",
 )
 def strategies_command(
     name: Annotated[

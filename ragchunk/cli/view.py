@@ -42,7 +42,6 @@ Examples:
     "view",
     cls=PanelledCommand,
     help=VIEW_HELP,
-    short_help="Draw a document's chunks as one HTML page.",
 )
 @settings_command(
     "strategy",

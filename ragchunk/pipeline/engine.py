@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragchunk import parsers
-from ragchunk.backends import open_embedder
 from ragchunk.defaults import STDIN
 from ragchunk.errors import BackendError, RagchunkError
 from ragchunk.model import Dropped
@@ -26,7 +25,6 @@ from ragchunk.parsers._spec import ParseRequest
 from ragchunk.pipeline.chunks import assemble, gc_paused
 from ragchunk.pipeline.cutting import cut_spans
 from ragchunk.pipeline.deadline import TimedOut, time_limit, timeout_message
-from ragchunk.pipeline.embedding import embed_chunks
 from ragchunk.pipeline.plan import limits_for
 from ragchunk.pipeline.reading import (
     check_not_empty,
@@ -73,6 +71,8 @@ def chunk_document(
     sink = [] if diagnostics is None else diagnostics
     drops: list[Dropped] = [] if dropped is None else dropped
     if embedder is None and recipe.needs_embedder:
+        from ragchunk.backends import open_embedder
+
         embedder = open_embedder(recipe.embedder, None)
 
     def warn(code: str, message: str) -> None:
@@ -103,6 +103,8 @@ def chunk_document(
     if rewriter is not None:
         chunks = rewriter.finish(chunks)
     if recipe.embed and embedder is not None:
+        from ragchunk.pipeline.embedding import embed_chunks
+
         chunks = embed_chunks(chunks, embedder)
     return chunks
 
@@ -159,6 +161,8 @@ def _process(
     rewriter: Rewriter | None = None
     try:
         if recipe.needs_embedder:
+            from ragchunk.backends import open_embedder
+
             embedder = open_embedder(recipe.embedder, policy.cache)
         if recipe.strategy.rewrites:
             from ragchunk.pipeline.rewrite import open_rewriter

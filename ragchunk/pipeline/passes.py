@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.pipeline.merge import merge_small
+from ragchunk.pipeline.results import LARGE_CHUNK as LARGE_CHUNK  # the code, defined there
 from ragchunk.text.breadcrumb import (
     PrefixedSizer,
     check_breadcrumbs,
@@ -116,8 +117,6 @@ def merge_small_spans(
 
 EMBEDDING_WINDOW: Final = 8192
 """Tokens a typical embedding model takes at most: an unbounded chunk past it gets a warning."""
-LARGE_CHUNK: Final = "large-chunk"
-"""The code of that warning; the command line says it once per run."""
 
 
 def warn_if_large(

@@ -20,10 +20,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk import parsers, strategies
-from ragchunk.backends import EmbedderSpec, check_embedder
-from ragchunk.backends.chat import ChatSpec
-from ragchunk.code.languages import check_language
-from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TOKENIZER
+from ragchunk.backends import ChatSpec, EmbedderSpec, check_embedder
+from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TOKENIZER, default_cache_dir
 from ragchunk.errors import OptionError
 from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.options import Capacity, build_options
@@ -242,6 +240,8 @@ def make_plan(settings: Settings = DEFAULTS) -> Plan:
     if tree.parsing.main_content:
         _check_installed("trafilatura", "-O main_content=true", extra="html")
     if chunking.language is not None:
+        from ragchunk.code.languages import check_language
+
         check_language(chunking.language)
     check_parse(tree.parsing)
     common: dict[str, Any] = {
@@ -348,8 +348,6 @@ def _cache_dir(cache_dir: str | None, *, no_cache: bool) -> str | None:
         return None
     if cache_dir is not None:
         return cache_dir
-    from ragchunk.backends.cache import default_cache_dir
-
     return default_cache_dir()
 
 

@@ -7,10 +7,14 @@ about one input; ``first_line`` keeps an exception's message to the one line use
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from ragchunk.model import Chunk, Document, Dropped
+
+LARGE_CHUNK: Final = "large-chunk"
+"""The code of the warning about a chunk past an embedding model's window
+(``pipeline.passes.warn_if_large``); the command line says it once per run."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -151,11 +152,26 @@ def find_config(start: Path) -> Path | None:
 
 def _has_tool_table(path: Path) -> bool:
     try:
-        if "ragchunk" not in path.read_text(encoding="utf-8", errors="replace"):
+        if not _may_name_table(path.read_text(encoding="utf-8", errors="replace")):
             return False  # most pyproject.toml files: skip parsing TOML at start-up
         return _tool_table(_read_table(path, str(path))) is not None
     except (UsageError, OSError):
         return False  # a broken pyproject.toml of some other project is not ours to judge
+
+
+_TABLE_KEY: Final = re.compile(r"""["']?ragchunk["']?\s*[.=\]]""")
+"""``ragchunk`` as a TOML key: ``[tool.ragchunk]``, ``tool.ragchunk.size =``, ``ragchunk = {``."""
+
+
+def _may_name_table(text: str) -> bool:
+    """Return whether a pyproject.toml may hold ``[tool.ragchunk]`` (False: it surely does not).
+
+    A project that depends on ragchunk names it (``"ragchunk>=0.1"``) without a table: its
+    file is not parsed at every start-up. A key written with escapes is parsed to be sure.
+    """
+    if "\\u" in text or "\\U" in text:
+        return True
+    return "ragchunk" in text and _TABLE_KEY.search(text) is not None
 
 
 def _tool_table(table: dict[str, Any]) -> dict[str, Any] | None:

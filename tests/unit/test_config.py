@@ -263,3 +263,27 @@ def test_bad_embedding_settings_name_the_file(tmp_path: Path, line: str, message
     with pytest.raises(UsageError) as raised:
         make_plans(config, scope({}))
     assert str(raised.value) == f"{tmp_path / 'ragchunk.toml'}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("text", "may"),
+    [
+        ("[tool.ragchunk]\nsize = 1\n", True),
+        ('[ tool . "ragchunk" ]\n', True),
+        ("[tool.ragchunk.files.'*.md']\n", True),
+        ("tool.ragchunk.size = 1\n", True),
+        ("[tool]\nragchunk = { size = 1 }\n", True),
+        ('[tool]\n"rag\\u0063hunk".size = 1\n', True),  # an escaped key: parsed to be sure
+        ('[tool.setuptools]\npackages = ["ragchunk"]\n', True),  # "ragchunk"] may be a key
+        ('[project]\ndependencies = ["ragchunk>=0.1", "ragchunk[pdf]"]\n', False),
+        ('[project]\nname = "other"\n', False),
+    ],
+)
+def test_a_pyproject_is_parsed_only_when_it_may_hold_the_table(text: str, *, may: bool) -> None:
+    from ragchunk.runs.config import _may_name_table
+
+    assert _may_name_table(text) is may
+    if not may:  # what the shortcut skips, parsing finds too
+        import tomllib
+
+        assert tomllib.loads(text).get("tool", {}).get("ragchunk") is None
