@@ -190,6 +190,11 @@ class CachedEmbedder:
                 self._write(key, vector.tobytes())
         return [found[key] for key in keys]
 
+    def unseen(self, texts: Sequence[str]) -> list[str]:
+        """Return the texts, once each, that ``embed`` would send to the model (a dry run's)."""
+        keys = {cache_key(self.identity, "text", text): text for text in texts}
+        return [text for key, text in keys.items() if self._read(key) is None]
+
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """Return the backend's token offsets (never cached: tokenizing is cheap)."""
         return self.backend.token_offsets(text)
