@@ -1,4 +1,5 @@
-"""The command line: ``ragchunk split | strategies | inspect | stats | view | eval``; exit codes.
+"""The command line: ``ragchunk split | strategies | inspect | stats | view | eval``, ``index``
+and ``query``; exit codes.
 
 Exit codes: 0 every input chunked; 1 some inputs failed (the others were written and a summary
 names each failure); 2 bad usage or options.
@@ -12,7 +13,9 @@ from typing import Annotated, Optional
 import typer
 
 from ragchunk.cli import eval as _eval  # noqa: F401 - registers the command
+from ragchunk.cli import index as _index  # noqa: F401 - registers the command
 from ragchunk.cli import inspect as _inspect  # noqa: F401 - registers the command
+from ragchunk.cli import query as _query  # noqa: F401 - registers the command
 from ragchunk.cli import split as _split  # noqa: F401 - registers the command
 from ragchunk.cli import stats as _stats  # noqa: F401 - registers the command
 from ragchunk.cli import strategies as _strategies  # noqa: F401 - registers the command

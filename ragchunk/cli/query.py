@@ -1,0 +1,173 @@
+"""``ragchunk query``: the chunks of a store nearest a question, readable at 80 columns or JSONL."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from typing import TYPE_CHECKING, Annotated, Final
+
+import typer
+
+from ragchunk.cli._app import EXIT_FAILED_INPUTS, app, one_line, usage_errors
+from ragchunk.cli._options import ConfigFlag, settings_command
+from ragchunk.cli._panels import OUTPUT, PanelledCommand
+from ragchunk.settings import Settings
+
+if TYPE_CHECKING:
+    from ragchunk.sinks._store import Hit
+
+QUERY_HELP = """Print the chunks of a vector store nearest a question, best first.
+
+The question is embedded with the embedder that `ragchunk index` used for the store (it is
+recorded in the store); the embedding options below override it. Each hit shows its
+score (cosine similarity; with --hybrid a fused rank score), source, pages, headings,
+span and the start of its text; --json prints the records as stored, plus "score".
+
+Examples:
+
+\b
+  ragchunk query --store sqlite:///index.db "how do I install it?"
+  ragchunk query --store sqlite:///index.db "refund policy" -k 10 --hybrid
+  ragchunk query --store sqlite:///index.db "tables" --filter page_start=3
+  ragchunk query --store sqlite:///index.db "intro" --filter doc_id=docs/a.md --json
+"""
+QUERY_SUMMARY = "Print the chunks of a vector store nearest a question."
+WIDTH: Final = 80
+EXCERPT_LINES: Final = 3
+
+
+@app.command("query", cls=PanelledCommand, help=QUERY_HELP, short_help=QUERY_SUMMARY)
+@settings_command(
+    "store",
+    "k",
+    "filters",
+    "hybrid",
+    "as_json",
+    "embedder",
+    "embed_model",
+    "embed_url",
+    "embed_key_env",
+    "embed_timeout",
+    "device",
+    "cache_dir",
+    "no_cache",
+    "config",
+)
+def query_command(
+    question: Annotated[str, typer.Argument(help="What to look for.", metavar="QUESTION")],
+    flags: Settings,
+    store: Annotated[
+        str,
+        typer.Option(
+            "--store",
+            help="The vector store's URL (as given to ragchunk index).",
+            metavar="URL",
+            show_default=False,
+        ),
+    ],
+    k: Annotated[int, typer.Option("-k", help="How many chunks to print.")] = 5,
+    filters: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--filter",
+            help="Keep only chunks whose field equals the value (repeatable): page_start=3, "
+            "source=docs/a.md, strategy=markdown, metadata.lang=en. Numbers compare as "
+            "numbers; quote a number to compare text.",
+            metavar="KEY=VALUE",
+            show_default=False,
+        ),
+    ] = None,
+    hybrid: Annotated[
+        bool,
+        typer.Option(
+            "--hybrid",
+            help="Mix keyword matches (full-text index) with vector nearness "
+            "(reciprocal rank fusion).",
+        ),
+    ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="One JSON record per line, with its score.", rich_help_panel=OUTPUT),
+    ] = False,
+    config: ConfigFlag = None,
+) -> None:
+    """Print the chunks nearest a question (the help text is QUERY_HELP)."""
+    from ragchunk.errors import BackendError, StoreError
+    from ragchunk.runs.config import load_config
+    from ragchunk.runs.query import parse_filters, query
+    from ragchunk.settings import merge
+
+    with usage_errors():
+        configuration = load_config(config)
+        settings = merge(flags, configuration.defaults)
+        try:
+            hits = query(
+                store,
+                question,
+                k=k,
+                filters=parse_filters(filters or []),
+                hybrid=hybrid,
+                settings=settings,
+            )
+        except (StoreError, BackendError) as exc:
+            sys.stderr.write(f"Error: {one_line(str(exc))}\n")
+            raise typer.Exit(EXIT_FAILED_INPUTS) from None
+    if as_json:
+        sys.stdout.writelines(json_line(hit) for hit in hits)
+        return
+    if not hits:
+        sys.stderr.write(f"{store}: no chunk matches\n")
+        return
+    sys.stdout.write("\n".join(describe(rank, hit) for rank, hit in enumerate(hits, 1)))
+
+
+def json_line(hit: Hit) -> str:
+    """Return a hit as one JSON line: the record's fields (no vector), then ``score``."""
+    record = hit.record
+    data: dict[str, object] = {
+        "id": record.id,
+        "doc_id": record.doc_id,
+        "source": record.source,
+        "index": record.index,
+        "text": record.text,
+        "start": record.start,
+        "end": record.end,
+    }
+    if record.page_start is not None:
+        data["page_start"] = record.page_start
+        data["page_end"] = record.page_end
+    data |= {
+        "headings": list(record.headings),
+        "strategy": record.strategy,
+        "metadata": dict(record.metadata),
+        "key": record.key,
+        "score": round(hit.score, 6),
+    }
+    return json.dumps(data, ensure_ascii=False) + "\n"
+
+
+def describe(rank: int, hit: Hit) -> str:
+    """Return a hit as a few lines of at most ``WIDTH`` columns."""
+    record = hit.record
+    where = [f"chars {record.start}-{record.end}"]
+    if record.page_start is not None:
+        pages = record.page_start
+        where.insert(0, f"p. {pages}" if pages == record.page_end else f"pp. {pages}-{record.page_end}")
+    head = f"{rank:>2}. {hit.score:.3f}  {record.source}  ({', '.join(where)})"
+    lines = textwrap.wrap(head, WIDTH, subsequent_indent=" " * 11)
+    indent = " " * 4
+    if record.headings:
+        lines += textwrap.wrap(
+            " > ".join(record.headings), WIDTH, initial_indent=indent, subsequent_indent=indent
+        )
+    text = " ".join(record.text.split())
+    lines += textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent,
+        max_lines=EXCERPT_LINES,
+        placeholder=" …",
+    )
+    return "\n".join(lines) + "\n"
