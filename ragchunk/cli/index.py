@@ -116,9 +116,7 @@ def index_command(
     ] = False,
     verbose: Annotated[
         bool,
-        typer.Option(
-            "--verbose", "-v", help="A line per document on stderr.", rich_help_panel=RUN
-        ),
+        typer.Option("--verbose", "-v", help="A line per document on stderr.", rich_help_panel=RUN),
     ] = False,
     config: ConfigFlag = None,
 ) -> None:

@@ -88,7 +88,9 @@ def query_command(
     ] = False,
     as_json: Annotated[
         bool,
-        typer.Option("--json", help="One JSON record per line, with its score.", rich_help_panel=OUTPUT),
+        typer.Option(
+            "--json", help="One JSON record per line, with its score.", rich_help_panel=OUTPUT
+        ),
     ] = False,
     config: ConfigFlag = None,
 ) -> None:
@@ -153,7 +155,9 @@ def describe(rank: int, hit: Hit) -> str:
     where = [f"chars {record.start}-{record.end}"]
     if record.page_start is not None:
         pages = record.page_start
-        where.insert(0, f"p. {pages}" if pages == record.page_end else f"pp. {pages}-{record.page_end}")
+        where.insert(
+            0, f"p. {pages}" if pages == record.page_end else f"pp. {pages}-{record.page_end}"
+        )
     head = f"{rank:>2}. {hit.score:.3f}  {record.source}  ({', '.join(where)})"
     lines = textwrap.wrap(head, WIDTH, subsequent_indent=" " * 11)
     indent = " " * 4

@@ -28,8 +28,15 @@ from ragchunk.errors import BackendError, UsageError
 from ragchunk.runs.batch import prepare, results
 from ragchunk.runs.inputs import doc_id_for
 from ragchunk.sinks._store import Counts, LedgerEntry
-from ragchunk.sinks._sync import DIMENSION, EMBEDDER, apply_changes, changes, chunk_keys
-from ragchunk.sinks._sync import check_dimension, make_record
+from ragchunk.sinks._sync import (
+    DIMENSION,
+    EMBEDDER,
+    apply_changes,
+    changes,
+    check_dimension,
+    chunk_keys,
+    make_record,
+)
 
 if TYPE_CHECKING:
     from ragchunk.backends import EmbedderSpec
@@ -257,7 +264,7 @@ class _Sync:
         known = self.ledger.get(job.doc_id)
         status = "changed" if known is not None else "added"
         if self.dry_run:
-            self._count_plan(found.written, found.moved, len(found.delete), known != entry)
+            self._count_plan(found.written, found.moved, len(found.delete), ledger=known != entry)
         else:
             if found.upsert:
                 size = len(found.upsert[0].vector)
@@ -304,7 +311,7 @@ class _Sync:
 
     def _count_texts(self, texts: Sequence[str]) -> None:
         """Count what a dry run would send to the model, and its tokens."""
-        assert self.embedder is not None  # noqa: S101 - only called with one
+        assert self.embedder is not None
         unseen = self.embedder.unseen(texts)
         self.report.embedded += len(unseen)
         self.report.cached += len(texts) - len(unseen)
@@ -314,7 +321,7 @@ class _Sync:
             self.measure = measure_for("tokens", self.batch.jobs[0].plan.recipe.tokenizer)
         self.report.tokens += sum(self.measure.count(text) for text in unseen)
 
-    def _count_plan(self, written: int, moved: int, deleted: int, ledger: bool) -> None:
+    def _count_plan(self, written: int, moved: int, deleted: int, *, ledger: bool) -> None:
         counts = self.report.counts
         counts.written += written
         counts.moved += moved

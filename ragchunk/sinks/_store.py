@@ -190,4 +190,3 @@ class Store(Sink, Protocol):
         scores mixed) from stores that have a keyword index; others raise ``UsageError``.
         """
         ...
-

@@ -193,8 +193,7 @@ class SqliteStore:
             if row is None or _entry(row) != entry:
                 db.execute(
                     "INSERT OR REPLACE INTO ledger VALUES (?, ?, ?, ?, ?)",
-                    (entry.doc_id, entry.source, entry.content_hash, entry.settings_hash)
-                    + (json_text(list(entry.keys)),),
+                    _entry_values(entry),
                 )
                 self.counts.ledger += 1
 
@@ -308,7 +307,9 @@ class SqliteStore:
         db = self._db
         if not _one(db, "SELECT count(*) FROM sqlite_master WHERE name = 'ragchunk'"):
             if _one(db, "SELECT count(*) FROM sqlite_master"):
-                raise StoreError(f"{self.url}: {self.path} holds other tables, not a ragchunk store")
+                raise StoreError(
+                    f"{self.url}: {self.path} holds other tables, not a ragchunk store"
+                )
             with self._refusals("creating its tables"), db:
                 db.execute(_SCHEMA)
                 db.execute("INSERT INTO ragchunk VALUES ('format', ?)", (FORMAT,))
@@ -321,9 +322,9 @@ class SqliteStore:
         try:
             db = apsw.Connection(str(self.path))
             db.set_busy_timeout(int(self.wait * 1000))
-            db.enable_load_extension(True)
+            db.enable_load_extension(True)  # noqa: FBT003 - apsw's signature
             db.load_extension(sqlite_vec.loadable_path())
-            db.enable_load_extension(False)
+            db.enable_load_extension(False)  # noqa: FBT003 - apsw's signature
             db.execute("PRAGMA journal_mode = WAL")
             found = _one(db, "SELECT count(*) FROM sqlite_master WHERE name = 'ragchunk'")
             if found and _one(db, "SELECT value FROM ragchunk WHERE name = 'format'") != FORMAT:
@@ -518,3 +519,8 @@ def _entry(row: Sequence[Any]) -> LedgerEntry:
         settings_hash=row[3],
         keys=tuple(json.loads(row[4])),
     )
+
+
+def _entry_values(entry: LedgerEntry) -> tuple[str, ...]:
+    keys = json_text(list(entry.keys))
+    return (entry.doc_id, entry.source, entry.content_hash, entry.settings_hash, keys)

@@ -44,14 +44,15 @@ def tree(tmp_path: Path) -> Path:
     """A tree: ``docs/`` (a ~100-chunk Markdown file, text, a DOCX) and ``other/`` beside it."""
     docs = tmp_path / "docs"
     (docs / "sub").mkdir(parents=True)
-    sections = []
-    for i in range(50):
-        sections.append(
+    sections = [
+        (
             f"## Section {i}\n\nThe harbour log for week {i} records {i * 7 % 13} arrivals, "
             f"two inspections and a note about the tide tables of berth {i % 9}.\n\n"
             f"Crew {i} reported the crane on pier {i % 5} working, the lights on buoy {i} "
             f"dim, and nothing else of note for the week numbered {i}.\n"
         )
+        for i in range(50)
+    ]
     (docs / "long.md").write_text("# Harbour log\n\n" + "\n".join(sections), encoding="utf-8")
     (docs / "a.txt").write_text("Alpha notes.\n\nThe first small input.\n", encoding="utf-8")
     (docs / "sub" / "b.md").write_text("# Beta\n\nA second small input.\n", encoding="utf-8")
@@ -206,8 +207,9 @@ def test_settings_change_rewrites_everything(
     assert report.counts.moved == 0
 
 
+@pytest.mark.usefixtures("outside")
 def test_dimension_mismatch_is_refused_before_any_write(
-    store_url: str, tree: Path, server: ScriptedServer, outside: Stored
+    store_url: str, tree: Path, server: ScriptedServer
 ) -> None:
     chosen = settings(server, tree)
     index(store_url, tree, chosen)
@@ -217,13 +219,15 @@ def test_dimension_mismatch_is_refused_before_any_write(
     with pytest.raises(StoreError) as raised:
         index(store_url, tree, other_model)
     message = str(raised.value)
-    assert "size 8" in message and "size 16" in message
+    assert "size 8" in message
+    assert "size 16" in message
     assert stored(store_url, set()) == held
 
     args = ["index", str(tree / "docs"), "--store", store_url, *cli_args(server, tree, "m16")]
     result = runner.invoke(app, args)
     assert result.exit_code == 1
-    assert result.stderr.count("\n") == 1 and "size 8" in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "size 8" in result.stderr
     assert stored(store_url, set()) == held
 
 
@@ -239,7 +243,8 @@ def test_failing_document_keeps_its_chunks_and_the_others_sync(
     args = ["index", str(tree / "docs"), "--store", store_url, *cli_args(server, tree, "m")]
     result = runner.invoke(app, args)
     assert result.exit_code == 1
-    assert result.stderr.startswith("Error: ") and "memo.docx: corrupt DOCX" in result.stderr
+    assert result.stderr.startswith("Error: ")
+    assert "memo.docx: corrupt DOCX" in result.stderr
     want = expected([tree / "docs"], chosen)
     assert "docs/memo.docx" not in want
     assert stored(store_url, set(want)) == {**want, **outside, "docs/memo.docx": memo}
@@ -258,7 +263,7 @@ def test_kill_9_mid_run_leaves_old_or_new_documents_and_a_rerun_repairs(
     # a.txt is embedded and written, then the request for long.md hangs: kill -9 there.
     server.script(EMBEDDINGS, fake_embeddings(dim=8), Reply.hang(120))
     args = ["index", str(tree / "docs"), "--store", store_url, *cli_args(server, tree, "m")]
-    with running([sys.executable, "-m", "ragchunk", *args]) as process:
+    with Running([sys.executable, "-m", "ragchunk", *args]) as process:
         deadline = time.monotonic() + 120
         while len(server.calls(EMBEDDINGS)) < calls + 2:
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
@@ -271,7 +276,8 @@ def test_kill_9_mid_run_leaves_old_or_new_documents_and_a_rerun_repairs(
     assert set(held) == set(new)
     states = {doc_id: "new" if held[doc_id] == new[doc_id] else "old" for doc_id in held}
     assert all(held[d] == (new if s == "new" else old)[d] for d, s in states.items())
-    assert states["docs/a.txt"] == "new" and states["docs/long.md"] == "old"
+    assert states["docs/a.txt"] == "new"
+    assert states["docs/long.md"] == "old"
 
     index(store_url, tree, chosen)
     assert stored(store_url, set(new)) == new
@@ -305,7 +311,7 @@ def cli_args(server: ScriptedServer, tree: Path, model: str) -> list[str]:
     ]
 
 
-class running:
+class Running:
     """Start a process (its own session, this tree importable); kill its group at the end."""
 
     def __init__(self, command: list[str]) -> None:
@@ -342,4 +348,5 @@ def test_local_model_first_index_and_unchanged_rerun(store_url: str, tree: Path)
     again = index(store_url, tree, chosen)
     assert (again.unchanged, again.counts, again.embedded) == (4, Counts(), 0)
     hits = ragchunk.query(store_url, "crane on pier 3", k=3)
-    assert len(hits) == 3 and all(hit.record.doc_id == "docs/long.md" for hit in hits)
+    assert len(hits) == 3
+    assert all(hit.record.doc_id == "docs/long.md" for hit in hits)
