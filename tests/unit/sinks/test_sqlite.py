@@ -122,9 +122,9 @@ def test_reading_creates_nothing_and_foreign_files_are_refused(tmp_path: Path) -
     assert not path.exists()
     foreign = tmp_path / "notes.txt"
     foreign.write_text("not a database at all, just some text\n" * 100, encoding="utf-8")
-    with open_store(f"sqlite:///{foreign}") as store:
-        with pytest.raises(StoreError, match=r"notes\.txt"):
-            store.apply(entry("k1"), upsert=[], delete=[])
+    refused = pytest.raises(StoreError, match=r"notes\.txt")
+    with refused, open_store(f"sqlite:///{foreign}") as store:
+        store.apply(entry("k1"), upsert=[], delete=[])
 
 
 @pytest.mark.parametrize(
