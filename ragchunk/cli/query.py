@@ -150,28 +150,25 @@ def json_line(hit: Hit) -> str:
 
 
 def describe(rank: int, hit: Hit) -> str:
-    """Return a hit as a few lines of at most ``WIDTH`` columns."""
+    """Return a hit as a few lines of at most ``WIDTH`` columns.
+
+    The rank, score and source; where it is (pages, span) and its headings; its text's start.
+    """
     record = hit.record
+    head = f"{rank:>2}. {hit.score:.3f}  "
+    source = record.source
+    if len(head) + len(source) > WIDTH:  # keep the file's end: its name
+        source = "…" + source[len(head) + len(source) - WIDTH + 1 :]
     where = [f"chars {record.start}-{record.end}"]
     if record.page_start is not None:
-        pages = record.page_start
-        where.insert(
-            0, f"p. {pages}" if pages == record.page_end else f"pp. {pages}-{record.page_end}"
-        )
-    head = f"{rank:>2}. {hit.score:.3f}  {record.source}  ({', '.join(where)})"
-    lines = textwrap.wrap(head, WIDTH, subsequent_indent=" " * 11)
-    indent = " " * 4
+        first, last = record.page_start, record.page_end
+        where.insert(0, f"p. {first}" if first == last else f"pp. {first}-{last}")
     if record.headings:
-        lines += textwrap.wrap(
-            " > ".join(record.headings), WIDTH, initial_indent=indent, subsequent_indent=indent
-        )
+        where.append(" > ".join(record.headings))
+    indent = " " * 4
+    lines = [head + source]
+    wrap = {"initial_indent": indent, "subsequent_indent": indent, "break_on_hyphens": False}
+    lines += textwrap.wrap(" · ".join(where), WIDTH, **wrap)  # type: ignore[arg-type]
     text = " ".join(record.text.split())
-    lines += textwrap.wrap(
-        text,
-        WIDTH,
-        initial_indent=indent,
-        subsequent_indent=indent,
-        max_lines=EXCERPT_LINES,
-        placeholder=" …",
-    )
+    lines += textwrap.wrap(text, WIDTH, max_lines=EXCERPT_LINES, placeholder=" …", **wrap)  # type: ignore[arg-type]
     return "\n".join(lines) + "\n"

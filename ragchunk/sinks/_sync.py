@@ -26,8 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from ragchunk.errors import UsageError
-from ragchunk.sinks._records import dimension_error, mask_url
+from ragchunk.errors import StoreError, UsageError
 from ragchunk.sinks._store import LedgerEntry, Store, StoreRecord
 
 if TYPE_CHECKING:
@@ -149,6 +148,14 @@ def check_dimension(store: Store, stored: int | None, size: int) -> None:
         raise dimension_error(store.url, stored, size)
 
 
+def dimension_error(url: str, stored: int, size: int) -> StoreError:
+    """Return the error for vectors of ``size`` in a store of ``stored`` (``url`` masked)."""
+    return StoreError(
+        f"{url}: the store holds vectors of size {stored}, these are of size {size} "
+        "(a different model? index into another store)"
+    )
+
+
 def write_result(store: Store, result: FileResult) -> None:
     """Upsert one input's chunks as ``split -o URL --embed`` writes them (no pruning).
 
@@ -163,7 +170,7 @@ def write_result(store: Store, result: FileResult) -> None:
     chunks = [chunk for chunk in result.chunks if not chunk.is_parent]
     missing = next((chunk for chunk in chunks if chunk.embedding is None), None)
     if missing is not None:
-        raise UsageError(f"{mask_url(store.url)} stores vectors: add --embed (or use index)")
+        raise UsageError(f"{store.url} stores vectors: add --embed (or use index)")
     keys = chunk_keys(chunks, SPLIT_SETTINGS)
     records = []
     for chunk, key in zip(chunks, keys, strict=True):

@@ -39,7 +39,7 @@ from ragchunk.errors import StoreError, UsageError
 from ragchunk.sinks._records import filter_terms, json_text, metadata_key
 from ragchunk.sinks._spec import SinkSpec
 from ragchunk.sinks._store import Counts, Hit, LedgerEntry, Scalar, StoreRecord
-from ragchunk.sinks._sync import write_result
+from ragchunk.sinks._sync import dimension_error, write_result
 
 if TYPE_CHECKING:
     import apsw
@@ -301,7 +301,7 @@ class SqliteStore:
 
     def _writer(self) -> apsw.Connection:
         """Return the connection for writing: the lock taken, the file and tables made."""
-        self._take_lock()
+        self._take_lock(create=True)
         if self._db is None:
             self._db = self._connect()
         db = self._db
@@ -333,9 +333,12 @@ class SqliteStore:
             raise StoreError(f"{self.url}: cannot open {self.path}: {exc}") from None
         return db
 
-    def _take_lock(self) -> None:
-        """Take the exclusive lock on the file (made if missing), waiting up to ``wait``."""
-        if self._lock is not None:
+    def _take_lock(self, *, create: bool = False) -> None:
+        """Take the exclusive lock on the file, waiting up to ``wait``.
+
+        A missing file is made only to ``create`` it (a write): reading it makes nothing.
+        """
+        if self._lock is not None or not (create or self.path.exists()):
             return
         import fcntl
 
@@ -378,8 +381,6 @@ class SqliteStore:
             return
         if found is not None:
             if _one(db, "SELECT count(*) FROM chunks"):
-                from ragchunk.sinks._records import dimension_error
-
                 raise dimension_error(self.url, int(found), size)
             db.execute("DROP TABLE vectors")
         db.execute(
