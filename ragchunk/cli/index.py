@@ -35,7 +35,7 @@ Examples:
 
 \b
   ragchunk index docs/ --store sqlite:///index.db
-  ragchunk index docs/ --store sqlite:///index.db --dry-run      what would change
+  ragchunk index docs/ --store sqlite:///index.db --dry-run   (a plan only)
   ragchunk index docs/ --store sqlite:///index.db -s markdown --size 800
   ragchunk index docs/ --store sqlite:///index.db --embedder openai \\
     --embed-url http://127.0.0.1:8080/v1 --embed-model nomic-embed-text

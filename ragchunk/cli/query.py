@@ -30,7 +30,7 @@ Examples:
   ragchunk query --store sqlite:///index.db "how do I install it?"
   ragchunk query --store sqlite:///index.db "refund policy" -k 10 --hybrid
   ragchunk query --store sqlite:///index.db "tables" --filter page_start=3
-  ragchunk query --store sqlite:///index.db "intro" --filter doc_id=docs/a.md --json
+  ragchunk query --store sqlite:///index.db intro --filter doc_id=a.md --json
 """
 QUERY_SUMMARY = "Print the chunks of a vector store nearest a question."
 WIDTH: Final = 80
