@@ -25,7 +25,6 @@ absolute.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import time
@@ -36,8 +35,21 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qsl, urlsplit
 
 from ragchunk.errors import StoreError, UsageError
-from ragchunk.sinks._records import filter_terms, json_text, metadata_key
+from ragchunk.sinks._records import filter_terms
 from ragchunk.sinks._spec import SinkSpec
+from ragchunk.sinks._sqlite_rows import (
+    COLUMNS,
+    FIELDS,
+    INSERT,
+    SCHEMA,
+    STORED,
+    entry_of,
+    entry_values,
+    filter_sql,
+    one,
+    record_of,
+    row_values,
+)
 from ragchunk.sinks._store import Counts, Hit, LedgerEntry, Scalar, StoreRecord
 from ragchunk.sinks._sync import dimension_error, write_result
 
@@ -52,41 +64,6 @@ LOCK_WAIT: Final = 30.0
 FORMAT: Final = "ragchunk-sqlite-1"
 RRF_K: Final = 60
 """Reciprocal rank fusion's constant: a hit's hybrid score is the sum of 1 / (60 + rank)."""
-_FIELDS: Final = (
-    "key",
-    "id",
-    "doc_id",
-    "source",
-    "index",
-    "text",
-    "start",
-    "end",
-    "strategy",
-    "headings",
-    "page_start",
-    "page_end",
-    "metadata",
-)
-_COLUMNS: Final = ", ".join(f'c."{name}"' for name in _FIELDS)
-_NAMES: Final = ", ".join(f'"{name}"' for name in _FIELDS)
-_INSERT: Final = f"INSERT INTO chunks ({_NAMES}) VALUES ({', '.join('?' * len(_FIELDS))})"
-_STORED: Final = (
-    'SELECT c.rowid, c."text", v.embedding FROM chunks c JOIN vectors v ON v.rowid = c.rowid '
-    'WHERE c."key" = ?'
-)
-_SCHEMA: Final = """
-CREATE TABLE ragchunk (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE ledger (doc_id TEXT PRIMARY KEY, source TEXT NOT NULL, content_hash TEXT NOT NULL,
-                     settings_hash TEXT NOT NULL, keys TEXT NOT NULL);
-CREATE TABLE chunks (rowid INTEGER PRIMARY KEY, "key" TEXT NOT NULL UNIQUE, "id" TEXT NOT NULL,
-                     "doc_id" TEXT NOT NULL, "source" TEXT NOT NULL, "index" INTEGER NOT NULL,
-                     "text" TEXT NOT NULL, "start" INTEGER NOT NULL, "end" INTEGER NOT NULL,
-                     "strategy" TEXT NOT NULL, "headings" TEXT NOT NULL,
-                     "page_start" INTEGER, "page_end" INTEGER, "metadata" TEXT NOT NULL);
-CREATE INDEX chunks_doc_id ON chunks ("doc_id");
-CREATE VIRTUAL TABLE words USING fts5(text, content='', contentless_delete=1);
-"""
 
 
 def missing_sqlite() -> str | None:
@@ -141,9 +118,9 @@ class SqliteStore:
     def dimension(self) -> int | None:
         """Return the size of the stored vectors, None while the store holds none."""
         db = self._reader()
-        if db is None or not _one(db, "SELECT count(*) FROM chunks"):
+        if db is None or not one(db, "SELECT count(*) FROM chunks"):
             return None
-        found = _one(db, "SELECT value FROM ragchunk WHERE name = 'dimension'")
+        found = one(db, "SELECT value FROM ragchunk WHERE name = 'dimension'")
         return None if found is None else int(found)
 
     def ledger(self) -> Mapping[str, LedgerEntry]:
@@ -153,7 +130,7 @@ class SqliteStore:
         if db is None:
             return {}
         rows = db.execute("SELECT doc_id, source, content_hash, settings_hash, keys FROM ledger")
-        return {row[0]: _entry(row) for row in rows}
+        return {row[0]: entry_of(row) for row in rows}
 
     def records(self, doc_id: str) -> Mapping[str, StoreRecord]:
         """Return the chunks stored for ``doc_id`` by key (takes the lock)."""
@@ -162,10 +139,10 @@ class SqliteStore:
         if db is None:
             return {}
         sql = (
-            f"SELECT {_COLUMNS}, v.embedding FROM chunks c JOIN vectors v ON v.rowid = c.rowid "
+            f"SELECT {COLUMNS}, v.embedding FROM chunks c JOIN vectors v ON v.rowid = c.rowid "
             'WHERE c."doc_id" = ?'
         )
-        return {row[0]: _record(row) for row in self._rows(db, sql, (doc_id,))}
+        return {row[0]: record_of(row) for row in self._rows(db, sql, (doc_id,))}
 
     def meta(self) -> Mapping[str, str]:
         """Return the values ``set_meta`` recorded."""
@@ -190,10 +167,10 @@ class SqliteStore:
                 self._upsert(db, record)
             known = db.execute("SELECT * FROM ledger WHERE doc_id = ?", (entry.doc_id,))
             row = next(iter(known), None)
-            if row is None or _entry(row) != entry:
+            if row is None or entry_of(row) != entry:
                 db.execute(
                     "INSERT OR REPLACE INTO ledger VALUES (?, ?, ?, ?, ?)",
-                    _entry_values(entry),
+                    entry_values(entry),
                 )
                 self.counts.ledger += 1
 
@@ -233,15 +210,15 @@ class SqliteStore:
         terms = filter_terms(filters)  # checked even on an empty store
         if db is None or k < 1 or self.dimension() is None:
             return []
-        where, values = _where(terms)
+        where, values = filter_sql(terms)
         blob = array("f", vector).tobytes()
         many = k if text is None else max(4 * k, 50)
         sql = (
-            f"SELECT {_COLUMNS}, v.embedding, vec_distance_cosine(v.embedding, ?) AS d "
+            f"SELECT {COLUMNS}, v.embedding, vec_distance_cosine(v.embedding, ?) AS d "
             f"FROM chunks c JOIN vectors v ON v.rowid = c.rowid {where} ORDER BY d LIMIT ?"
         )
         rows = self._rows(db, sql, (blob, *values, many))
-        nearest = [(_record(row[:-1]), 1.0 - row[-1]) for row in rows]
+        nearest = [(record_of(row[:-1]), 1.0 - row[-1]) for row in rows]
         if text is None:
             return [Hit(record, score) for record, score in nearest]
         return self._hybrid(db, nearest, text, where, values, k=k, many=many)
@@ -264,11 +241,11 @@ class SqliteStore:
             match = " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
             clause = f"{where} AND" if where else "WHERE"
             sql = (
-                f"SELECT {_COLUMNS}, v.embedding FROM words w JOIN chunks c ON c.rowid = w.rowid "
+                f"SELECT {COLUMNS}, v.embedding FROM words w JOIN chunks c ON c.rowid = w.rowid "
                 f"JOIN vectors v ON v.rowid = c.rowid {clause} words MATCH ? "
                 "ORDER BY w.rank LIMIT ?"
             )
-            keyword = [_record(row) for row in self._rows(db, sql, (*values, match, many))]
+            keyword = [record_of(row) for row in self._rows(db, sql, (*values, match, many))]
         scores: dict[str, float] = {}
         records: dict[str, StoreRecord] = {}
         for ranked in ([record for record, _ in nearest], keyword):
@@ -295,7 +272,7 @@ class SqliteStore:
             if not self.path.is_file():
                 return None
             self._db = self._connect()
-        if _one(self._db, "SELECT count(*) FROM sqlite_master WHERE name = 'ragchunk'"):
+        if one(self._db, "SELECT count(*) FROM sqlite_master WHERE name = 'ragchunk'"):
             return self._db
         return None
 
@@ -305,13 +282,13 @@ class SqliteStore:
         if self._db is None:
             self._db = self._connect()
         db = self._db
-        if not _one(db, "SELECT count(*) FROM sqlite_master WHERE name = 'ragchunk'"):
-            if _one(db, "SELECT count(*) FROM sqlite_master"):
+        if not one(db, "SELECT count(*) FROM sqlite_master WHERE name = 'ragchunk'"):
+            if one(db, "SELECT count(*) FROM sqlite_master"):
                 raise StoreError(
                     f"{self.url}: {self.path} holds other tables, not a ragchunk store"
                 )
             with self._refusals("creating its tables"), db:
-                db.execute(_SCHEMA)
+                db.execute(SCHEMA)
                 db.execute("INSERT INTO ragchunk VALUES ('format', ?)", (FORMAT,))
         return db
 
@@ -326,8 +303,8 @@ class SqliteStore:
             db.load_extension(sqlite_vec.loadable_path())
             db.enable_load_extension(False)  # noqa: FBT003 - apsw's signature
             db.execute("PRAGMA journal_mode = WAL")
-            found = _one(db, "SELECT count(*) FROM sqlite_master WHERE name = 'ragchunk'")
-            if found and _one(db, "SELECT value FROM ragchunk WHERE name = 'format'") != FORMAT:
+            found = one(db, "SELECT count(*) FROM sqlite_master WHERE name = 'ragchunk'")
+            if found and one(db, "SELECT value FROM ragchunk WHERE name = 'format'") != FORMAT:
                 raise StoreError(f"{self.url}: not a store of this ragchunk ({FORMAT})")
         except apsw.Error as exc:
             raise StoreError(f"{self.url}: cannot open {self.path}: {exc}") from None
@@ -376,11 +353,11 @@ class SqliteStore:
 
     def _vectors(self, db: apsw.Connection, size: int) -> None:
         """Make the vector table for vectors of ``size``, unless it exists (empty: remade)."""
-        found = _one(db, "SELECT value FROM ragchunk WHERE name = 'dimension'")
+        found = one(db, "SELECT value FROM ragchunk WHERE name = 'dimension'")
         if found is not None and int(found) == size:
             return
         if found is not None:
-            if _one(db, "SELECT count(*) FROM chunks"):
+            if one(db, "SELECT count(*) FROM chunks"):
                 raise dimension_error(self.url, int(found), size)
             db.execute("DROP TABLE vectors")
         db.execute(
@@ -390,7 +367,7 @@ class SqliteStore:
         db.execute("INSERT OR REPLACE INTO ragchunk VALUES ('dimension', ?)", (str(size),))
 
     def _delete(self, db: apsw.Connection, key: str) -> None:
-        rowid = _one(db, 'SELECT rowid FROM chunks WHERE "key" = ?', (key,))
+        rowid = one(db, 'SELECT rowid FROM chunks WHERE "key" = ?', (key,))
         if rowid is None:
             return
         for table in ("chunks", "vectors", "words"):
@@ -400,17 +377,17 @@ class SqliteStore:
     def _upsert(self, db: apsw.Connection, record: StoreRecord) -> None:
         """Insert, rewrite or move one record (counted as ``Counts`` says)."""
         blob = array("f", record.vector).tobytes()
-        old = next(iter(db.execute(_STORED, (record.key,))), None)
-        values = _values(record)
+        old = next(iter(db.execute(STORED, (record.key,))), None)
+        values = row_values(record)
         if old is None:
-            db.execute(_INSERT, values)
+            db.execute(INSERT, values)
             rowid = db.last_insert_rowid()
             db.execute("INSERT INTO vectors (rowid, embedding) VALUES (?, ?)", (rowid, blob))
             db.execute("INSERT INTO words (rowid, text) VALUES (?, ?)", (rowid, record.text))
             self.counts.written += 1
             return
         rowid, text, embedding = old
-        assignments = ", ".join(f'"{name}" = ?' for name in _FIELDS)
+        assignments = ", ".join(f'"{name}" = ?' for name in FIELDS)
         db.execute(f"UPDATE chunks SET {assignments} WHERE rowid = ?", (*values, rowid))
         if text == record.text and bytes(embedding) == blob:
             self.counts.moved += 1
@@ -443,85 +420,3 @@ SINK = SinkSpec(
     stream=False,
     missing=missing_sqlite,
 )
-
-
-def _one(db: apsw.Connection, sql: str, values: Sequence[Any] = ()) -> Any:
-    row = next(iter(db.execute(sql, tuple(values))), None)
-    return None if row is None else row[0]
-
-
-def _where(terms: Sequence[tuple[str, Scalar]]) -> tuple[str, list[Any]]:
-    """Return the SQL of the filters (on ``c``, the chunks) and its values."""
-    clauses: list[str] = []
-    values: list[Any] = []
-    for name, value in terms:
-        key = metadata_key(name)
-        if key is None:
-            clauses.append(f'c."{name}" = ?')
-            values.append(value)
-            continue
-        path = '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            # Typed: a number matches the number, and the same number written as text.
-            clauses.append("json_extract(c.metadata, ?) IN (?, ?)")
-            values += [path, value, str(value)]
-        else:
-            clauses.append("json_extract(c.metadata, ?) = ?")
-            values += [path, value]
-    return ("WHERE " + " AND ".join(clauses) if clauses else ""), values
-
-
-def _values(record: StoreRecord) -> tuple[Any, ...]:
-    return (
-        record.key,
-        record.id,
-        record.doc_id,
-        record.source,
-        record.index,
-        record.text,
-        record.start,
-        record.end,
-        record.strategy,
-        json_text(list(record.headings)),
-        record.page_start,
-        record.page_end,
-        json_text(dict(record.metadata)),
-    )
-
-
-def _record(row: Sequence[Any]) -> StoreRecord:
-    """Return the record of a row: ``_FIELDS`` then the vector's bytes."""
-    values = dict(zip(_FIELDS, row, strict=False))
-    vector = array("f")
-    vector.frombytes(bytes(row[len(_FIELDS)]))
-    return StoreRecord(
-        key=values["key"],
-        id=values["id"],
-        doc_id=values["doc_id"],
-        source=values["source"],
-        index=values["index"],
-        text=values["text"],
-        start=values["start"],
-        end=values["end"],
-        strategy=values["strategy"],
-        vector=tuple(vector),
-        headings=tuple(json.loads(values["headings"])),
-        page_start=values["page_start"],
-        page_end=values["page_end"],
-        metadata=json.loads(values["metadata"]),
-    )
-
-
-def _entry(row: Sequence[Any]) -> LedgerEntry:
-    return LedgerEntry(
-        doc_id=row[0],
-        source=row[1],
-        content_hash=row[2],
-        settings_hash=row[3],
-        keys=tuple(json.loads(row[4])),
-    )
-
-
-def _entry_values(entry: LedgerEntry) -> tuple[str, ...]:
-    keys = json_text(list(entry.keys))
-    return (entry.doc_id, entry.source, entry.content_hash, entry.settings_hash, keys)
