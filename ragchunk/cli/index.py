@@ -170,7 +170,7 @@ def describe(report: IndexReport) -> str:
     if report.kept:
         documents.append(f"{report.kept} gone but kept (--no-prune)")
     if report.failures:
-        documents.append(f"{len(report.failures)} failed (old chunks kept)")
+        documents.append(f"{len(report.failures)} failed (their old chunks kept)")
     counts = report.counts
     verb = "to write" if report.dry_run else "written"
     chunks = [

@@ -119,7 +119,8 @@ def query_command(
         sys.stdout.writelines(json_line(hit) for hit in hits)
         return
     if not hits:
-        sys.stderr.write(f"{store}: no chunk matches\n")
+        why = "no chunk matches the filters" if filters else "no chunks (ragchunk index fills it)"
+        sys.stderr.write(f"{store}: {why}\n")
         return
     sys.stdout.write("\n".join(describe(rank, hit) for rank, hit in enumerate(hits, 1)))
 
