@@ -105,7 +105,7 @@ def test_dry_run_prints_the_plan_and_touches_nothing(
     assert result.exit_code == 0, result.stderr
     assert "(dry run: nothing changed)" in result.stdout
     assert "documents: 2 would be added" in result.stdout
-    assert "texts to embed: " in result.stdout
+    assert "texts to embed: 2 (" in result.stdout  # one chunk per file
     assert "tokens)" in result.stdout
     assert not path.exists()
     assert scripted_server.calls(EMBEDDINGS) == []
