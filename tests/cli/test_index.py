@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from typer.testing import CliRunner
 from ragchunk.cli import app
 from tests.conftest import FIXTURES
 from tests.servers import LOCALHOST
-from tests.support.scripted import EMBEDDINGS, ScriptedServer, fake_embeddings
+from tests.support.scripted import EMBEDDINGS, Reply, ScriptedServer, fake_embeddings
 
 pytest.importorskip("apsw")
 pytest.importorskip("sqlite_vec")
@@ -144,3 +146,28 @@ def test_parents_and_unknown_stores_are_refused(tmp_path: Path) -> None:
     assert unknown.exit_code == 2
     assert "no sink writes nosuch://" in unknown.stderr
     assert not (tmp_path / "index.db").exists()
+
+
+def test_a_second_index_run_waits_then_fails_saying_why(
+    scripted_server: ScriptedServer, docs: Path, tmp_path: Path
+) -> None:
+    from tests.integration.stores.test_sync import Running
+
+    store = f"sqlite:///{tmp_path}/index.db"
+    args = ["index", str(docs), "--store", store, *embedding(scripted_server)]
+    assert runner.invoke(app, args).exit_code == 0
+    (docs / "notes.txt").write_text("Changed notes.\n", encoding="utf-8")
+    calls = len(scripted_server.calls(EMBEDDINGS))
+    scripted_server.script(EMBEDDINGS, Reply.hang(60))  # the first run waits on its model
+    with Running([sys.executable, "-m", "ragchunk", *args]) as first:
+        deadline = time.monotonic() + 60
+        while len(scripted_server.calls(EMBEDDINGS)) == calls:  # it holds the lock by now
+            assert first.poll() is None
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        second = runner.invoke(app, [*args[:3], f"{store}?timeout=0.5", *args[4:]])
+    assert second.exit_code == 1
+    assert second.stderr == (
+        f"Error: {store}?timeout=0.5: another ragchunk run is writing this store "
+        "(waited 0.5 s for its lock); run again once it is done\n"
+    )
