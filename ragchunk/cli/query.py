@@ -73,7 +73,7 @@ def query_command(
             "--filter",
             help="Keep only chunks whose field equals the value (repeatable): page_start=3, "
             "source=docs/a.md, strategy=markdown, metadata.lang=en. Numbers compare as "
-            "numbers; quote a number to compare text.",
+            "numbers; quote one (version='\"3\"') to compare it as text.",
             metavar="KEY=VALUE",
             show_default=False,
         ),
@@ -82,8 +82,8 @@ def query_command(
         bool,
         typer.Option(
             "--hybrid",
-            help="Mix keyword matches (full-text index) with vector nearness "
-            "(reciprocal rank fusion).",
+            help="Mix keyword matches (the store's full-text index: SQLite) with vector "
+            "nearness (reciprocal rank fusion).",
         ),
     ] = False,
     as_json: Annotated[
