@@ -227,7 +227,9 @@ class _Sync:
 
     def _document(self, job: Job, result: FileResult, digest: str) -> None:
         if result.error is not None or result.failed_parts:
-            self.report.failures.append(result)
+            # A container with a part that failed keeps its old chunks whole, like any failure.
+            error = result.error or "; ".join(result.failed_parts)
+            self.report.failures.append(dataclasses.replace(result, chunks=(), error=error))
             self._said(result.source, "failed")
             self.stopped = self.batch.fail_fast
             return
