@@ -17,17 +17,19 @@ _ragchunk() {
     COMPREPLY=()
     for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
         case "$word" in
-            eval|inspect|split|stats|strategies|view) command="$word"; break ;;
+            eval|index|inspect|query|split|stats|strategies|view) command="$word"; break ;;
         esac
     done
     case "$command" in
         eval) _ragchunk_eval ;;
+        index) _ragchunk_index ;;
         inspect) _ragchunk_inspect ;;
+        query) _ragchunk_query ;;
         split) _ragchunk_split ;;
         stats) _ragchunk_stats ;;
         strategies) _ragchunk_strategies ;;
         view) _ragchunk_view ;;
-        *) _ragchunk_words "--version -h --help eval inspect split stats strategies view" ;;
+        *) _ragchunk_words "--version -h --help eval index inspect query split stats strategies view" ;;
     esac
 }
 
@@ -72,6 +74,51 @@ _ragchunk_eval() {
     if [[ "$cur" == -* ]]; then _ragchunk_words "--questions -s --strategy --size --overlap --unit --tokenizer -O --option --contextualize --min-size --config -k --top-k --json --plot --per-document -q --quiet --include --exclude --no-gitignore --format --password --max-bytes --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --debug --generate --evidence --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries -h --help"; return; fi
 }
 
+_ragchunk_index() {
+    case "$prev" in
+        --store) return ;;
+        -s|--strategy) _ragchunk_words "academic auto book code email fixed hierarchical late legal markdown paragraph proposition qa recursive resume semantic sentence token"; return ;;
+        --size) return ;;
+        --overlap) return ;;
+        --unit) _ragchunk_words "chars tokens"; return ;;
+        --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= buffer= emit_passages= front_matter= grounding= headers= language= max_depth= max_propositions= method= min_level= overlap_sentences= prompt= question_column= references= sentences= separators= threshold="; return ;;
+        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
+        --password) return ;;
+        --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
+        --min-size) return ;;
+        --root) return ;;
+        --include) return ;;
+        --exclude) return ;;
+        --max-bytes) return ;;
+        --pdf-engine) _ragchunk_words "pdfium pypdf"; return ;;
+        --ocr) _ragchunk_words "off auto all"; return ;;
+        --ocr-language) return ;;
+        --keep) _ragchunk_words "headers watermarks hyphens ligatures"; return ;;
+        --embedder) return ;;
+        --embed-model) return ;;
+        --embed-url) return ;;
+        --embed-key-env) return ;;
+        --embed-batch-size) return ;;
+        --embed-timeout) return ;;
+        --embed-concurrency) return ;;
+        --embed-retries) return ;;
+        --device) return ;;
+        --cache-dir) return ;;
+        --api-base) return ;;
+        --model) return ;;
+        --api-key-env) return ;;
+        --api-timeout) return ;;
+        --api-concurrency) return ;;
+        --api-retries) return ;;
+        -j|--jobs) return ;;
+        --timeout) return ;;
+        --config) _ragchunk_files; return ;;
+    esac
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--store -s --strategy --size --overlap --unit --tokenizer -O --option --format --password --language --contextualize --min-size --root --include --exclude --no-gitignore --max-bytes --allow-empty --pdf-engine --ocr --ocr-language --keep --comments --keep-boilerplate --notes --hidden-slides --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --no-prune --dry-run -j --jobs --timeout --fail-fast --debug --config -q --quiet -v --verbose -h --help"; return; fi
+    _ragchunk_files
+}
+
 _ragchunk_inspect() {
     case "$prev" in
         --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
@@ -83,6 +130,23 @@ _ragchunk_inspect() {
     esac
     if [[ "$cur" == -* ]]; then _ragchunk_words "--text --format --password --pdf-engine --ocr --ocr-language --keep --comments --keep-boilerplate --notes --hidden-slides -h --help"; return; fi
     _ragchunk_files
+}
+
+_ragchunk_query() {
+    case "$prev" in
+        --store) return ;;
+        -k) return ;;
+        --filter) return ;;
+        --embedder) return ;;
+        --embed-model) return ;;
+        --embed-url) return ;;
+        --embed-key-env) return ;;
+        --embed-timeout) return ;;
+        --device) return ;;
+        --cache-dir) return ;;
+        --config) _ragchunk_files; return ;;
+    esac
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--store -k --filter --hybrid --json --embedder --embed-model --embed-url --embed-key-env --embed-timeout --device --cache-dir --no-cache --config -h --help"; return; fi
 }
 
 _ragchunk_split() {
@@ -121,7 +185,7 @@ _ragchunk_split() {
         --embed-retries) return ;;
         --device) return ;;
         --cache-dir) return ;;
-        --output-format) _ragchunk_words "jsonl parquet"; return ;;
+        --output-format) _ragchunk_words "jsonl parquet sqlite"; return ;;
         --engine) _ragchunk_words "local ray"; return ;;
         --ray-address) return ;;
         --api-base) return ;;

@@ -23,13 +23,16 @@ if TYPE_CHECKING:
         LimitExceededError,
         OptionError,
         RagchunkError,
+        StoreError,
         UsageError,
     )
     from ragchunk.model import Chunk, Document, Page, Section, Span
     from ragchunk.options import Budget
     from ragchunk.parsers._spec import ParseOptions
     from ragchunk.runs.dedupe import DedupeOptions, Deduper, dedupe_chunks
+    from ragchunk.runs.index import index
     from ragchunk.runs.loop import run
+    from ragchunk.runs.query import query
     from ragchunk.settings import Settings
 
 _HOMES = {
@@ -42,6 +45,7 @@ _HOMES = {
     "LimitExceededError": "errors",
     "OptionError": "errors",
     "RagchunkError": "errors",
+    "StoreError": "errors",
     "UsageError": "errors",
     "Chunk": "model",
     "Document": "model",
@@ -54,6 +58,8 @@ _HOMES = {
     "Deduper": "runs.dedupe",
     "dedupe_chunks": "runs.dedupe",
     "ParseOptions": "parsers._spec",
+    "index": "runs.index",
+    "query": "runs.query",
     "run": "runs.loop",
     "Settings": "settings",
 }
@@ -79,10 +85,13 @@ __all__ = [
     "Section",
     "Settings",
     "Span",
+    "StoreError",
     "UsageError",
     "chunk_file",
     "chunk_text",
     "dedupe_chunks",
+    "index",
+    "query",
     "run",
 ]
 

@@ -203,6 +203,21 @@ class CachedEmbedder:
         found |= fresh
         return [found[key] for key in keys]
 
+    def unseen(self, texts: Sequence[str]) -> list[str]:
+        """Return the texts, once each, that ``embed`` would send to the model (a dry run's).
+
+        A cached vector of another size than the model's last answer counts as unseen, as
+        ``embed`` asks for it again.
+        """
+        size = _SIZES.get(self.identity) or self._stored_size()
+        keys = {cache_key(self.identity, "text", text): text for text in texts}
+        unseen = []
+        for key, text in keys.items():
+            payload = self._read(key)
+            if payload is None or (size is not None and len(_vector(payload)) != size):
+                unseen.append(text)
+        return unseen
+
     def _ask(self, texts: dict[str, str]) -> dict[str, Vector]:
         """Embed ``texts`` (key → text) with the backend; keep and return the vectors by key."""
         vectors = self.backend.embed(list(texts.values()))

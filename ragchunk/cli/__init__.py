@@ -1,4 +1,7 @@
-"""The command line: ``ragchunk split | strategies | inspect | stats | view | eval``; exit codes.
+"""The command line: ``ragchunk split | strategies | inspect | stats | view | eval | index``...
+
+The commands: ``split``, ``strategies``, ``inspect``, ``stats``, ``view``, ``eval``, ``index``
+and ``query``.
 
 Exit codes: 0 every input chunked; 1 some inputs failed (the others were written and a summary
 names each failure); 2 bad usage or options.

@@ -41,7 +41,9 @@ class Lazy(NamedTuple):
 
 COMMANDS: Final[Mapping[str, Lazy]] = {
     "eval": Lazy("Score chunking configurations by retrieval."),
+    "index": Lazy("Keep a vector store in step with documents."),
     "inspect": Lazy("Show how ragchunk reads a file."),
+    "query": Lazy("Print the chunks of a vector store nearest a question."),
     "split": Lazy("Split documents into chunks, printed as JSONL."),
     "stats": Lazy("Summarise the chunks that split wrote."),
     "strategies": Lazy("List the strategies, their options and defaults."),

@@ -32,6 +32,7 @@ SINKS: Final[dict[str, SinkLine]] = {
     "jsonl": SinkLine("ragchunk.sinks.jsonl", (".jsonl",)),
     "parquet": SinkLine("ragchunk.sinks.parquet", (".parquet",)),
     "table": SinkLine("ragchunk.sinks.table"),
+    "sqlite": SinkLine("ragchunk.sinks.sqlite", schemes=("sqlite",)),
 }
 
 DEFAULT_SINK: Final = "jsonl"

@@ -116,8 +116,8 @@ class Store(Sink, Protocol):
     one line naming the store (never its password) when the store is down or refuses
     credentials; a missing client library is ``SinkSpec.missing``.
 
-    ``write(result)`` (the ``Sink`` method) is ``ragchunk.runs.index.sync_document`` on this
-    store: ``split -o URL`` upserts like ``index`` does, without pruning.
+    ``write(result)`` (the ``Sink`` method) is ``ragchunk.sinks._sync.write_result(self,
+    result)``: ``split -o URL --embed`` upserts like ``index`` does, without pruning.
     """
 
     url: str
@@ -156,6 +156,18 @@ class Store(Sink, Protocol):
         Raises:
             StoreError: the store refused (one line, the store named).
         """
+        ...
+
+    def meta(self) -> Mapping[str, str]:
+        """Return what ``set_meta`` recorded beside the ledger ({} when nothing was).
+
+        ``ragchunk index`` records there the embedder that made the vectors
+        (``ragchunk.sinks._sync.EMBEDDER``), so that ``ragchunk query`` uses the same one.
+        """
+        ...
+
+    def set_meta(self, values: Mapping[str, str]) -> None:
+        """Record ``values`` beside the ledger, over what is there (one ledger write)."""
         ...
 
     def remove(self, doc_id: str) -> None:
