@@ -155,6 +155,24 @@ def _integer(name: str, value: Scalar) -> int:
     raise UsageError(f"--filter {name}={value}: {name} is a whole number")
 
 
+def metadata_values(value: Scalar) -> list[Scalar]:
+    """Return what a metadata filter's value matches: itself, and the number or boolean it spells.
+
+    ``--filter metadata.year=2024`` reaches a store as the string ``"2024"``; it matches a
+    metadata value ``2024`` as well as ``"2024"`` (``"true"``/``"false"`` match booleans).
+    """
+    values: list[Scalar] = [value]
+    if isinstance(value, str):
+        text = value.strip()
+        if text in ("true", "false"):
+            values.append(text == "true")
+        elif re.fullmatch(r"[+-]?\d+", text):
+            values.append(int(text))
+        elif re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?", text):
+            values.append(float(text))
+    return values
+
+
 def metadata_key(flat_field: str) -> str | None:
     """Return the metadata key a flat field names (``meta__lang`` → ``lang``), else None."""
     if flat_field.startswith(METADATA_PREFIX):
