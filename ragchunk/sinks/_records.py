@@ -20,7 +20,8 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from ragchunk.errors import StoreError, UsageError
 from ragchunk.sinks._store import LedgerEntry, Scalar, StoreRecord
@@ -180,6 +181,22 @@ def metadata_key(flat_field: str) -> str | None:
     return None
 
 
+def store_path(url: str) -> Path:
+    """Return the local path of an embedded store's URL, as SQLAlchemy reads ``sqlite:`` URLs.
+
+    ``chroma:///index/docs`` is relative (``index/docs``), ``chroma:////srv/index/docs``
+    absolute (``/srv/index/docs``); ``~`` is expanded. Query parameters are not part of it.
+
+    Raises:
+        UsageError: the URL names a host (``scheme://host/...``) or no path.
+    """
+    parts = urlsplit(url)
+    if parts.netloc or not parts.path.startswith("/") or len(parts.path) < 2:
+        raise UsageError(f"{mask_url(url)}: a local store is {parts.scheme}:///PATH (relative) "
+                         f"or {parts.scheme}:////PATH (absolute)")
+    return Path(unquote(parts.path[1:])).expanduser()
+
+
 def mask_url(url: str) -> str:
     """Return ``url`` with its password (and any ``password=``/``token=`` parameter) masked."""
     try:
@@ -198,7 +215,14 @@ def mask_url(url: str) -> str:
         if any(k.lower() in _SECRET_PARAMETERS for k, _ in pairs):
             masked = [(k, MASK if k.lower() in _SECRET_PARAMETERS else v) for k, v in pairs]
             query = urlencode(masked, safe="*")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    if netloc == parts.netloc and query == parts.query:
+        return url
+    # Not urlunsplit: it drops the empty host of scheme:////abs/path for unknown schemes.
+    return (
+        f"{parts.scheme}://{netloc}{parts.path}"
+        + (f"?{query}" if query else "")
+        + (f"#{parts.fragment}" if parts.fragment else "")
+    )
 
 
 def secrets(url: str) -> list[str]:

@@ -1,0 +1,448 @@
+"""Chroma: ``chroma://host:port/collection`` (a server) or ``chroma:///path/collection`` (embedded).
+
+The embedded form follows ``sqlite:`` URLs: ``chroma:///index/docs`` is the collection ``docs``
+in the folder ``index`` (relative), ``chroma:////srv/index/docs`` an absolute folder.
+
+Three collections: the chunks (the URL's, cosine space; ``documents`` hold the texts), the
+ledger (``<collection>__ledger``, one record per document under its ``doc_id``, with a 1-number
+placeholder vector since Chroma requires one) and, for a server, the lock
+(``<collection>__lock``). Chroma metadata values must be scalars: a record's fields are stored
+as ``ragchunk.sinks._records.flat_record`` makes them (``headings`` and ``metadata`` as JSON
+text, page keys only where there are pages, scalar metadata values again as ``meta__KEY`` so
+that ``--filter metadata.KEY=...`` is a Chroma ``where``).
+
+Chroma has no transactions: ``apply`` writes the new records, then deletes the vanished ones,
+then writes the ledger entry, so a crash leaves the old chunks and the new ones side by side
+and the ledger unchanged; the next run sees the document as changed and repairs it.
+
+The lock (``open_store``): embedded, an exclusive ``flock`` on ``<path>/<collection>.lock``,
+released by the system when the process dies. On a server, a *lease*: a record holding its
+owner (host, process, a random tag) and an expiry (``LEASE`` seconds, renewed by every write).
+A second run waits while the lease is held and unexpired, up to ``?lock_timeout=SECONDS``
+(default 60), then fails naming the owner; a lease whose owner was a process of this host that
+no longer exists is taken at once. Its limits: Chroma has no compare-and-set, so the lease is
+written, then read back after ``SETTLE`` seconds, and two runs that write it within that window
+could both believe they hold it; a run killed on another host blocks the store until its lease
+expires; and clocks of different hosts are trusted to agree within seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import parse_qsl, urlsplit
+
+from ragchunk.errors import StoreError, UsageError
+from ragchunk.sinks._records import (
+    dimension_error,
+    filter_terms,
+    flat_ledger,
+    flat_record,
+    ledger_from_flat,
+    mask_url,
+    metadata_key,
+    metadata_values,
+    record_from_flat,
+    store_error,
+    store_path,
+)
+from ragchunk.sinks._spec import SinkSpec
+from ragchunk.sinks._store import Counts, Hit, LedgerEntry, Scalar, StoreRecord
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
+
+    from ragchunk.pipeline.results import FileResult
+    from ragchunk.sinks._spec import Destination
+
+LOCK_TIMEOUT: Final = 60.0
+LEASE: Final = 120.0
+"""Seconds a server lease lasts unless renewed (every write renews it)."""
+SETTLE: Final = 0.5
+"""Seconds between writing the lease and reading it back (module docstring)."""
+BATCH: Final = 1000
+DEFAULT_PORT: Final = 8000
+_PLACEHOLDER: Final = [1.0]
+_SPACE: Final = {"hnsw": {"space": "cosine"}}
+
+
+def missing_chromadb() -> str | None:
+    """Return what to install when chromadb is missing, else None (checked without importing)."""
+    import importlib.util
+
+    if importlib.util.find_spec("chromadb") is None:
+        return "the chroma:// store needs chromadb: pip install 'ragchunk[chroma]'"
+    return None
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    """Return what the Chroma client raises when the store is down or refuses."""
+    import httpx
+    from chromadb.errors import ChromaError
+
+    return (ChromaError, ValueError, OSError, httpx.HTTPError)
+
+
+def _floats(vector: Any) -> tuple[float, ...]:
+    return tuple(float(x) for x in vector)
+
+
+class ChromaStore:
+    """An open ``chroma://`` store (see the module docstring); ``open_store`` makes one."""
+
+    transactional = False
+
+    def __init__(self, url: str, client: ClientAPI, name: str) -> None:
+        self.url = mask_url(url)
+        self.counts = Counts()
+        self._raw_url = url
+        self._client = client
+        self._chunks = self._collection(name, _SPACE)
+        self._ledger = self._collection(f"{name}__ledger", None)
+        self._lease: _Lease | None = None
+
+    def _collection(self, name: str, configuration: Any) -> Collection:
+        with self._refusals(f"opening collection {name}"):
+            return self._client.get_or_create_collection(
+                name, configuration=configuration, embedding_function=None
+            )
+
+    @contextlib.contextmanager
+    def _refusals(self, doing: str) -> Iterator[None]:
+        try:
+            yield
+        except _errors() as error:
+            raise store_error(self._raw_url, doing, error) from None
+
+    # -- the Store protocol -------------------------------------------------------------
+
+    def dimension(self) -> int | None:
+        """Return the size of the stored vectors, None while the collection is empty."""
+        with self._refusals("reading the vector size"):
+            got = self._chunks.get(limit=1, include=["embeddings"])
+        embeddings = got["embeddings"]
+        return None if embeddings is None or len(embeddings) == 0 else len(embeddings[0])
+
+    def ledger(self) -> Mapping[str, LedgerEntry]:
+        """Return every document's ledger entry, by ``doc_id``."""
+        with self._refusals("reading the ledger"):
+            got = self._ledger.get(include=["metadatas"])
+        entries = [ledger_from_flat(m) for m in got["metadatas"] or []]
+        return {e.doc_id: e for e in sorted(entries, key=lambda e: e.doc_id)}
+
+    def records(self, doc_id: str) -> Mapping[str, StoreRecord]:
+        """Return the chunks stored for ``doc_id``, by key, vectors included."""
+        with self._refusals(f"reading {doc_id}"):
+            got = self._chunks.get(
+                where={"doc_id": doc_id}, include=["metadatas", "documents", "embeddings"]
+            )
+        records = self._records(got["metadatas"], got["documents"], got["embeddings"])
+        return {r.key: r for r in sorted(records, key=lambda r: r.index)}
+
+    def apply(
+        self, entry: LedgerEntry, *, upsert: Sequence[StoreRecord], delete: Sequence[str]
+    ) -> None:
+        """Bring one document to ``entry``: new records, then deletions, then the ledger."""
+        self._check_sizes(upsert)
+        self._renew()
+        with self._refusals(f"writing {entry.doc_id}"):
+            if upsert:
+                self._upsert(upsert)
+            if delete:
+                present = self._chunks.get(ids=list(delete), include=[])["ids"]
+                for start in range(0, len(present), BATCH):
+                    self._chunks.delete(ids=present[start : start + BATCH])
+                self.counts.deleted += len(present)
+            self._write_ledger(entry)
+
+    def remove(self, doc_id: str) -> None:
+        """Delete a document's chunks, then its ledger entry."""
+        self._renew()
+        with self._refusals(f"removing {doc_id}"):
+            present = self._chunks.get(where={"doc_id": doc_id}, include=[])["ids"]
+            for start in range(0, len(present), BATCH):
+                self._chunks.delete(ids=present[start : start + BATCH])
+            self.counts.deleted += len(present)
+            if self._ledger.get(ids=[doc_id], include=[])["ids"]:
+                self._ledger.delete(ids=[doc_id])
+                self.counts.ledger += 1
+
+    def query(
+        self,
+        vector: Sequence[float],
+        *,
+        k: int,
+        filters: Mapping[str, Scalar] | None = None,
+        text: str | None = None,
+    ) -> list[Hit]:
+        """Return the ``k`` records nearest ``vector`` (score: cosine similarity), best first."""
+        if text is not None:
+            raise UsageError(f"{self.url}: Chroma has no keyword index here (hybrid: sqlite://)")
+        where = _where(filter_terms(filters))
+        stored = self.dimension()
+        if stored is None:
+            return []
+        if len(vector) != stored:
+            raise dimension_error(self._raw_url, stored, len(vector))
+        with self._refusals("querying"):
+            got = self._chunks.query(
+                query_embeddings=[list(map(float, vector))],
+                n_results=k,
+                where=where,
+                include=["metadatas", "documents", "embeddings", "distances"],
+            )
+        metadatas, documents = (got["metadatas"] or [[]])[0], (got["documents"] or [[]])[0]
+        embeddings, distances = (got["embeddings"] or [[]])[0], (got["distances"] or [[]])[0]
+        records = self._records(metadatas, documents, embeddings)
+        return [Hit(record=r, score=1.0 - float(d)) for r, d in zip(records, distances, strict=True)]
+
+    def write(self, result: FileResult) -> None:
+        """``split -o URL`` (the ``Sink`` method): the index run syncs, a store cannot embed."""
+        raise UsageError(f"{self.url}: write to a store with `ragchunk index --store URL`")
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _records(self, metadatas: Any, documents: Any, embeddings: Any) -> list[StoreRecord]:
+        return [
+            record_from_flat(m, vector=_floats(v), text=d)
+            for m, d, v in zip(metadatas or [], documents or [], embeddings, strict=True)
+        ]
+
+    def _check_sizes(self, upsert: Sequence[StoreRecord]) -> None:
+        sizes = {len(r.vector) for r in upsert}
+        if len(sizes) > 1:
+            raise StoreError(f"{self.url}: vectors of sizes {sorted(sizes)} in one document")
+        stored = self.dimension() if sizes else None
+        if stored is not None and (given := sizes.pop()) != stored:
+            raise dimension_error(self._raw_url, stored, given)
+
+    def _upsert(self, upsert: Sequence[StoreRecord]) -> None:
+        for start in range(0, len(upsert), BATCH):
+            batch = upsert[start : start + BATCH]
+            old = self._chunks.get(ids=[r.key for r in batch], include=["documents", "embeddings"])
+            kept = {
+                key: (text, _floats(vector))
+                for key, text, vector in zip(
+                    old["ids"], old["documents"] or [], old["embeddings"], strict=True
+                )
+            }
+            for record in batch:
+                if kept.get(record.key) == (record.text, _floats(record.vector)):
+                    self.counts.moved += 1
+                else:
+                    self.counts.written += 1
+            self._chunks.upsert(
+                ids=[r.key for r in batch],
+                embeddings=[list(r.vector) for r in batch],
+                documents=[r.text for r in batch],
+                metadatas=[flat_record(r, text=False) for r in batch],  # type: ignore[misc]
+            )
+
+    def _write_ledger(self, entry: LedgerEntry) -> None:
+        old = self._ledger.get(ids=[entry.doc_id], include=["metadatas"])["metadatas"]
+        if old and ledger_from_flat(old[0]) == entry:
+            return
+        self._ledger.upsert(
+            ids=[entry.doc_id], embeddings=[_PLACEHOLDER], metadatas=[flat_ledger(entry)]
+        )
+        self.counts.ledger += 1
+
+    def _renew(self) -> None:
+        if self._lease is not None:
+            with self._refusals("renewing the lock"):
+                self._lease.renew()
+
+
+def _where(terms: Sequence[tuple[str, Scalar]]) -> dict[str, Any] | None:
+    """Return a Chroma ``where`` for the filter terms (``_records.filter_terms``)."""
+    conditions: list[dict[str, Any]] = []
+    for name, value in terms:
+        values = metadata_values(value) if metadata_key(name) is not None else [value]
+        either = [{name: {"$eq": v}} for v in values]
+        conditions.append(either[0] if len(either) == 1 else {"$or": either})
+    if not conditions:
+        return None
+    return conditions[0] if len(conditions) == 1 else {"$and": conditions}
+
+
+class _Lease:
+    """The server lock: one record in ``<collection>__lock`` (module docstring)."""
+
+    def __init__(self, store: ChromaStore, client: ClientAPI, name: str) -> None:
+        self._store = store
+        self._collection = client.get_or_create_collection(
+            f"{name}__lock", embedding_function=None
+        )
+        self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._renewed = 0.0
+
+    def take(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            holder = self._holder()
+            if holder is None or _stale(holder) or holder["owner"] == self._owner:
+                self._write()
+                time.sleep(SETTLE)
+                holder = self._holder()
+                if holder is not None and holder["owner"] == self._owner:
+                    return
+            if time.monotonic() >= deadline:
+                who = "another process" if holder is None else holder["owner"]
+                since = "" if holder is None else f" since {holder['since']}"
+                raise StoreError(
+                    f"{self._store.url}: another index run holds the lock ({who}{since}); "
+                    f"waited {timeout:g} s"
+                )
+            time.sleep(0.5)
+
+    def renew(self) -> None:
+        if time.monotonic() - self._renewed < LEASE / 4:
+            return
+        holder = self._holder()
+        if holder is None or holder["owner"] != self._owner:
+            raise StoreError(f"{self._store.url}: the lock was lost (taken by another run)")
+        self._write()
+
+    def release(self) -> None:
+        holder = self._holder()
+        if holder is not None and holder["owner"] == self._owner:
+            self._collection.delete(ids=["lease"])
+
+    def _holder(self) -> Mapping[str, Any] | None:
+        got = self._collection.get(ids=["lease"], include=["metadatas"])["metadatas"]
+        return got[0] if got else None
+
+    def _write(self) -> None:
+        now = time.time()
+        lease = {
+            "owner": self._owner,
+            "expires": now + LEASE,
+            "since": datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds"),
+        }
+        self._collection.upsert(ids=["lease"], embeddings=[_PLACEHOLDER], metadatas=[lease])
+        self._renewed = time.monotonic()
+
+
+def _stale(holder: Mapping[str, Any]) -> bool:
+    """Return whether a lease has expired, or its owner was a process of this host now gone."""
+    if float(holder.get("expires", 0)) < time.time():
+        return True
+    host, _, rest = str(holder.get("owner", "")).partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path, timeout: float, url: str) -> Iterator[None]:
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a+") as handle:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise StoreError(
+                        f"{url}: another index run holds the lock ({path}); waited {timeout:g} s"
+                    ) from None
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _parse(url: str) -> tuple[str | None, int, Path | None, str, float]:
+    """Return (host, port, folder, collection, lock timeout) of a ``chroma://`` URL."""
+    parts = urlsplit(url)
+    params = dict(parse_qsl(parts.query))
+    try:
+        timeout = float(params.get("lock_timeout", LOCK_TIMEOUT))
+    except ValueError:
+        raise UsageError(f"{mask_url(url)}: lock_timeout is a number of seconds") from None
+    if parts.netloc:
+        collection = parts.path.strip("/")
+        if not collection or "/" in collection:
+            raise UsageError(f"{mask_url(url)}: a Chroma server URL is chroma://HOST:PORT/COLLECTION")
+        try:
+            port = parts.port or DEFAULT_PORT
+        except ValueError:
+            raise UsageError(f"{mask_url(url)}: the port is not a number") from None
+        return parts.hostname, port, None, collection, timeout
+    path = store_path(url)
+    return None, 0, path.parent, path.name, timeout
+
+
+@contextlib.contextmanager
+def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
+    """Yield the store at ``url``, its lock taken for the block unless ``lock=False`` (queries).
+
+    Raises:
+        StoreError: the server is down or refuses, or another run holds the lock.
+        UsageError: the URL is not a Chroma store's.
+    """
+    import chromadb
+    from chromadb.config import Settings
+
+    host, port, folder, name, timeout = _parse(url)
+    settings = Settings(anonymized_telemetry=False)
+    with contextlib.ExitStack() as stack:
+        if folder is not None and lock:
+            stack.enter_context(_file_lock(folder / f"{name}.lock", timeout, mask_url(url)))
+        try:
+            if folder is not None:
+                client = chromadb.PersistentClient(path=str(folder), settings=settings)
+            else:
+                client = chromadb.HttpClient(host=host or "localhost", port=port, settings=settings)
+        except _errors() as error:
+            raise store_error(url, "cannot connect", error) from None
+        stack.callback(client.close)
+        store = ChromaStore(url, client, name)
+        if folder is None and lock:
+            with store._refusals("taking the lock"):
+                lease = _Lease(store, client, name)
+                lease.take(timeout)
+            store._lease = lease
+            stack.callback(_release, store, lease)
+        yield store
+
+
+def _release(store: ChromaStore, lease: _Lease) -> None:
+    with store._refusals("releasing the lock"):
+        lease.release()
+
+
+def open_sink(to: Destination) -> contextlib.AbstractContextManager[ChromaStore]:
+    """Open the store that ``-o``/``--store`` names (the ``SinkSpec`` hook)."""
+    if not isinstance(to, str):
+        raise UsageError("the chroma store is named by a URL, not a stream")
+    return open_store(to)
+
+
+SINK = SinkSpec(
+    name="chroma",
+    summary="Chroma, a server or embedded: chunks, vectors and the ledger in collections.",
+    open=open_sink,
+    files=False,
+    stream=False,
+    missing=missing_chromadb,
+)
