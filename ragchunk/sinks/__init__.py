@@ -32,6 +32,8 @@ SINKS: Final[dict[str, SinkLine]] = {
     "jsonl": SinkLine("ragchunk.sinks.jsonl", (".jsonl",)),
     "parquet": SinkLine("ragchunk.sinks.parquet", (".parquet",)),
     "table": SinkLine("ragchunk.sinks.table"),
+    "pgvector": SinkLine("ragchunk.sinks.pgvector", schemes=("postgresql", "postgres")),
+    "chroma": SinkLine("ragchunk.sinks.chroma", schemes=("chroma",)),
 }
 
 DEFAULT_SINK: Final = "jsonl"

@@ -415,7 +415,7 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
                 client = chromadb.HttpClient(host=host or "localhost", port=port, settings=settings)
         except _errors() as error:
             raise store_error(url, "cannot connect", error) from None
-        stack.callback(client.close)
+        stack.callback(_close, client)
         store = ChromaStore(url, client, name)
         if folder is None and lock:
             with store._refusals("taking the lock"):
@@ -424,6 +424,27 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
             store._lease = lease
             stack.callback(_release, store, lease)
         yield store
+
+
+def _close(client: ClientAPI) -> None:
+    """Close the client, and its HTTP connections once no client of this process shares them.
+
+    ``close`` releases the client's share of its ``System``, whose ``stop`` leaves the HTTP
+    client's connection pool open (chromadb 1.5): it is closed here, through private names,
+    when the last client of that server is gone.
+    """
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    owners = [client, getattr(client, "_admin_client", None)]
+    sessions = [
+        (getattr(o, "_identifier", None), getattr(getattr(o, "_server", None), "_session", None))
+        for o in owners
+    ]
+    client.close()  # type: ignore[attr-defined]
+    refcounts = getattr(SharedSystemClient, "_identifier_to_refcount", {})
+    for identifier, session in sessions:
+        if session is not None and refcounts.get(identifier, 0) == 0:
+            session.close()
 
 
 def _release(store: ChromaStore, lease: _Lease) -> None:

@@ -75,7 +75,7 @@ class ChromaServer:
 
     def store_url(self) -> str:
         """Return the URL of a fresh collection on this server."""
-        return f"chroma://127.0.0.1:{self.port}/c{next(_names)}"
+        return f"chroma://127.0.0.1:{self.port}/coll-{next(_names)}"
 
 
 def _pginstall() -> Path:
@@ -197,4 +197,4 @@ def chroma_server_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 def chroma_embedded_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A store factory: a fresh embedded ``chroma:///path/collection`` in ``tmp_path``."""
     require_module("chromadb", INSTALL_CHROMA)
-    return f"chroma://{tmp_path / 'chroma'}/c{next(_names)}"
+    return f"chroma:///{tmp_path / 'chroma'}/coll-{next(_names)}"
