@@ -29,17 +29,13 @@ expires; and clocks of different hosts are trusted to agree within seconds.
 from __future__ import annotations
 
 import contextlib
-import os
-import socket
-import time
-import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qsl, urlsplit
 
 from ragchunk.errors import StoreError, UsageError
+from ragchunk.sinks._chroma_lock import Lease, file_lock
 from ragchunk.sinks._records import (
     dimension_error,
     filter_terms,
@@ -64,10 +60,6 @@ if TYPE_CHECKING:
     from ragchunk.sinks._spec import Destination
 
 LOCK_TIMEOUT: Final = 60.0
-LEASE: Final = 120.0
-"""Seconds a server lease lasts unless renewed (every write renews it)."""
-SETTLE: Final = 0.5
-"""Seconds between writing the lease and reading it back (module docstring)."""
 BATCH: Final = 1000
 DEFAULT_PORT: Final = 8000
 _PLACEHOLDER: Final = [1.0]
@@ -107,7 +99,7 @@ class ChromaStore:
         self._client = client
         self._chunks = self._collection(name, _SPACE)
         self._ledger = self._collection(f"{name}__ledger", None)
-        self._lease: _Lease | None = None
+        self._lease: Lease | None = None
 
     def _collection(self, name: str, configuration: Any) -> Collection:
         with self._refusals(f"opening collection {name}"):
@@ -273,104 +265,6 @@ def _where(terms: Sequence[tuple[str, Scalar]]) -> dict[str, Any] | None:
     return conditions[0] if len(conditions) == 1 else {"$and": conditions}
 
 
-class _Lease:
-    """The server lock: one record in ``<collection>__lock`` (module docstring)."""
-
-    def __init__(self, store: ChromaStore, client: ClientAPI, name: str) -> None:
-        self._store = store
-        self._collection = client.get_or_create_collection(
-            f"{name}__lock", embedding_function=None
-        )
-        self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self._renewed = 0.0
-
-    def take(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while True:
-            holder = self._holder()
-            if holder is None or _stale(holder) or holder["owner"] == self._owner:
-                self._write()
-                time.sleep(SETTLE)
-                holder = self._holder()
-                if holder is not None and holder["owner"] == self._owner:
-                    return
-            if time.monotonic() >= deadline:
-                who = "another process" if holder is None else holder["owner"]
-                since = "" if holder is None else f" since {holder['since']}"
-                raise StoreError(
-                    f"{self._store.url}: another index run holds the lock ({who}{since}); "
-                    f"waited {timeout:g} s"
-                )
-            time.sleep(0.5)
-
-    def renew(self) -> None:
-        if time.monotonic() - self._renewed < LEASE / 4:
-            return
-        holder = self._holder()
-        if holder is None or holder["owner"] != self._owner:
-            raise StoreError(f"{self._store.url}: the lock was lost (taken by another run)")
-        self._write()
-
-    def release(self) -> None:
-        holder = self._holder()
-        if holder is not None and holder["owner"] == self._owner:
-            self._collection.delete(ids=["lease"])
-
-    def _holder(self) -> Mapping[str, Any] | None:
-        got = self._collection.get(ids=["lease"], include=["metadatas"])["metadatas"]
-        return got[0] if got else None
-
-    def _write(self) -> None:
-        now = time.time()
-        lease = {
-            "owner": self._owner,
-            "expires": now + LEASE,
-            "since": datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds"),
-        }
-        self._collection.upsert(ids=["lease"], embeddings=[_PLACEHOLDER], metadatas=[lease])
-        self._renewed = time.monotonic()
-
-
-def _stale(holder: Mapping[str, Any]) -> bool:
-    """Return whether a lease has expired, or its owner was a process of this host now gone."""
-    if float(holder.get("expires", 0)) < time.time():
-        return True
-    host, _, rest = str(holder.get("owner", "")).partition(":")
-    pid = rest.partition(":")[0]
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # alive, another user's
-        return False
-    return False
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path, timeout: float, url: str) -> Iterator[None]:
-    import fcntl
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a+") as handle:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise StoreError(
-                        f"{url}: another index run holds the lock ({path}); waited {timeout:g} s"
-                    ) from None
-                time.sleep(0.2)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _parse(url: str) -> tuple[str | None, int, Path | None, str, float]:
     """Return (host, port, folder, collection, lock timeout) of a ``chroma://`` URL."""
     parts = urlsplit(url)
@@ -407,7 +301,7 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
     settings = Settings(anonymized_telemetry=False)
     with contextlib.ExitStack() as stack:
         if folder is not None and lock:
-            stack.enter_context(_file_lock(folder / f"{name}.lock", timeout, mask_url(url)))
+            stack.enter_context(file_lock(folder / f"{name}.lock", timeout, mask_url(url)))
         try:
             if folder is not None:
                 client = chromadb.PersistentClient(path=str(folder), settings=settings)
@@ -419,7 +313,7 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
         store = ChromaStore(url, client, name)
         if folder is None and lock:
             with store._refusals("taking the lock"):
-                lease = _Lease(store, client, name)
+                lease = Lease(store.url, client, name)
                 lease.take(timeout)
             store._lease = lease
             stack.callback(_release, store, lease)
@@ -447,7 +341,7 @@ def _close(client: ClientAPI) -> None:
             session.close()
 
 
-def _release(store: ChromaStore, lease: _Lease) -> None:
+def _release(store: ChromaStore, lease: Lease) -> None:
     with store._refusals("releasing the lock"):
         lease.release()
 
