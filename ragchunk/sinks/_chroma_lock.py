@@ -10,7 +10,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -24,7 +24,7 @@ LEASE: Final = 120.0
 """Seconds a server lease lasts unless renewed (every write renews it)."""
 SETTLE: Final = 0.5
 """Seconds between writing the lease and reading it back."""
-_PLACEHOLDER: Final = [1.0]
+_PLACEHOLDER: Final[list[Sequence[float] | Sequence[int]]] = [[1.0]]
 
 
 class Lease:
@@ -32,9 +32,7 @@ class Lease:
 
     def __init__(self, url: str, client: ClientAPI, name: str) -> None:
         self._url = url
-        self._collection = client.get_or_create_collection(
-            f"{name}__lock", embedding_function=None
-        )
+        self._collection = client.get_or_create_collection(f"{name}__lock", embedding_function=None)
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._renewed = 0.0
 
@@ -79,12 +77,12 @@ class Lease:
 
     def _write(self) -> None:
         now = time.time()
-        lease = {
+        lease: dict[str, str | float] = {
             "owner": self._owner,
             "expires": now + LEASE,
             "since": datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds"),
         }
-        self._collection.upsert(ids=["lease"], embeddings=[_PLACEHOLDER], metadatas=[lease])
+        self._collection.upsert(ids=["lease"], embeddings=_PLACEHOLDER, metadatas=[lease])
         self._renewed = time.monotonic()
 
 

@@ -93,13 +93,13 @@ def vector_from_binary(data: bytes) -> tuple[float, ...]:
     return struct.unpack_from(f">{size}f", data, 4)
 
 
-def chunks_schema(table: str, size: int) -> list[sql.Composable]:
+def chunks_schema(table: str, size: int) -> list[sql.Composed]:
     """Return the statements that make the chunks table of ``size``-number vectors."""
     from psycopg import sql
 
     name = sql.Identifier(table)
     return [
-        sql.SQL("CREATE EXTENSION IF NOT EXISTS vector"),
+        sql.SQL("CREATE EXTENSION IF NOT EXISTS vector").format(),
         sql.SQL(
             "CREATE TABLE IF NOT EXISTS {} (key text PRIMARY KEY, id text NOT NULL, "
             "doc_id text NOT NULL, source text NOT NULL, idx integer NOT NULL, "
@@ -115,7 +115,7 @@ def chunks_schema(table: str, size: int) -> list[sql.Composable]:
     ]  # fmt: skip
 
 
-def ledger_schema(ledger: str) -> sql.Composable:
+def ledger_schema(ledger: str) -> sql.Composed:
     """Return the statement that makes the ledger table."""
     from psycopg import sql
 
@@ -125,7 +125,7 @@ def ledger_schema(ledger: str) -> sql.Composable:
     ).format(sql.Identifier(ledger))
 
 
-def select_chunks(table: str, tail: str, *, score: bool = False) -> sql.Composable:
+def select_chunks(table: str, tail: str, *, score: bool = False) -> sql.Composed:
     """Return ``SELECT <columns>, embedding[, score] FROM table <tail>``."""
     from psycopg import sql
 
@@ -136,7 +136,7 @@ def select_chunks(table: str, tail: str, *, score: bool = False) -> sql.Composab
     ) + sql_text(tail)
 
 
-def upsert_chunks(table: str) -> sql.Composable:
+def upsert_chunks(table: str) -> sql.Composed:
     """Return the statement that inserts or replaces one chunk by key (``chunk_row``)."""
     from psycopg import sql
 
@@ -161,7 +161,7 @@ def chunk_row(r: StoreRecord) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
-def upsert_ledger(ledger: str, entry: LedgerEntry) -> tuple[sql.Composable, tuple[Any, ...]]:
+def upsert_ledger(ledger: str, entry: LedgerEntry) -> tuple[sql.Composed, tuple[Any, ...]]:
     """Return the statement (and parameters) writing ``entry``; it changes no row if equal."""
     from psycopg import sql
 
@@ -202,8 +202,8 @@ def where(terms: Sequence[tuple[str, Scalar]]) -> tuple[sql.Composable, list[Any
     return sql.SQL("WHERE ") + sql.SQL(" AND ").join(clauses), params
 
 
-def sql_text(text: str) -> sql.Composable:
+def sql_text(text: str) -> sql.SQL:
     """Return ``text`` as a piece of SQL (fixed text of this module's callers, never a value)."""
     from psycopg import sql
 
-    return sql.SQL(text)  # type: ignore[arg-type]
+    return sql.SQL(text)

@@ -19,8 +19,8 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
 from pathlib import Path
+from typing import Any, Final
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from ragchunk.errors import StoreError, UsageError
@@ -192,8 +192,10 @@ def store_path(url: str) -> Path:
     """
     parts = urlsplit(url)
     if parts.netloc or not parts.path.startswith("/") or len(parts.path) < 2:
-        raise UsageError(f"{mask_url(url)}: a local store is {parts.scheme}:///PATH (relative) "
-                         f"or {parts.scheme}:////PATH (absolute)")
+        raise UsageError(
+            f"{mask_url(url)}: a local store is {parts.scheme}:///PATH (relative) "
+            f"or {parts.scheme}:////PATH (absolute)"
+        )
     return Path(unquote(parts.path[1:])).expanduser()
 
 

@@ -87,6 +87,16 @@ def _floats(vector: Any) -> tuple[float, ...]:
     return tuple(float(x) for x in vector)
 
 
+def _vectors(embeddings: Any) -> Any:
+    """Return the embeddings Chroma gave (a numpy array, a list, or None) as an iterable."""
+    return [] if embeddings is None else embeddings
+
+
+def _embeddings(vectors: Sequence[Sequence[float]]) -> list[Sequence[float] | Sequence[int]]:
+    """Return vectors in the type Chroma's ``upsert`` and ``query`` declare."""
+    return [[float(x) for x in v] for v in vectors]
+
+
 class ChromaStore:
     """An open ``chroma://`` store (see the module docstring); ``open_store`` makes one."""
 
@@ -186,7 +196,7 @@ class ChromaStore:
             raise dimension_error(self._raw_url, stored, len(vector))
         with self._refusals("querying"):
             got = self._chunks.query(
-                query_embeddings=[list(map(float, vector))],
+                query_embeddings=_embeddings([vector]),
                 n_results=k,
                 where=where,
                 include=["metadatas", "documents", "embeddings", "distances"],
@@ -194,18 +204,22 @@ class ChromaStore:
         metadatas, documents = (got["metadatas"] or [[]])[0], (got["documents"] or [[]])[0]
         embeddings, distances = (got["embeddings"] or [[]])[0], (got["distances"] or [[]])[0]
         records = self._records(metadatas, documents, embeddings)
-        return [Hit(record=r, score=1.0 - float(d)) for r, d in zip(records, distances, strict=True)]
+        return [
+            Hit(record=r, score=1.0 - float(d)) for r, d in zip(records, distances, strict=True)
+        ]
 
     def write(self, result: FileResult) -> None:
         """``split -o URL`` (the ``Sink`` method): the index run syncs, a store cannot embed."""
-        raise UsageError(f"{self.url}: write to a store with `ragchunk index --store URL`")
+        raise UsageError(
+            f"{self.url}: {result.source} is written to a store by `ragchunk index --store URL`"
+        )
 
     # -- helpers -------------------------------------------------------------------------
 
     def _records(self, metadatas: Any, documents: Any, embeddings: Any) -> list[StoreRecord]:
         return [
             record_from_flat(m, vector=_floats(v), text=d)
-            for m, d, v in zip(metadatas or [], documents or [], embeddings, strict=True)
+            for m, d, v in zip(metadatas or [], documents or [], _vectors(embeddings), strict=True)
         ]
 
     def _check_sizes(self, upsert: Sequence[StoreRecord]) -> None:
@@ -223,7 +237,7 @@ class ChromaStore:
             kept = {
                 key: (text, _floats(vector))
                 for key, text, vector in zip(
-                    old["ids"], old["documents"] or [], old["embeddings"], strict=True
+                    old["ids"], old["documents"] or [], _vectors(old["embeddings"]), strict=True
                 )
             }
             for record in batch:
@@ -233,9 +247,9 @@ class ChromaStore:
                     self.counts.written += 1
             self._chunks.upsert(
                 ids=[r.key for r in batch],
-                embeddings=[list(r.vector) for r in batch],
+                embeddings=_embeddings([r.vector for r in batch]),
                 documents=[r.text for r in batch],
-                metadatas=[flat_record(r, text=False) for r in batch],  # type: ignore[misc]
+                metadatas=[flat_record(r, text=False) for r in batch],
             )
 
     def _write_ledger(self, entry: LedgerEntry) -> None:
@@ -243,7 +257,9 @@ class ChromaStore:
         if old and ledger_from_flat(old[0]) == entry:
             return
         self._ledger.upsert(
-            ids=[entry.doc_id], embeddings=[_PLACEHOLDER], metadatas=[flat_ledger(entry)]
+            ids=[entry.doc_id],
+            embeddings=_embeddings([_PLACEHOLDER]),
+            metadatas=[flat_ledger(entry)],
         )
         self.counts.ledger += 1
 
@@ -276,7 +292,9 @@ def _parse(url: str) -> tuple[str | None, int, Path | None, str, float]:
     if parts.netloc:
         collection = parts.path.strip("/")
         if not collection or "/" in collection:
-            raise UsageError(f"{mask_url(url)}: a Chroma server URL is chroma://HOST:PORT/COLLECTION")
+            raise UsageError(
+                f"{mask_url(url)}: a Chroma server URL is chroma://HOST:PORT/COLLECTION"
+            )
         try:
             port = parts.port or DEFAULT_PORT
         except ValueError:
@@ -320,7 +338,7 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
         yield store
 
 
-def _close(client: ClientAPI) -> None:
+def _close(client: Any) -> None:
     """Close the client, and its HTTP connections once no client of this process shares them.
 
     ``close`` releases the client's share of its ``System``, whose ``stop`` leaves the HTTP
@@ -334,7 +352,7 @@ def _close(client: ClientAPI) -> None:
         (getattr(o, "_identifier", None), getattr(getattr(o, "_server", None), "_session", None))
         for o in owners
     ]
-    client.close()  # type: ignore[attr-defined]
+    client.close()
     refcounts = getattr(SharedSystemClient, "_identifier_to_refcount", {})
     for identifier, session in sessions:
         if session is not None and refcounts.get(identifier, 0) == 0:

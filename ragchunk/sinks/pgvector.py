@@ -121,7 +121,8 @@ class PgvectorStore:
                     cursor.executemany(q.upsert_chunks(self._table), rows)
                 if delete and self.dimension() is not None:
                     self.counts.deleted += self._delete(cursor, "key = ANY(%s)", list(delete))
-                cursor.execute(*q.upsert_ledger(self._ledger, entry))
+                ledger_query, values = q.upsert_ledger(self._ledger, entry)
+                cursor.execute(ledger_query, values)
                 self.counts.ledger += max(cursor.rowcount, 0)
         except (psycopg.Error, UnicodeEncodeError) as error:  # a lone surrogate, a NUL
             raise store_error(self._raw_url, f"writing {entry.doc_id}", error) from None
@@ -151,7 +152,9 @@ class PgvectorStore:
     ) -> list[Hit]:
         """Return the ``k`` records nearest ``vector`` by cosine similarity, best first."""
         if text is not None:
-            raise UsageError(f"{self.url}: PostgreSQL has no keyword index here (hybrid: sqlite://)")
+            raise UsageError(
+                f"{self.url}: PostgreSQL has no keyword index here (hybrid: sqlite://)"
+            )
         terms = filter_terms(filters)
         stored = self.dimension()
         if stored is None:
@@ -169,7 +172,9 @@ class PgvectorStore:
 
     def write(self, result: FileResult) -> None:
         """``split -o URL`` (the ``Sink`` method): the index run syncs, a store cannot embed."""
-        raise UsageError(f"{self.url}: write to a store with `ragchunk index --store URL`")
+        raise UsageError(
+            f"{self.url}: {result.source} is written to a store by `ragchunk index --store URL`"
+        )
 
     # -- the lock and the rest -----------------------------------------------------------
 

@@ -132,7 +132,9 @@ def postgres_server(base: Path | None = None) -> Iterator[PostgresServer]:
 
         def ready() -> bool:
             try:
-                psycopg.connect(host=str(home), port=port, user="postgres", dbname="postgres").close()
+                psycopg.connect(
+                    host=str(home), port=port, user="postgres", dbname="postgres"
+                ).close()
             except psycopg.OperationalError:
                 return False
             return True
@@ -184,17 +186,20 @@ def chroma_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServ
 
 def pgvector_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A store factory: a fresh ``postgresql://`` store on the session's server."""
+    del tmp_path  # every factory takes (request, tmp_path)
     server: PostgresServer = request.getfixturevalue("pg_server")
     return server.store_url()
 
 
 def chroma_server_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A store factory: a fresh ``chroma://host:port/collection`` on the session's server."""
+    del tmp_path
     server: ChromaServer = request.getfixturevalue("chroma_http")
     return server.store_url()
 
 
 def chroma_embedded_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A store factory: a fresh embedded ``chroma:///path/collection`` in ``tmp_path``."""
+    """A store factory: a fresh embedded ``chroma:////abs/path/collection`` in ``tmp_path``."""
+    del request
     require_module("chromadb", INSTALL_CHROMA)
     return f"chroma:///{tmp_path / 'chroma'}/coll-{next(_names)}"

@@ -117,7 +117,8 @@ def test_apply_writes_records_and_ledger_that_read_back_unchanged(store: Store) 
     assert got == {paged.key: paged, plain.key: plain}
     assert list(got[paged.key].metadata) == list(metadata)  # key order kept too
     assert got[paged.key].headings == ("Intro", "Scope")
-    assert got[plain.key].page_start is None and got[plain.key].page_end is None
+    assert got[plain.key].page_start is None
+    assert got[plain.key].page_end is None
     assert (store.counts.written, store.counts.moved, store.counts.ledger) == (2, 0, 1)
 
 
@@ -217,8 +218,11 @@ def test_a_vector_of_another_size_is_refused_before_any_write(store: Store) -> N
     with pytest.raises(StoreError) as refused:
         store.apply(entry("b.md", [wrong]), upsert=[wrong], delete=[])
     message = str(refused.value)
-    assert "size 4" in message and "size 3" in message and "\n" not in message
-    assert store.records("b.md") == {} and set(store.ledger()) == {"a.md"}
+    assert "size 4" in message
+    assert "size 3" in message
+    assert "\n" not in message
+    assert store.records("b.md") == {}
+    assert set(store.ledger()) == {"a.md"}
     with pytest.raises(StoreError, match="size 4"):
         store.query((1.0, 0.0, 0.0), k=1)
 
@@ -231,7 +235,8 @@ def test_a_second_writer_waits_then_fails_saying_who_holds_the_lock(store_url: s
         assert time.monotonic() - started >= 1.0
         message = str(refused.value)
         assert "another index run holds the lock" in message
-        assert PASSWORD not in message and "\n" not in message
+        assert PASSWORD not in message
+        assert "\n" not in message
         with opened(store_url, lock=False) as reader:  # a query takes no lock
             assert reader.ledger() == {}
     with opened(_with(store_url, "lock_timeout=1")):
@@ -258,12 +263,16 @@ def test_a_writer_killed_holding_the_lock_does_not_block_the_next(store_url: str
         f"import sys, time\nfrom {module} import open_store\n"
         f"with open_store({store_url!r}):\n    print('held', flush=True)\n    time.sleep(120)\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
     holder = subprocess.Popen(
         [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env
     )
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "held"
         os.kill(holder.pid, signal.SIGKILL)
         holder.wait(timeout=10)
         with opened(_with(store_url, "lock_timeout=10")) as store:
@@ -284,7 +293,8 @@ def test_pgvector_applies_a_document_in_one_transaction(pg_server: PostgresServe
         with pytest.raises(StoreError) as refused:
             store.apply(entry("a.md", [good, bad]), upsert=[good, bad], delete=[])
         assert "writing a.md" in str(refused.value)
-        assert store.records("a.md") == {} and store.ledger() == {}
+        assert store.records("a.md") == {}
+        assert store.ledger() == {}
 
 
 def test_pgvector_tables_come_from_the_url(pg_server: PostgresServer) -> None:
@@ -312,8 +322,10 @@ def test_pgvector_down_or_refusing_is_one_line_without_the_password(
             pass
         message = str(failed.value)
         assert message.startswith(f"{scheme}://postgres:***@127.0.0.1:")
-        assert "cannot connect" in message and reason in message
-        assert PASSWORD not in message and "\n" not in message
+        assert "cannot connect" in message
+        assert reason in message
+        assert PASSWORD not in message
+        assert "\n" not in message
 
 
 def test_chroma_server_down_is_one_line() -> None:
@@ -337,12 +349,16 @@ def test_the_sink_table_chooses_the_store_by_scheme(url: str, name: str) -> None
     assert sinks.choose(url, None) == name
     spec = sinks.get(name)
     assert (spec.files, spec.stream) == (False, False)
-    assert spec.missing is not None and spec.missing() is None
+    assert spec.missing is not None
+    assert spec.missing() is None
 
 
 @pytest.mark.parametrize(
     ("module", "library", "extra"),
-    [("ragchunk.sinks.pgvector", "psycopg", "pgvector"), ("ragchunk.sinks.chroma", "chromadb", "chroma")],
+    [
+        ("ragchunk.sinks.pgvector", "psycopg", "pgvector"),
+        ("ragchunk.sinks.chroma", "chromadb", "chroma"),
+    ],
 )
 def test_a_missing_client_library_says_what_to_install(
     monkeypatch: pytest.MonkeyPatch, module: str, library: str, extra: str
@@ -354,7 +370,8 @@ def test_a_missing_client_library_says_what_to_install(
         importlib.util, "find_spec", lambda name, *a: None if name == library else real(name, *a)
     )
     message = __import__(module, fromlist=["SINK"]).SINK.missing()
-    assert library in message and f"pip install 'ragchunk[{extra}]'" in message
+    assert library in message
+    assert f"pip install 'ragchunk[{extra}]'" in message
 
 
 def _with(url: str, parameter: str) -> str:
