@@ -11,9 +11,10 @@ extension (0.6.2) under ``pgserver/pginstall``. Its own ``get_server`` runs ``us
 pgserver`` and widens the permissions of every parent folder when it runs as root (PostgreSQL
 refuses to run as root); here the binaries are run directly, as ``nobody`` when the tests run as
 root (through ``setpriv``), on a data folder made for that user under ``/tmp``. If ``nobody``
-cannot reach the wheel's binaries (a virtualenv under ``/root``), they are copied beside the data
-first (34 MB). The server listens on 127.0.0.1 at a free port (password required: SCRAM) and on a
-Unix socket in its folder (trust, for the fixture's own set-up).
+cannot reach the wheel's binaries (a virtualenv under ``/root``), they are copied beside the
+data first, with the libraries they load from ``pgserver.libs`` (about 40 MB). The server
+listens on 127.0.0.1 at a free port (password required: SCRAM) and on a Unix socket in its
+folder (trust, for the fixture's own set-up).
 
 Chroma: ``chroma run --path DIR --host 127.0.0.1 --port PORT`` (the Rust server in the
 ``chromadb`` wheel), ready when ``/api/v2/heartbeat`` answers.
@@ -111,8 +112,10 @@ def postgres_server(base: Path | None = None) -> Iterator[PostgresServer]:
                 capture_output=True,
                 check=False,
             )
-            if probe.returncode != 0:
-                install = Path(shutil.copytree(install, home / "pginstall"))
+            if probe.returncode != 0:  # the binaries find their libraries at ../../../pgserver.libs
+                libs = install.parent.parent / "pgserver.libs"
+                shutil.copytree(libs, home / "site" / "pgserver.libs")
+                install = Path(shutil.copytree(install, home / "site" / "pgserver" / "pginstall"))
         data, log, pwfile = home / "data", home / "postgres.log", home / "pw"
         pwfile.write_text(PASSWORD + "\n")
         if os.geteuid() == 0:

@@ -31,6 +31,7 @@ from tests.integration.stores.servers import (
 )
 from tests.servers import LOCALHOST
 from tests.support.processes import free_port
+from tests.support.requirements import require_module
 
 pytestmark = LOCALHOST
 
@@ -329,6 +330,7 @@ def test_pgvector_down_or_refusing_is_one_line_without_the_password(
 
 
 def test_chroma_server_down_is_one_line() -> None:
+    require_module("chromadb", "pip install 'ragchunk[chroma]'")
     url = f"chroma://127.0.0.1:{free_port()}/docs-1"
     with pytest.raises(StoreError) as failed, opened(url):
         pass
@@ -346,6 +348,7 @@ def test_chroma_server_down_is_one_line() -> None:
     ],
 )
 def test_the_sink_table_chooses_the_store_by_scheme(url: str, name: str) -> None:
+    require_module("psycopg" if name == "pgvector" else "chromadb", "pip install 'ragchunk[dev]'")
     assert sinks.choose(url, None) == name
     spec = sinks.get(name)
     assert (spec.files, spec.stream) == (False, False)
