@@ -20,7 +20,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from ragchunk.errors import StoreError, UsageError
@@ -73,11 +73,18 @@ def flat_record(record: StoreRecord, *, text: bool = True) -> dict[str, Scalar]:
     if record.page_end is not None:
         flat["page_end"] = record.page_end
     for name, value in record.metadata.items():
-        if isinstance(value, str | int | float) and not (
-            isinstance(value, float) and not math.isfinite(value)
-        ):
+        if _filterable(value):
             flat[METADATA_PREFIX + name] = value
     return flat
+
+
+def _filterable(value: object) -> TypeGuard[Scalar]:
+    """Whether a metadata value is copied under ``METADATA_PREFIX`` (a scalar stores can hold)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, int):
+        return -(2**63) <= value < 2**63
+    return isinstance(value, str)
 
 
 def record_from_flat(
