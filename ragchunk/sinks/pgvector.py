@@ -84,6 +84,9 @@ class PgvectorStore:
         """Return every document's ledger entry, by ``doc_id``."""
         from psycopg import sql
 
+        exists = self._run("SELECT to_regclass(%s)", (f'"{self._ledger}"',), doing="reading")
+        if not exists or exists[0][0] is None:  # a reader (lock=False) on a store never written
+            return {}
         query = sql.SQL(
             "SELECT doc_id, source, content_hash, settings_hash, keys FROM {} ORDER BY doc_id"
         ).format(sql.Identifier(self._ledger))
@@ -294,9 +297,9 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[PgvectorStore]:
         raise store_error(url, "cannot connect", error) from None
     with connection:
         store = PgvectorStore(url, connection, table=table)
-        if lock:
+        if lock:  # a writer: a reader needs no lock, nor the right to create tables
             store.lock(timeout)
-        store.create_ledger()
+            store.create_ledger()
         yield store
 
 

@@ -104,6 +104,13 @@ def test_an_empty_store_holds_nothing(store: Store) -> None:
     assert PASSWORD not in store.url
 
 
+def test_a_reader_of_a_store_never_written_finds_it_empty(store_url: str) -> None:
+    with opened(store_url, lock=False) as reader:
+        assert reader.ledger() == {}
+        assert reader.dimension() is None
+        assert reader.query((1.0, 0.0), k=2, filters={"page_start": 1}) == []
+
+
 def test_apply_writes_records_and_ledger_that_read_back_unchanged(store: Store) -> None:
     metadata = {"title": "Ünïcode “quotes”", "z": 1, "a": 2.5, "flag": True, "none": None,
                 "list": [1, "two", None], "nested": {"b": 1, "a": [2]}}  # fmt: skip
