@@ -9,7 +9,9 @@ placeholder vector since Chroma requires one) and, for a server, the lock
 (``<collection>__lock``). Chroma metadata values must be scalars: a record's fields are stored
 as ``ragchunk.sinks._records.flat_record`` makes them (``headings`` and ``metadata`` as JSON
 text, page keys only where there are pages, scalar metadata values again as ``meta__KEY`` so
-that ``--filter metadata.KEY=...`` is a Chroma ``where``).
+that ``--filter metadata.KEY=...`` is a Chroma ``where``) and the vector as exact float32 bytes
+(``vector_f32``): a cosine collection keeps its vectors normalised, a few bits off the ones
+written, and a chunk that only moved must read back as the same content.
 
 Chroma has no transactions: ``apply`` writes the new records, then deletes the vanished ones,
 then writes the ledger entry, so a crash leaves the old chunks and the new ones side by side
@@ -83,15 +85,6 @@ def _errors() -> tuple[type[BaseException], ...]:
     return (ChromaError, ValueError, OSError, httpx.HTTPError)
 
 
-def _floats(vector: Any) -> tuple[float, ...]:
-    return tuple(float(x) for x in vector)
-
-
-def _vectors(embeddings: Any) -> Any:
-    """Return the embeddings Chroma gave (a numpy array, a list, or None) as an iterable."""
-    return [] if embeddings is None else embeddings
-
-
 def _embeddings(vectors: Sequence[Sequence[float]]) -> list[Sequence[float] | Sequence[int]]:
     """Return vectors in the type Chroma's ``upsert`` and ``query`` declare."""
     return [[float(x) for x in v] for v in vectors]
@@ -143,10 +136,8 @@ class ChromaStore:
     def records(self, doc_id: str) -> Mapping[str, StoreRecord]:
         """Return the chunks stored for ``doc_id``, by key, vectors included."""
         with self._refusals(f"reading {doc_id}"):
-            got = self._chunks.get(
-                where={"doc_id": doc_id}, include=["metadatas", "documents", "embeddings"]
-            )
-        records = self._records(got["metadatas"], got["documents"], got["embeddings"])
+            got = self._chunks.get(where={"doc_id": doc_id}, include=["metadatas", "documents"])
+        records = self._records(got["metadatas"], got["documents"])
         return {r.key: r for r in sorted(records, key=lambda r: r.index)}
 
     def apply(
@@ -199,11 +190,11 @@ class ChromaStore:
                 query_embeddings=_embeddings([vector]),
                 n_results=k,
                 where=where,
-                include=["metadatas", "documents", "embeddings", "distances"],
+                include=["metadatas", "documents", "distances"],
             )
         metadatas, documents = (got["metadatas"] or [[]])[0], (got["documents"] or [[]])[0]
-        embeddings, distances = (got["embeddings"] or [[]])[0], (got["distances"] or [[]])[0]
-        records = self._records(metadatas, documents, embeddings)
+        distances = (got["distances"] or [[]])[0]
+        records = self._records(metadatas, documents)
         return [
             Hit(record=r, score=1.0 - float(d)) for r, d in zip(records, distances, strict=True)
         ]
@@ -216,10 +207,15 @@ class ChromaStore:
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _records(self, metadatas: Any, documents: Any, embeddings: Any) -> list[StoreRecord]:
+    def _records(self, metadatas: Any, documents: Any) -> list[StoreRecord]:
+        """Return records from Chroma's metadatas and documents, vectors from ``VECTOR_FIELD``.
+
+        Not from Chroma's ``embeddings``: a cosine collection keeps its vectors normalised, a
+        few bits off the ones written (``ragchunk.sinks._records``).
+        """
         return [
-            record_from_flat(m, vector=_floats(v), text=d)
-            for m, d, v in zip(metadatas or [], documents or [], _vectors(embeddings), strict=True)
+            record_from_flat(m, text=d)
+            for m, d in zip(metadatas or [], documents or [], strict=True)
         ]
 
     def _check_sizes(self, upsert: Sequence[StoreRecord]) -> None:
@@ -233,15 +229,10 @@ class ChromaStore:
     def _upsert(self, upsert: Sequence[StoreRecord]) -> None:
         for start in range(0, len(upsert), BATCH):
             batch = upsert[start : start + BATCH]
-            old = self._chunks.get(ids=[r.key for r in batch], include=["documents", "embeddings"])
-            kept = {
-                key: (text, _floats(vector))
-                for key, text, vector in zip(
-                    old["ids"], old["documents"] or [], _vectors(old["embeddings"]), strict=True
-                )
-            }
+            old = self._chunks.get(ids=[r.key for r in batch], include=["documents", "metadatas"])
+            kept = {r.key: r for r in self._records(old["metadatas"], old["documents"])}
             for record in batch:
-                if kept.get(record.key) == (record.text, _floats(record.vector)):
+                if record.key in kept and kept[record.key].same_content(record):
                     self.counts.moved += 1
                 else:
                     self.counts.written += 1
@@ -249,7 +240,7 @@ class ChromaStore:
                 ids=[r.key for r in batch],
                 embeddings=_embeddings([r.vector for r in batch]),
                 documents=[r.text for r in batch],
-                metadatas=[flat_record(r, text=False) for r in batch],
+                metadatas=[flat_record(r, text=False, vector=True) for r in batch],
             )
 
     def _write_ledger(self, entry: LedgerEntry) -> None:

@@ -6,8 +6,11 @@ vectors are multiples of 1/8, which float32 (what both stores keep) holds exactl
 
 from __future__ import annotations
 
+import math
 import os
+import random
 import signal
+import struct
 import subprocess
 import sys
 import threading
@@ -128,6 +131,24 @@ def test_apply_writes_records_and_ledger_that_read_back_unchanged(store: Store) 
     assert got[plain.key].page_start is None
     assert got[plain.key].page_end is None
     assert (store.counts.written, store.counts.moved, store.counts.ledger) == (2, 0, 1)
+
+
+def unit_float32(seed: int, size: int = 32) -> tuple[float, ...]:
+    """A unit vector of float32 values, as ragchunk's embedders make them."""
+    rng = random.Random(seed)
+    raw = [rng.gauss(0.0, 1.0) for _ in range(size)]
+    norm = math.sqrt(sum(x * x for x in raw))
+    return struct.unpack(f"{size}f", struct.pack(f"{size}f", *(x / norm for x in raw)))
+
+
+def test_model_vectors_read_back_bit_for_bit_so_a_move_is_not_a_rewrite(store: Store) -> None:
+    records = [record("a.md", n, vector=unit_float32(n)) for n in range(40)]
+    store.apply(entry("a.md", records), upsert=records, delete=[])
+    assert store.records("a.md") == {r.key: r for r in records}
+    assert store.query(records[7].vector, k=1)[0].record == records[7]
+    moved = [record("a.md", n, vector=unit_float32(n), start=10 * n + 1) for n in range(40)]
+    store.apply(entry("a.md", moved, "c2"), upsert=moved, delete=[])
+    assert (store.counts.written, store.counts.moved) == (40, 40)
 
 
 def test_an_unchanged_document_writes_nothing(store: Store) -> None:

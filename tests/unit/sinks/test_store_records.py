@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ from ragchunk.sinks._records import (
     record_from_flat,
     store_error,
     store_path,
+    vector_from_text,
+    vector_text,
 )
 from ragchunk.sinks._store import LedgerEntry, StoreRecord
 
@@ -98,3 +101,11 @@ def test_metadata_values_match_what_a_command_line_string_spells() -> None:
     assert metadata_values("true") == ["true", True]
     assert metadata_values("en") == ["en"]
     assert metadata_values(3) == [3]
+
+
+def test_the_exact_vector_travels_as_float32_text() -> None:
+    vector = (0.1, -2.5, 3.0e-7)
+    flat = flat_record(_record(vector=vector), vector=True)
+    back = record_from_flat(flat).vector
+    assert back == struct.unpack("3f", struct.pack("3f", *vector))  # float32, bit for bit
+    assert vector_from_text(vector_text(back)) == back
