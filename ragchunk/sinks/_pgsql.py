@@ -116,13 +116,19 @@ def chunks_schema(table: str, size: int) -> list[sql.Composed]:
 
 
 def ledger_schema(ledger: str) -> sql.Composed:
-    """Return the statement that makes the ledger table."""
+    """Return the statement that makes the ledger table and its ``meta`` table beside it."""
     from psycopg import sql
 
     return sql.SQL(
         "CREATE TABLE IF NOT EXISTS {} (doc_id text PRIMARY KEY, source text NOT NULL, "
-        "content_hash text NOT NULL, settings_hash text NOT NULL, keys text[] NOT NULL)"
-    ).format(sql.Identifier(ledger))
+        "content_hash text NOT NULL, settings_hash text NOT NULL, keys text[] NOT NULL); "
+        "CREATE TABLE IF NOT EXISTS {} (name text PRIMARY KEY, value text NOT NULL)"
+    ).format(sql.Identifier(ledger), sql.Identifier(meta_name(ledger)))
+
+
+def meta_name(ledger: str) -> str:
+    """Return the table of ``Store.meta`` beside ledger table ``ledger``."""
+    return f"{ledger}_meta"
 
 
 def select_chunks(table: str, tail: str, *, score: bool = False) -> sql.Composed:

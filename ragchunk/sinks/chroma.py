@@ -3,11 +3,11 @@
 The embedded form follows ``sqlite:`` URLs: ``chroma:///index/docs`` is the collection ``docs``
 in the folder ``index`` (relative), ``chroma:////srv/index/docs`` an absolute folder.
 
-Three collections: the chunks (the URL's, cosine space; ``documents`` hold the texts), the
+Beside the chunks (the URL's collection, cosine space; ``documents`` hold the texts): the
 ledger (``<collection>__ledger``, one record per document under its ``doc_id``, with a 1-number
-placeholder vector since Chroma requires one) and, for a server, the lock
-(``<collection>__lock``). Chroma metadata values must be scalars: a record's fields are stored
-as ``ragchunk.sinks._records.flat_record`` makes them (``headings`` and ``metadata`` as JSON
+placeholder vector since Chroma requires one), ``Store.meta`` (``<collection>__meta``, one
+record) and, for a server, the lock (``<collection>__lock``). Chroma metadata values must be
+scalars: a record's fields are stored as ``ragchunk.sinks._records.flat_record`` makes them (``headings`` and ``metadata`` as JSON
 text, page keys only where there are pages, scalar metadata values again as ``meta__KEY`` so
 that ``--filter metadata.KEY=...`` is a Chroma ``where``) and the vector as exact float32 bytes
 (``vector_f32``): a cosine collection keeps its vectors normalised, a few bits off the ones
@@ -102,6 +102,7 @@ class ChromaStore:
         self._client = client
         self._chunks = self._collection(name, _SPACE)
         self._ledger = self._collection(f"{name}__ledger", None)
+        self._meta = self._collection(f"{name}__meta", None)
         self._lease: Lease | None = None
 
     def _collection(self, name: str, configuration: Any) -> Collection:
@@ -155,6 +156,21 @@ class ChromaStore:
                     self._chunks.delete(ids=present[start : start + BATCH])
                 self.counts.deleted += len(present)
             self._write_ledger(entry)
+
+    def meta(self) -> Mapping[str, str]:
+        """Return what ``set_meta`` recorded ({} when nothing was)."""
+        with self._refusals("reading its meta"):
+            got = self._meta.get(ids=["meta"], include=["metadatas"])["metadatas"]
+        return {str(k): str(v) for k, v in sorted(got[0].items())} if got else {}
+
+    def set_meta(self, values: Mapping[str, str]) -> None:
+        """Record ``values`` in ``<collection>__meta``, over what is there."""
+        merged = {**self.meta(), **values}
+        with self._refusals("writing its meta"):
+            self._meta.upsert(
+                ids=["meta"], embeddings=_embeddings([_PLACEHOLDER]), metadatas=[merged]
+            )
+        self.counts.ledger += 1
 
     def remove(self, doc_id: str) -> None:
         """Delete a document's chunks, then its ledger entry."""

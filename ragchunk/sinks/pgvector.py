@@ -1,7 +1,8 @@
 """PostgreSQL with pgvector: ``postgresql://user:password@host:port/db`` (or ``postgres://``).
 
-Two tables in the database the URL names: the chunks (``ragchunk_chunks``, or ``?table=NAME``)
-and the ledger (``ragchunk_ledger``, or ``NAME_ledger``). The other URL parameters are libpq's
+Tables in the database the URL names: the chunks (``ragchunk_chunks``, or ``?table=NAME``)
+and the ledger (``ragchunk_ledger``, or ``NAME_ledger``), with ``Store.meta`` in
+``<ledger>_meta`` (name, value). The other URL parameters are libpq's
 (``?host=/run/postgresql`` for a socket, ``sslmode=``...), plus ``lock_timeout=SECONDS``.
 
 =====================  ===================  ================================================
@@ -129,6 +130,33 @@ class PgvectorStore:
                 self.counts.ledger += max(cursor.rowcount, 0)
         except (psycopg.Error, UnicodeEncodeError) as error:  # a lone surrogate, a NUL
             raise store_error(self._raw_url, f"writing {entry.doc_id}", error) from None
+
+    def meta(self) -> Mapping[str, str]:
+        """Return what ``set_meta`` recorded ({} when nothing was)."""
+        from psycopg import sql
+
+        table = q.meta_name(self._ledger)
+        exists = self._run("SELECT to_regclass(%s)", (f'"{table}"',), doing="reading its meta")
+        if not exists or exists[0][0] is None:
+            return {}
+        query = sql.SQL("SELECT name, value FROM {} ORDER BY name").format(sql.Identifier(table))
+        return dict(self._run(query, (), doing="reading its meta"))
+
+    def set_meta(self, values: Mapping[str, str]) -> None:
+        """Record ``values`` beside the ledger, over what is there (one transaction)."""
+        import psycopg
+        from psycopg import sql
+
+        query = sql.SQL(
+            "INSERT INTO {} (name, value) VALUES (%s, %s) "
+            "ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value"
+        ).format(sql.Identifier(q.meta_name(self._ledger)))
+        try:
+            with self._db.transaction(), self._db.cursor() as cursor:
+                cursor.executemany(query, list(values.items()))
+        except psycopg.Error as error:
+            raise store_error(self._raw_url, "writing its meta", error) from None
+        self.counts.ledger += 1
 
     def remove(self, doc_id: str) -> None:
         """Delete a document's chunks, then its ledger entry, in one transaction."""

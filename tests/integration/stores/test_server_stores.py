@@ -151,6 +151,19 @@ def test_model_vectors_read_back_bit_for_bit_so_a_move_is_not_a_rewrite(store: S
     assert (store.counts.written, store.counts.moved) == (40, 40)
 
 
+def test_meta_is_recorded_beside_the_ledger_and_merged(store_url: str) -> None:
+    with opened(store_url, lock=False) as reader:
+        assert reader.meta() == {}  # nothing made yet
+    with opened(store_url) as store:
+        assert store.meta() == {}
+        store.set_meta({"embedder": '{"model": "minilm"}', "dimension": "384"})
+        store.set_meta({"dimension": "4"})
+        assert store.counts.ledger == 2
+        assert store.ledger() == {}
+    with opened(store_url, lock=False) as reader:
+        assert reader.meta() == {"dimension": "4", "embedder": '{"model": "minilm"}'}
+
+
 def test_an_unchanged_document_writes_nothing(store: Store) -> None:
     records = [record("a.md", n) for n in range(3)]
     store.apply(entry("a.md", records), upsert=records, delete=[])
@@ -337,7 +350,7 @@ def test_pgvector_tables_come_from_the_url(pg_server: PostgresServer) -> None:
                          user="postgres", dbname="postgres") as connection:  # fmt: skip
         names = {row[0] for row in connection.execute(
             "SELECT tablename FROM pg_tables WHERE tablename LIKE 'my_docs%'")}  # fmt: skip
-    assert names == {"my_docs", "my_docs_ledger"}
+    assert names == {"my_docs", "my_docs_ledger", "my_docs_ledger_meta"}
 
 
 @pytest.mark.parametrize("scheme", ["postgresql", "postgres"])
