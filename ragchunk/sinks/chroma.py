@@ -7,9 +7,10 @@ Beside the chunks (the URL's collection, cosine space; ``documents`` hold the te
 ledger (``<collection>__ledger``, one record per document under its ``doc_id``, with a 1-number
 placeholder vector since Chroma requires one), ``Store.meta`` (``<collection>__meta``, one
 record) and, for a server, the lock (``<collection>__lock``). Chroma metadata values must be
-scalars: a record's fields are stored as ``ragchunk.sinks._records.flat_record`` makes them (``headings`` and ``metadata`` as JSON
-text, page keys only where there are pages, scalar metadata values again as ``meta__KEY`` so
-that ``--filter metadata.KEY=...`` is a Chroma ``where``) and the vector as exact float32 bytes
+scalars: a record's fields are stored as ``ragchunk.sinks._records.flat_record`` makes them
+(``headings`` and ``metadata`` as JSON text, page keys only where there are pages, scalar
+metadata values again as ``meta__KEY`` so that ``--filter metadata.KEY=...`` is a Chroma
+``where``) and the vector as exact float32 bytes
 (``vector_f32``): a cosine collection keeps its vectors normalised, a few bits off the ones
 written, and a chunk that only moved must read back as the same content.
 
