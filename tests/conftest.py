@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # Fixtures for real components (llama.cpp server, Ray cluster, Chromium, scripted HTTP server).
-pytest_plugins = ["tests.support.fixtures"]
+pytest_plugins = ["tests.support.fixtures", "tests.integration.stores.servers"]
 
 settings.register_profile(
     "ci",

@@ -33,6 +33,8 @@ SINKS: Final[dict[str, SinkLine]] = {
     "parquet": SinkLine("ragchunk.sinks.parquet", (".parquet",)),
     "table": SinkLine("ragchunk.sinks.table"),
     "sqlite": SinkLine("ragchunk.sinks.sqlite", schemes=("sqlite",)),
+    "pgvector": SinkLine("ragchunk.sinks.pgvector", schemes=("postgresql", "postgres")),
+    "chroma": SinkLine("ragchunk.sinks.chroma", schemes=("chroma",)),
 }
 
 DEFAULT_SINK: Final = "jsonl"

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 LOOPBACK = ["127.0.0.1", "::1"]
 NETWORK_FIXTURES = frozenset(
     {"llama_server", "ray_cluster", "ray_driver", "ray_local", "scripted_server", "refused_url"}
+    | {"pg_server", "chroma_http"}  # tests/integration/stores/servers.py
 )
 
 # Before any test imports ray (see tests/support/ray_cluster.py).

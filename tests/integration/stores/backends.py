@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.stores.servers import chroma_embedded_url, chroma_server_url, pgvector_url
+
 
 @dataclass(frozen=True)
 class Backend:
@@ -25,4 +27,9 @@ class Backend:
 
 STORES: dict[str, Backend] = {
     "sqlite": Backend(lambda tmp, _: f"sqlite:///{tmp}/index.db", needs=("apsw", "sqlite_vec")),
+    "pgvector": Backend(
+        lambda tmp, request: pgvector_url(request, tmp), needs=("psycopg", "pgserver")
+    ),
+    "chroma-server": Backend(lambda tmp, r: chroma_server_url(r, tmp), needs=("chromadb",)),
+    "chroma-embedded": Backend(lambda tmp, r: chroma_embedded_url(r, tmp), needs=("chromadb",)),
 }

@@ -1,0 +1,388 @@
+"""Chroma: ``chroma://host:port/collection`` (a server) or ``chroma:///path/collection`` (embedded).
+
+The embedded form follows ``sqlite:`` URLs: ``chroma:///index/docs`` is the collection ``docs``
+in the folder ``index`` (relative), ``chroma:////srv/index/docs`` an absolute folder.
+
+Beside the chunks (the URL's collection, cosine space; ``documents`` hold the texts): the
+ledger (``<collection>__ledger``, one record per document under its ``doc_id``, with a 1-number
+placeholder vector since Chroma requires one), ``Store.meta`` (``<collection>__meta``, one
+record) and, for a server, the lock (``<collection>__lock``). Chroma metadata values must be
+scalars: a record's fields are stored as ``ragchunk.sinks._records.flat_record`` makes them
+(``headings`` and ``metadata`` as JSON text, page keys only where there are pages, scalar
+metadata values again as ``meta__KEY`` so that ``--filter metadata.KEY=...`` is a Chroma
+``where``) and the vector as exact float32 bytes
+(``vector_f32``): a cosine collection keeps its vectors normalised, a few bits off the ones
+written, and a chunk that only moved must read back as the same content.
+
+Chroma has no transactions: ``apply`` writes the new records, then deletes the vanished ones,
+then writes the ledger entry, so a crash leaves the old chunks and the new ones side by side
+and the ledger unchanged; the next run sees the document as changed and repairs it.
+
+The lock (``open_store``): embedded, an exclusive ``flock`` on ``<path>/<collection>.lock``,
+released by the system when the process dies. On a server, a *lease*: a record holding its
+owner (host, process, a random tag) and an expiry (``LEASE`` seconds, renewed by every write).
+A second run waits while the lease is held and unexpired, up to ``?lock_timeout=SECONDS``
+(default 60), then fails naming the owner; a lease whose owner was a process of this host that
+no longer exists is taken at once. Its limits: Chroma has no compare-and-set, so the lease is
+written, then read back after ``SETTLE`` seconds, and two runs that write it within that window
+could both believe they hold it; a run killed on another host blocks the store until its lease
+expires; and clocks of different hosts are trusted to agree within seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import parse_qsl, urlsplit
+
+from ragchunk.errors import StoreError, UsageError
+from ragchunk.sinks._chroma_lock import Lease, file_lock
+from ragchunk.sinks._records import (
+    dimension_error,
+    filter_terms,
+    flat_ledger,
+    flat_record,
+    ledger_from_flat,
+    mask_url,
+    metadata_key,
+    metadata_values,
+    record_from_flat,
+    store_error,
+    store_path,
+)
+from ragchunk.sinks._spec import SinkSpec
+from ragchunk.sinks._store import Counts, Hit, LedgerEntry, Scalar, StoreRecord
+from ragchunk.sinks._sync import write_result
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
+
+    from ragchunk.pipeline.results import FileResult
+    from ragchunk.sinks._spec import Destination
+
+LOCK_TIMEOUT: Final = 60.0
+BATCH: Final = 1000
+DEFAULT_PORT: Final = 8000
+_PLACEHOLDER: Final = [1.0]
+_SPACE: Final = {"hnsw": {"space": "cosine"}}
+
+
+def missing_chromadb() -> str | None:
+    """Return what to install when chromadb is missing, else None (checked without importing)."""
+    import importlib.util
+
+    if importlib.util.find_spec("chromadb") is None:
+        return "the chroma:// store needs chromadb: pip install 'ragchunk[chroma]'"
+    return None
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    """Return what the Chroma client raises when the store is down or refuses."""
+    import httpx
+    from chromadb.errors import ChromaError
+
+    return (ChromaError, ValueError, OSError, httpx.HTTPError)
+
+
+def _embeddings(vectors: Sequence[Sequence[float]]) -> list[Sequence[float] | Sequence[int]]:
+    """Return vectors in the type Chroma's ``upsert`` and ``query`` declare."""
+    return [[float(x) for x in v] for v in vectors]
+
+
+class ChromaStore:
+    """An open ``chroma://`` store (see the module docstring); ``open_store`` makes one."""
+
+    transactional = False
+
+    def __init__(self, url: str, client: ClientAPI, name: str) -> None:
+        self.url = mask_url(url)
+        self.counts = Counts()
+        self._raw_url = url
+        self._client = client
+        self._chunks = self._collection(name, _SPACE)
+        self._ledger = self._collection(f"{name}__ledger", None)
+        self._meta = self._collection(f"{name}__meta", None)
+        self._lease: Lease | None = None
+
+    def _collection(self, name: str, configuration: Any) -> Collection:
+        with self._refusals(f"opening collection {name}"):
+            return self._client.get_or_create_collection(
+                name, configuration=configuration, embedding_function=None
+            )
+
+    @contextlib.contextmanager
+    def _refusals(self, doing: str) -> Iterator[None]:
+        try:
+            yield
+        except _errors() as error:
+            raise store_error(self._raw_url, doing, error) from None
+
+    # -- the Store protocol -------------------------------------------------------------
+
+    def dimension(self) -> int | None:
+        """Return the size of the stored vectors, None while the collection is empty."""
+        with self._refusals("reading the vector size"):
+            got = self._chunks.get(limit=1, include=["embeddings"])
+        embeddings = got["embeddings"]
+        return None if embeddings is None or len(embeddings) == 0 else len(embeddings[0])
+
+    def ledger(self) -> Mapping[str, LedgerEntry]:
+        """Return every document's ledger entry, by ``doc_id``."""
+        with self._refusals("reading the ledger"):
+            got = self._ledger.get(include=["metadatas"])
+        entries = [ledger_from_flat(m) for m in got["metadatas"] or []]
+        return {e.doc_id: e for e in sorted(entries, key=lambda e: e.doc_id)}
+
+    def records(self, doc_id: str) -> Mapping[str, StoreRecord]:
+        """Return the chunks stored for ``doc_id``, by key, vectors included."""
+        with self._refusals(f"reading {doc_id}"):
+            got = self._chunks.get(where={"doc_id": doc_id}, include=["metadatas", "documents"])
+        records = self._records(got["metadatas"], got["documents"])
+        return {r.key: r for r in sorted(records, key=lambda r: r.index)}
+
+    def apply(
+        self, entry: LedgerEntry, *, upsert: Sequence[StoreRecord], delete: Sequence[str]
+    ) -> None:
+        """Bring one document to ``entry``: new records, then deletions, then the ledger."""
+        self._check_sizes(upsert)
+        self._renew()
+        with self._refusals(f"writing {entry.doc_id}"):
+            if upsert:
+                self._upsert(upsert)
+            if delete:
+                present = self._chunks.get(ids=list(delete), include=[])["ids"]
+                for start in range(0, len(present), BATCH):
+                    self._chunks.delete(ids=present[start : start + BATCH])
+                self.counts.deleted += len(present)
+            self._write_ledger(entry)
+
+    def meta(self) -> Mapping[str, str]:
+        """Return what ``set_meta`` recorded ({} when nothing was)."""
+        with self._refusals("reading its meta"):
+            got = self._meta.get(ids=["meta"], include=["metadatas"])["metadatas"]
+        return {str(k): str(v) for k, v in sorted(got[0].items())} if got else {}
+
+    def set_meta(self, values: Mapping[str, str]) -> None:
+        """Record ``values`` in ``<collection>__meta``, over what is there."""
+        merged = {**self.meta(), **values}
+        with self._refusals("writing its meta"):
+            self._meta.upsert(
+                ids=["meta"], embeddings=_embeddings([_PLACEHOLDER]), metadatas=[merged]
+            )
+        self.counts.ledger += 1
+
+    def remove(self, doc_id: str) -> None:
+        """Delete a document's chunks, then its ledger entry."""
+        self._renew()
+        with self._refusals(f"removing {doc_id}"):
+            present = self._chunks.get(where={"doc_id": doc_id}, include=[])["ids"]
+            for start in range(0, len(present), BATCH):
+                self._chunks.delete(ids=present[start : start + BATCH])
+            self.counts.deleted += len(present)
+            if self._ledger.get(ids=[doc_id], include=[])["ids"]:
+                self._ledger.delete(ids=[doc_id])
+                self.counts.ledger += 1
+
+    def query(
+        self,
+        vector: Sequence[float],
+        *,
+        k: int,
+        filters: Mapping[str, Scalar] | None = None,
+        text: str | None = None,
+    ) -> list[Hit]:
+        """Return the ``k`` records nearest ``vector`` (score: cosine similarity), best first."""
+        if text is not None:
+            raise UsageError(f"{self.url}: Chroma has no keyword index here (hybrid: sqlite://)")
+        where = _where(filter_terms(filters))
+        stored = self.dimension()
+        if stored is None:
+            return []
+        if len(vector) != stored:
+            raise dimension_error(self._raw_url, stored, len(vector))
+        with self._refusals("querying"):
+            got = self._chunks.query(
+                query_embeddings=_embeddings([vector]),
+                n_results=k,
+                where=where,
+                include=["metadatas", "documents", "distances"],
+            )
+        metadatas, documents = (got["metadatas"] or [[]])[0], (got["documents"] or [[]])[0]
+        distances = (got["distances"] or [[]])[0]
+        records = self._records(metadatas, documents)
+        return [
+            Hit(record=r, score=1.0 - float(d)) for r, d in zip(records, distances, strict=True)
+        ]
+
+    def write(self, result: FileResult) -> None:
+        """Upsert one input's chunks (``split -o URL --embed``; no pruning)."""
+        write_result(self, result)
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _records(self, metadatas: Any, documents: Any) -> list[StoreRecord]:
+        """Return records from Chroma's metadatas and documents, vectors from ``VECTOR_FIELD``.
+
+        Not from Chroma's ``embeddings``: a cosine collection keeps its vectors normalised, a
+        few bits off the ones written (``ragchunk.sinks._records``).
+        """
+        return [
+            record_from_flat(m, text=d)
+            for m, d in zip(metadatas or [], documents or [], strict=True)
+        ]
+
+    def _check_sizes(self, upsert: Sequence[StoreRecord]) -> None:
+        sizes = {len(r.vector) for r in upsert}
+        if len(sizes) > 1:
+            raise StoreError(f"{self.url}: vectors of sizes {sorted(sizes)} in one document")
+        stored = self.dimension() if sizes else None
+        if stored is not None and (given := sizes.pop()) != stored:
+            raise dimension_error(self._raw_url, stored, given)
+
+    def _upsert(self, upsert: Sequence[StoreRecord]) -> None:
+        for start in range(0, len(upsert), BATCH):
+            batch = upsert[start : start + BATCH]
+            old = self._chunks.get(ids=[r.key for r in batch], include=["documents", "metadatas"])
+            kept = {r.key: r for r in self._records(old["metadatas"], old["documents"])}
+            for record in batch:
+                if record.key in kept and kept[record.key].same_content(record):
+                    self.counts.moved += 1
+                else:
+                    self.counts.written += 1
+            self._chunks.upsert(
+                ids=[r.key for r in batch],
+                embeddings=_embeddings([r.vector for r in batch]),
+                documents=[r.text for r in batch],
+                metadatas=[flat_record(r, text=False, vector=True) for r in batch],
+            )
+
+    def _write_ledger(self, entry: LedgerEntry) -> None:
+        old = self._ledger.get(ids=[entry.doc_id], include=["metadatas"])["metadatas"]
+        if old and ledger_from_flat(old[0]) == entry:
+            return
+        self._ledger.upsert(
+            ids=[entry.doc_id],
+            embeddings=_embeddings([_PLACEHOLDER]),
+            metadatas=[flat_ledger(entry)],
+        )
+        self.counts.ledger += 1
+
+    def _renew(self) -> None:
+        if self._lease is not None:
+            with self._refusals("renewing the lock"):
+                self._lease.renew()
+
+
+def _where(terms: Sequence[tuple[str, Scalar]]) -> dict[str, Any] | None:
+    """Return a Chroma ``where`` for the filter terms (``_records.filter_terms``)."""
+    conditions: list[dict[str, Any]] = []
+    for name, value in terms:
+        values = metadata_values(value) if metadata_key(name) is not None else [value]
+        either = [{name: {"$eq": v}} for v in values]
+        conditions.append(either[0] if len(either) == 1 else {"$or": either})
+    if not conditions:
+        return None
+    return conditions[0] if len(conditions) == 1 else {"$and": conditions}
+
+
+def _parse(url: str) -> tuple[str | None, int, Path | None, str, float]:
+    """Return (host, port, folder, collection, lock timeout) of a ``chroma://`` URL."""
+    parts = urlsplit(url)
+    params = dict(parse_qsl(parts.query))
+    try:
+        timeout = float(params.get("lock_timeout", LOCK_TIMEOUT))
+    except ValueError:
+        raise UsageError(f"{mask_url(url)}: lock_timeout is a number of seconds") from None
+    if parts.netloc:
+        collection = parts.path.strip("/")
+        if not collection or "/" in collection:
+            raise UsageError(
+                f"{mask_url(url)}: a Chroma server URL is chroma://HOST:PORT/COLLECTION"
+            )
+        try:
+            port = parts.port or DEFAULT_PORT
+        except ValueError:
+            raise UsageError(f"{mask_url(url)}: the port is not a number") from None
+        return parts.hostname, port, None, collection, timeout
+    path = store_path(url)
+    return None, 0, path.parent, path.name, timeout
+
+
+@contextlib.contextmanager
+def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
+    """Yield the store at ``url``, its lock taken for the block unless ``lock=False`` (queries).
+
+    Raises:
+        StoreError: the server is down or refuses, or another run holds the lock.
+        UsageError: the URL is not a Chroma store's.
+    """
+    import chromadb
+    from chromadb.config import Settings
+
+    host, port, folder, name, timeout = _parse(url)
+    settings = Settings(anonymized_telemetry=False)
+    with contextlib.ExitStack() as stack:
+        if folder is not None and lock:
+            stack.enter_context(file_lock(folder / f"{name}.lock", timeout, mask_url(url)))
+        try:
+            if folder is not None:
+                client = chromadb.PersistentClient(path=str(folder), settings=settings)
+            else:
+                client = chromadb.HttpClient(host=host or "localhost", port=port, settings=settings)
+        except _errors() as error:
+            raise store_error(url, "cannot connect", error) from None
+        stack.callback(_close, client)
+        store = ChromaStore(url, client, name)
+        if folder is None and lock:
+            with store._refusals("taking the lock"):
+                lease = Lease(store.url, client, name)
+                lease.take(timeout)
+            store._lease = lease
+            stack.callback(_release, store, lease)
+        yield store
+
+
+def _close(client: Any) -> None:
+    """Close the client, and its HTTP connections once no client of this process shares them.
+
+    ``close`` releases the client's share of its ``System``, whose ``stop`` leaves the HTTP
+    client's connection pool open (chromadb 1.5): it is closed here, through private names,
+    when the last client of that server is gone.
+    """
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    owners = [client, getattr(client, "_admin_client", None)]
+    sessions = [
+        (getattr(o, "_identifier", None), getattr(getattr(o, "_server", None), "_session", None))
+        for o in owners
+    ]
+    client.close()
+    refcounts = getattr(SharedSystemClient, "_identifier_to_refcount", {})
+    for identifier, session in sessions:
+        if session is not None and refcounts.get(identifier, 0) == 0:
+            session.close()
+
+
+def _release(store: ChromaStore, lease: Lease) -> None:
+    with store._refusals("releasing the lock"):
+        lease.release()
+
+
+def open_sink(to: Destination) -> contextlib.AbstractContextManager[ChromaStore]:
+    """Open the store that ``-o``/``--store`` names (the ``SinkSpec`` hook)."""
+    if not isinstance(to, str):
+        raise UsageError("the chroma store is named by a URL, not a stream")
+    return open_store(to)
+
+
+SINK = SinkSpec(
+    name="chroma",
+    summary="Chroma, a server or embedded: chunks, vectors and the ledger in collections.",
+    open=open_sink,
+    files=False,
+    stream=False,
+    missing=missing_chromadb,
+)
