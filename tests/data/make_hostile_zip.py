@@ -249,6 +249,22 @@ def sheets_on_one_part(count: int = 2_000) -> bytes:
     return workbook(sheets, {"xl/worksheets/sheet1.xml": sheet(rows)}, [])
 
 
+def sheet_row_gap() -> bytes:
+    """One sheet: a header, then a row numbered 200,000,000 (openpyxl fills the gap)."""
+    far = sheet([["Station", "Reading"], ["Harwick", "4.2"]])
+    for old, new in (('r="2"', 'r="200000000"'), ('r="A2"', 'r="A200000000"')):
+        far = far.replace(old, new)
+    far = far.replace('r="B2"', 'r="B200000000"')
+    return workbook([("Gap", "xl/worksheets/sheet1.xml")], {"xl/worksheets/sheet1.xml": far}, [])
+
+
+def sheet_declared_huge(rows: int = 20_000) -> bytes:
+    """``rows`` rows of two cells in a sheet that declares itself ``A1:XFD1048576``."""
+    table = [["Station", "Reading"]] + [[f"gauge {n}", str(n)] for n in range(rows)]
+    xml = sheet(table).replace("<sheetData>", '<dimension ref="A1:XFD1048576"/><sheetData>')
+    return workbook([("Wide", "xl/worksheets/sheet1.xml")], {"xl/worksheets/sheet1.xml": xml}, [])
+
+
 def good_workbook() -> bytes:
     """Two sheets on two parts: what the amplified workbooks are compared with."""
     first = sheet([["Station", "Reading"], ["Harwick", "4.2"], ["Quay", "3.9"]])
@@ -291,7 +307,7 @@ def pptx_repeated_slide(count: int = 200) -> bytes:
     head, _, rest = presentation.partition("<p:sldIdLst>")
     _, _, tail = rest.partition("</p:sldIdLst>")
     ids = "".join(f'<p:sldId id="{256 + n}" r:id="rId7"/>' for n in range(count))
-    paragraphs = "".join(_text_box(10 + n, long_string(10_000, f"s{n}-")) for n in range(100))
+    paragraphs = "".join(_text_box(10 + n, long_string(10_000)) for n in range(100))
     return rebuilt(
         PPTX,
         {
@@ -320,7 +336,7 @@ def epub_repeated_spine(count: int = 200) -> bytes:
     )
     package = package.replace("</manifest>", aliases + "</manifest>")
     package = package.replace('<spine toc="ncx">', f'<spine toc="ncx">{spine}')
-    body = "".join(f"<p>{long_string(1_700, f'c{n}-')}</p>" for n in range(1_000))
+    body = f"<p>{long_string(1_700)}</p>" * 1_000
     chapter = (
         '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml">'
         f"<head><title>Flood</title></head><body><h1>Flood</h1>{body}</body></html>"
@@ -392,6 +408,8 @@ CASES: dict[str, BadInput] = {
     "pptx-no-geometry": BadInput("no-geometry.pptx", pptx_shape_without_geometry),
     "docx-svg-main-part": BadInput("svg-main-part.docx", docx_svg_main_part),
     "html-dtd-subset": BadInput("dtd-subset.html", lambda: HTML_DTD_SUBSET),
+    "xlsx-row-gap": BadInput("row-gap.xlsx", sheet_row_gap),
+    "xlsx-declared-huge": BadInput("declared-huge.xlsx", sheet_declared_huge),
     "xlsx-good": BadInput("good-workbook.xlsx", good_workbook),
 }
 
