@@ -356,7 +356,7 @@ def _cache_dir(cache_dir: str | None, *, no_cache: bool) -> str | None:
 def check_limits(
     *, timeout: float | None, max_bytes: int, max_text: int = DEFAULT_MAX_TEXT
 ) -> None:
-    """Raise ``OptionError`` unless ``--timeout``, ``--max-bytes`` and ``--max-text`` are positive."""
+    """Raise ``OptionError`` unless ``--timeout``, ``--max-bytes``, ``--max-text`` are positive."""
     if timeout is not None and not 0 < timeout < math.inf:  # refuses NaN and inf too
         raise OptionError("--timeout", f"must be a positive number of seconds (got {timeout})")
     if max_bytes < 1:
