@@ -42,8 +42,8 @@ class RunPolicy:
     max_text: int = leaf(
         "--max-text",
         default=DEFAULT_MAX_TEXT,
-        help="Refuse an input whose parsed text (DOCX, PPTX, XLSX, EPUB, their attachments to "
-        "e-mails and parts named many times included) grows past this many characters.",
+        help="Refuse an input whose parsed text grows past this many characters (DOCX, PPTX, "
+        "XLSX, EPUB; an e-mail's such attachments together).",
         panel=INPUT,
         metavar="CHARS",
     )
