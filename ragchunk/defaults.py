@@ -27,6 +27,10 @@ DEFAULT_TOKENIZER: Final = "cl100k_base"
 DEFAULT_MAX_BYTES: Final = 512 * 1024 * 1024
 """The default of ``--max-bytes``: generous for real documents, well short of exhausting memory."""
 
+DEFAULT_MAX_TEXT: Final = 64 * 1024 * 1024
+"""The default of ``--max-text``: the characters the parse of one input may build (an eighth of
+``--max-bytes``: text of a few hundred megabytes of memory once chunked; 30,000 pages or so)."""
+
 DEFAULT_TIMEOUT: Final = 300.0
 """The default of ``--timeout`` in seconds, on the command line (the library sets no limit)."""
 

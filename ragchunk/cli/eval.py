@@ -83,6 +83,7 @@ def _list_help(what: str) -> str:
     "format",
     "password",
     "max_bytes",
+    "max_text",
     *(name for name in flags_of("embedding") if name != "embed"),  # records are not written
     "debug",
     "generate",

@@ -81,6 +81,7 @@ def _output_formats() -> list[str]:
     "hashes",
     "timeout",
     "max_bytes",
+    "max_text",
     "check",
     "config",
     "contextualize",

@@ -62,6 +62,7 @@ Examples:
     "language",
     "timeout",
     "max_bytes",
+    "max_text",
     "config",
     "include",
     "exclude",

@@ -13,6 +13,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from ragchunk.errors import InputError, RagchunkError, UsageError
+from ragchunk.parsers._budget import TextBudget
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.pipeline.reading import parse_documents, read_input
 from ragchunk.pipeline.results import first_line
@@ -106,5 +107,6 @@ def _parse(source: str, name: str, plan: Plan) -> list[Document | InputError]:
         language=recipe.language,
         max_bytes=policy.max_bytes,
         options=recipe.parse,
+        budget=TextBudget(policy.max_text),
     )
     return list(parse_documents(data, request, format=recipe.format))

@@ -146,13 +146,9 @@ def _is_header_line(line: bytes) -> bool:
 
 def _zip_format(data: bytes | str) -> str:
     """Return the format of a zip from the part its format requires, else ``text``."""
-    import io
-    import zipfile
+    from ragchunk.parsers._archive import zip_names
 
-    try:
-        with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as archive:
-            names = set(archive.namelist())
-    # Any damage means "not an office file" (NotImplementedError: "zip file version 23.5").
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError):
+    names = zip_names(data)
+    if names is None:  # any damage means "not an office file"
         return "text"
     return next((fmt for part, fmt in _ZIP_MARKERS if part in names and fmt in FORMATS), "text")

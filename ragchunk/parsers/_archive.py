@@ -1,12 +1,15 @@
-"""Safety checks on zip-based inputs (DOCX) before any XML parser or library sees them.
+"""Safety checks on zip-based inputs (DOCX, PPTX, XLSX, EPUB) before any XML parser or library.
 
-Caps: member count, the declared uncompressed total against ``ParseRequest.max_bytes``, and the
-compression ratio of large members (zip bombs). XML parts may not declare a DOCTYPE or entities
-(billion-laughs bombs, external entities): every member whose content starts like XML is
-checked, whatever its name, since relationships may point the main document at any part name
-(SVG images excepted, which carry DOCTYPEs legitimately and which python-docx never parses as
-XML; lxml's own guards, entities unresolved and no network, stay behind this check). Reading is
-bounded by the declared sizes, which ``zipfile`` enforces while decompressing.
+Every zip ragchunk reads is opened here (``open_zip``; format detection only lists the names,
+``zip_names``). Caps: member count, the declared uncompressed total against
+``ParseRequest.max_bytes``, the compression ratio of large members (zip bombs), and the
+compression method: only stored and deflated members (``METHODS``), the two OOXML and OCF
+allow, so that reading is bounded by the declared sizes, which ``zipfile`` enforces while
+inflating (a bzip2 or LZMA member is expanded whole before its size is checked: a 6 KB member
+held gigabytes). XML parts may not declare a DOCTYPE or entities (billion-laughs bombs,
+external entities): every member whose content starts like XML is checked, whatever its name
+(an ``.svg`` too), since relationships may point the main document or a sheet at any part name;
+lxml's own guards, entities unresolved and no network, stay behind this check.
 """
 
 from __future__ import annotations
@@ -35,7 +38,19 @@ _MARKERS: Final = tuple(
 )
 _HEAD: Final = 64
 _BOMS: Final = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
-_NOT_PARSED: Final = (".svg",)
+METHODS: Final = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
+"""The compression methods a member may use; any other is refused before it is read."""
+_METHOD_NAMES: Final = {
+    1: "shrunk",
+    6: "imploded",
+    9: "deflate64",
+    12: "bzip2",
+    14: "LZMA",
+    93: "Zstandard",
+    95: "xz",
+    98: "PPMd",
+    99: "AES encryption",
+}
 
 
 def open_zip(data: bytes, request: ParseRequest, *, kind: str) -> zipfile.ZipFile:
@@ -73,14 +88,27 @@ def open_zip(data: bytes, request: ParseRequest, *, kind: str) -> zipfile.ZipFil
             f"{source}: corrupt {kind}: truncated or damaged zip archive ({exc})"
         ) from exc
     try:
-        _check_members(archive, request)
+        _check_members(archive, request, kind)
     except BaseException:
         archive.close()
         raise
     return archive
 
 
-def _check_members(archive: zipfile.ZipFile, request: ParseRequest) -> None:
+def zip_names(data: bytes | str) -> set[str] | None:
+    """Return the member names of a zip, its bytes or its path, or None if it is not one.
+
+    Only the central directory is read: no member is decompressed.
+    """
+    try:
+        with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as archive:
+            return set(archive.namelist())
+    # Any damage means "not a zip" (NotImplementedError: "zip file version 23.5").
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError):
+        return None
+
+
+def _check_members(archive: zipfile.ZipFile, request: ParseRequest, kind: str) -> None:
     source = request.source
     members = archive.infolist()
     if len(members) > MAX_MEMBERS:
@@ -93,6 +121,13 @@ def _check_members(archive: zipfile.ZipFile, request: ParseRequest) -> None:
             f"{source}: refused: the zip would expand to {total} bytes (limit {request.max_bytes})"
         )
     for member in members:
+        if member.compress_type not in METHODS:
+            method = member.compress_type
+            name = _METHOD_NAMES.get(method, "an unknown method")
+            raise LimitExceededError(
+                f"{source}: refused: {member.filename or '(unnamed)'} is compressed with {name} "
+                f"(method {method}), not stored or deflated as {kind} requires"
+            )
         ratio = member.file_size / max(member.compress_size, 1)
         if member.file_size > RATIO_FLOOR and ratio > MAX_RATIO:
             raise LimitExceededError(
@@ -110,7 +145,7 @@ def refuse_doctypes(archive: zipfile.ZipFile, request: ParseRequest) -> None:
     """
     for member in archive.infolist():
         # endswith, not is_dir(): that fails on an empty member name (found by fuzzing).
-        if member.filename.endswith("/") or member.filename.lower().endswith(_NOT_PARSED):
+        if member.filename.endswith("/"):
             continue
         if _declares_doctype(archive, member, request):
             raise LimitExceededError(

@@ -16,6 +16,8 @@ PDF) assembles ``Document.text`` here while it records what it knows of it:
   document, its spans shifted.
 - **Pages** span from their first text to the end of their last (the separators around them
   are left out): ``open_page`` then ``close_page``.
+- **Budget.** A builder given ``spend`` (``ParseRequest.spend_text``) counts every character
+  it adds against the input's text budget (``_budget``) before keeping it.
 - **Headings.** ``HeadingPath`` is the path of titles above the text being read: a heading of
   rank ``r`` closes every open heading of rank ``r`` or more. The verbatim parsers (Markdown,
   reStructuredText) and the PDF heading finder use it alone.
@@ -29,7 +31,7 @@ from typing import TYPE_CHECKING, Final
 from ragchunk.model import EMPTY_METADATA, Document, Page, Section
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from ragchunk.model import Metadata
     from ragchunk.parsers._spec import ParseRequest
@@ -76,11 +78,20 @@ class TextBuilder:
     """Where the open page's text starts (None before its first text)."""
     page_opened: int = 0
     """The length of the text when the open page started."""
+    spend: Callable[[int], None] | None = None
+    """Counts every character added against the input's text budget before it is kept
+    (``ParseRequest.spend_text``; it raises past ``--max-text``), or None to count nothing."""
 
     # --- text ---------------------------------------------------------------------------------
 
     def add(self, text: str, separator: str = "") -> int:
-        """Write ``separator`` then ``text``; return where ``text`` starts."""
+        """Write ``separator`` then ``text``; return where ``text`` starts.
+
+        Raises:
+            TextBudgetError: through ``spend``, the input's text passes ``--max-text``.
+        """
+        if self.spend is not None:
+            self.spend(len(separator) + len(text))
         if separator:
             self.parts.append(separator)
             self.length += len(separator)

@@ -22,6 +22,7 @@ from ragchunk.defaults import (
     OcrMode,
     PdfEngine,
 )
+from ragchunk.parsers._budget import TextBudget
 from ragchunk.settings.parsing import DEFAULT_PARSE, PARSE_OPTION_NAMES, ParseOptions
 
 if TYPE_CHECKING:
@@ -60,6 +61,9 @@ class ParseRequest:
         depth: how many containers hold this input (an attachment of an e-mail is 1 deep);
             parsers of nesting formats refuse to go past ``MAX_DEPTH``.
         warn: a sink for warnings, ``warn(code, message)``.
+        budget: the characters the parse of the whole input may still build (``--max-text``),
+            shared by the copies of this request an input's parts and attachments are read
+            with (``_budget``).
     """
 
     source: str = "-"
@@ -70,6 +74,15 @@ class ParseRequest:
     options: ParseOptions = DEFAULT_PARSE
     depth: int = 0
     warn: Callable[[str, str], None] = _ignore
+    budget: TextBudget = field(default_factory=TextBudget, compare=False, repr=False)
+
+    def spend_text(self, count: int) -> None:
+        """Count ``count`` characters of built text against the input's budget.
+
+        Raises:
+            TextBudgetError: the input's text passes ``--max-text``.
+        """
+        self.budget.spend(count, self.source)
 
 
 MAX_DEPTH = 8

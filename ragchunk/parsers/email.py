@@ -7,7 +7,8 @@ paragraphs are ``prose``, ``>`` paragraphs ``quote`` and what follows a ``-- `` 
 ``signature``. Each attachment follows under a ``Attachment: NAME`` heading, parsed by the
 format its name or type gives (a forwarded message as an e-mail, at most ``MAX_DEPTH`` deep);
 one larger than ``--max-bytes``, of no readable format or that fails is left out with a
-warning and named in ``metadata.left_out``. Every section carries ``metadata.part``:
+warning and named in ``metadata.left_out`` (but attachments share the message's ``--max-text``
+budget: passing it fails the message). Every section carries ``metadata.part``:
 ``headers``, ``body`` or ``attachment:NAME``; the subject is the heading. Undecodable bytes
 and unknown charsets are replaced with a warning; C1 controls in headers (windows-1252 text
 labelled ISO-8859-1) read as windows-1252, as in bodies.
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Final
 from ragchunk import parsers
 from ragchunk.errors import CorruptDocumentError, InputError, LimitExceededError
 from ragchunk.model import Document
+from ragchunk.parsers._budget import TextBudgetError
 from ragchunk.parsers._builder import TextBuilder
 from ragchunk.parsers._spec import MAX_DEPTH, Format
 
@@ -214,6 +216,8 @@ def _add_attachment(
     where = f"{request.source}: attachment {name}"
     try:
         doc = _read_attachment(part, name, replace(request, source=where, depth=request.depth + 1))
+    except TextBudgetError:  # the budget is the whole message's: it fails, not the attachment
+        raise
     except InputError as exc:
         reason = str(exc).removeprefix(f"{where}: ")
         request.warn("attachment-left-out", f"{where} left out: {reason}")

@@ -7,7 +7,9 @@ else the NCX of EPUB 2) names the chapters: a spine document it names sits under
 path (``Part One: Winter › Chapter 1. The Weir in Flood``), its first top heading standing for
 that title at the navigation's depth, its other headings below. Sections carry
 ``metadata.file`` (the spine document's path). The zip caps (``_archive``) apply; XML is read
-without loading DTDs or resolving entities, and nothing referenced is fetched.
+without loading DTDs or resolving entities, and nothing referenced is fetched. A spine entry
+naming a document already read is left out with a warning (each is read once), and the book's
+text counts against the input's ``--max-text``.
 """
 
 from __future__ import annotations
@@ -72,7 +74,9 @@ def _read(archive: zipfile.ZipFile, request: ParseRequest) -> Document:
         if item.get("id") and item.get("href")
     }
     titles = _navigation(archive, package, manifest, base, request)
-    book = TextBuilder()
+    book = TextBuilder(spend=request.spend_text)
+    read: set[str] = set()
+    repeated: list[str] = []
     for itemref in package.iter(f"{_OPF}itemref"):
         item = manifest.get(itemref.get("idref"))
         if item is None or item.get("media-type") not in _XHTML:
@@ -81,7 +85,17 @@ def _read(archive: zipfile.ZipFile, request: ParseRequest) -> Document:
         if path not in names:
             request.warn("missing-part", f"{request.source}: spine document {path} is missing")
             continue
+        if path in read:  # a spine entry naming a document already read: read once
+            repeated.append(path)
+            continue
+        read.add(path)
         _add_chapter(book, archive, path, titles.get(path, ()), request)
+    if repeated:
+        request.warn(
+            "repeated-part",
+            f"{request.source}: {len(repeated)} spine entries name a document already read "
+            f"(the first: {repeated[0]}); each document is read once",
+        )
     return book.document(request, "epub", _metadata(package))
 
 

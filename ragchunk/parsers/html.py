@@ -35,6 +35,14 @@ _META_CHARSET: Final = re.compile(
 _XML_ENCODING: Final = re.compile(rb"""^<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.\-]+)""")
 # libxml2 stops reading at </html>; HTML5 puts what follows into the body all the same.
 _CLOSING_ROOT: Final = re.compile(r"</(?:html|body)\s*>", re.IGNORECASE)
+# An internal DTD subset (``<!DOCTYPE html [<!ENTITY ...>]>``, legal in XHTML): libxml2's HTML
+# parser ends the doctype at its first ``>`` and reads the rest, ``]>`` included, as text. The
+# subset goes (nothing in it is ever used: entities are not resolved); quoted strings may hold
+# ``]`` or ``>``.
+_DTD_SUBSET: Final = re.compile(
+    r"""(\A\s*(?:<\?xml[^>]*>\s*)?<!DOCTYPE[^\[>]*)\[(?:[^\]"']++|"[^"]*+"|'[^']*+')*+\]\s*>""",
+    re.IGNORECASE,
+)
 _LEGACY: Final = {"iso-8859-1": "cp1252", "latin-1": "cp1252", "ascii": "cp1252"}
 _DEPTH_ERROR: Final = "ERR_RESOURCE_LIMIT"
 MAX_DEPTH: Final = 2048
@@ -97,6 +105,7 @@ def parse_tree(markup: str, request: ParseRequest) -> Any:
         default_doctype=False,
         encoding="utf-8",
     )
+    markup = _DTD_SUBSET.sub(r"\1>", markup, count=1)
     cleaned = _CLOSING_ROOT.sub("", markup).encode("utf-8", "surrogatepass")
     try:
         root = etree.fromstring(cleaned, parser)

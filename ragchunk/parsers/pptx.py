@@ -7,8 +7,11 @@ of its paragraphs (one line each, indented two spaces per outline level; several
 make a ``list`` whose parts are the lines), a table reads ``| a | b |`` per row (the first row
 its header). With ``notes`` the speaker notes follow the slide's text as a ``notes`` section
 (``metadata.notes``); without, their size is counted in ``metadata.left_out``. Hidden slides are
-skipped and named in ``metadata.hidden_slides`` unless ``hidden_slides``. The zip and XML bomb
-checks (``_archive``) run before python-pptx opens the file; a part it cannot read is named.
+skipped and named in ``metadata.hidden_slides`` unless ``hidden_slides``. A slide id naming a
+slide already read is left out with a warning (each slide is read once); a shape without
+geometry or a readable position is read at the top of its slide. The zip and XML bomb checks
+(``_archive``) run before python-pptx opens the file; a part it cannot read is named. The text
+counts against the input's ``--max-text``.
 """
 
 from __future__ import annotations
@@ -47,19 +50,31 @@ def parse(data: bytes, request: ParseRequest) -> Document:
             raise CorruptDocumentError(f"{request.source}: not a PPTX: the zip has no {_MAIN}")
         refuse_doctypes(archive, request)
     deck = _open(data, request)
-    builder = TextBuilder()
+    builder = TextBuilder(spend=request.spend_text)
     hidden: list[JSONValue] = []
     notes_left = 0
+    read: set[str] = set()
+    repeated: list[int] = []
     for number, slide in enumerate(deck.slides, start=1):
         if slide._element.get("show") in ("0", "false") and not request.options.hidden_slides:
             hidden.append(number)
             continue
+        if slide.part.partname in read:  # a slide id naming a slide already read: read once
+            repeated.append(number)
+            continue
+        read.add(slide.part.partname)
         try:
             notes_left += _add_slide(builder, number, slide, request)
         except (AttributeError, KeyError, ValueError, TypeError) as exc:
             raise CorruptDocumentError(
                 f"{request.source}: corrupt PPTX: slide {number} cannot be read ({exc})"
             ) from exc
+    if repeated:
+        request.warn(
+            "repeated-part",
+            f"{request.source}: {len(repeated)} slide id(s) name a slide already read (the "
+            f"first: slide {repeated[0]}); each slide is read once",
+        )
     metadata = _metadata(deck)
     if hidden:
         metadata["hidden_slides"] = hidden
@@ -84,18 +99,18 @@ def _open(data: bytes, request: ParseRequest) -> Any:
         EOFError,
         NotImplementedError,
     ) as exc:
-        part = _broken_part(data)
+        part = _broken_part(data, request)
         where = f"{part} cannot be read" if part else "damaged package"
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CorruptDocumentError(f"{request.source}: corrupt PPTX: {where} ({reason})") from exc
 
 
-def _broken_part(data: bytes) -> str | None:
+def _broken_part(data: bytes, request: ParseRequest) -> str | None:
     """Return the first XML part that does not parse, to name it in the error."""
     from lxml import etree
 
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+    with open_zip(data, request, kind="PPTX") as archive:
         for name in sorted(archive.namelist()):
             if not name.endswith((".xml", ".rels")):
                 continue
@@ -135,17 +150,21 @@ def _reading_order(shapes: Any) -> Iterator[Any]:
         shape = next(stack[-1], None)
         if shape is None:
             stack.pop()
-        elif shape.shape_type is not None and int(shape.shape_type) == _GROUP:
-            stack.append(iter(sorted(shape.shapes, key=_position)))
+        elif shape.element.tag == _GROUP:  # not shape_type: it raises for a shape without
+            stack.append(iter(sorted(shape.shapes, key=_position)))  # geometry
         else:
             yield shape
 
 
-_GROUP: Final = 6  # MSO_SHAPE_TYPE.GROUP
+_GROUP: Final = "{http://schemas.openxmlformats.org/presentationml/2006/main}grpSp"
 
 
 def _position(shape: Any) -> tuple[int, int]:
-    return (shape.top or 0, shape.left or 0)
+    """Return where a shape is, top then left; one without a readable position is at the top."""
+    try:
+        return (shape.top or 0, shape.left or 0)
+    except (ValueError, TypeError, AttributeError):  # a damaged offset ("12pt", "x")
+        return (0, 0)
 
 
 def _add_shape(builder: TextBuilder, shape: Any) -> None:

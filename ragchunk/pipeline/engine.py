@@ -21,6 +21,7 @@ from ragchunk import parsers
 from ragchunk.defaults import STDIN
 from ragchunk.errors import BackendError, RagchunkError
 from ragchunk.model import Dropped
+from ragchunk.parsers._budget import TextBudget
 from ragchunk.parsers._spec import ParseRequest
 from ragchunk.pipeline.chunks import assemble, gc_paused
 from ragchunk.pipeline.cutting import cut_spans
@@ -338,6 +339,7 @@ def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]
         max_bytes=plan.policy.max_bytes,
         options=plan.recipe.parse,
         warn=warn,
+        budget=TextBudget(plan.policy.max_text),
     )
 
 

@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk import parsers, strategies
 from ragchunk.backends import ChatSpec, EmbedderSpec, check_embedder
-from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TOKENIZER, default_cache_dir
+from ragchunk.defaults import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_TEXT,
+    DEFAULT_TOKENIZER,
+    default_cache_dir,
+)
 from ragchunk.errors import OptionError
 from ragchunk.measure import load_tokenizer, measure_for
 from ragchunk.options import Capacity, build_options
@@ -160,6 +165,8 @@ class Policy:
         timeout: the most seconds one input may take (``--timeout``), or None for no limit.
         max_bytes: the largest input, and the most any decompressed part of it may expand to
             (``--max-bytes``).
+        max_text: the most characters the parse of one input may build, its attachments and
+            parts named many times included (``--max-text``).
         debug: let unexpected exceptions propagate with their traceback.
         check: run the invariant checker on every input's chunks (``--check``).
         allow_empty: accept an input that yields no text (zero chunks) instead of failing it
@@ -174,6 +181,7 @@ class Policy:
     password: str | None = None
     timeout: float | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
+    max_text: int = DEFAULT_MAX_TEXT
     debug: bool = False
     check: bool = False
     allow_empty: bool = False
@@ -223,13 +231,14 @@ def make_plan(settings: Settings = DEFAULTS) -> Plan:
         password=asked.password,
         timeout=timeout,
         max_bytes=max_bytes,
+        max_text=asked.max_text,
         debug=asked.debug,
         check=asked.check,
         allow_empty=asked.allow_empty,
         cache=_cache_dir(tree.embedding.cache_dir, no_cache=tree.embedding.no_cache),
         dry_run=asked.dry_run,
     )
-    check_limits(timeout=timeout, max_bytes=max_bytes)
+    check_limits(timeout=timeout, max_bytes=max_bytes, max_text=asked.max_text)
     chosen = strategies.get(chunking.strategy)
     budget = chosen.options().budget.with_flags(size=size, overlap=overlap, unit=unit)
     built = build_options(chosen.options, budget, dict(chunking.options), strategy=chosen.name)
@@ -351,12 +360,16 @@ def _cache_dir(cache_dir: str | None, *, no_cache: bool) -> str | None:
     return default_cache_dir()
 
 
-def check_limits(*, timeout: float | None, max_bytes: int) -> None:
-    """Raise ``OptionError`` unless ``--timeout`` and ``--max-bytes`` are positive."""
+def check_limits(
+    *, timeout: float | None, max_bytes: int, max_text: int = DEFAULT_MAX_TEXT
+) -> None:
+    """Raise ``OptionError`` unless ``--timeout``, ``--max-bytes``, ``--max-text`` are positive."""
     if timeout is not None and not 0 < timeout < math.inf:  # refuses NaN and inf too
         raise OptionError("--timeout", f"must be a positive number of seconds (got {timeout})")
     if max_bytes < 1:
         raise OptionError("--max-bytes", f"must be at least 1 (got {max_bytes})")
+    if max_text < 1:
+        raise OptionError("--max-text", f"must be at least 1 (got {max_text})")
 
 
 def _check_min_size(min_size: int | None, limit: int | None) -> None:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, ENGINES, Engine
+from ragchunk.defaults import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_TEXT,
+    DEFAULT_TIMEOUT,
+    ENGINES,
+    Engine,
+)
 from ragchunk.errors import OptionError
 from ragchunk.settings._leaf import FORMATS, INPUT, LLM, OUTPUT, RUN, leaf
 
@@ -32,6 +38,14 @@ class RunPolicy:
         "PDF streams) expand past it.",
         panel=INPUT,
         metavar="BYTES",
+    )
+    max_text: int = leaf(
+        "--max-text",
+        default=DEFAULT_MAX_TEXT,
+        help="Refuse an input whose parsed text grows past this many characters (DOCX, PPTX, "
+        "XLSX, EPUB; an e-mail's such attachments together).",
+        panel=INPUT,
+        metavar="CHARS",
     )
     password: str | None = leaf(
         "--password",

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragchunk.cli import app
-from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
+from ragchunk.defaults import DEFAULT_MAX_BYTES, DEFAULT_MAX_TEXT, DEFAULT_TIMEOUT
 from ragchunk.errors import LimitExceededError, OptionError
 from ragchunk.model import Span
 from ragchunk.options import Capacity
@@ -282,3 +282,10 @@ def test_a_worker_that_grew_inside_a_batch_leaves_the_rest_to_a_fresh_one(
     assert [r.error for r in results] == [None] * 40
     pids = [r.chunks[0].metadata["pid"] for r in results]
     assert pids[1] not in pids[2:]  # the leaky worker served no input after it
+
+
+def test_max_text_is_validated_and_reaches_the_policy() -> None:
+    with pytest.raises(OptionError, match=r"^--max-text must be at least 1 \(got 0\)$"):
+        make_plan(shortcuts({"max_text": 0}))
+    assert make_plan().policy.max_text == DEFAULT_MAX_TEXT
+    assert make_plan(shortcuts({"max_text": 1000})).policy.max_text == 1000

@@ -66,7 +66,7 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     document = _open(data, request)
     body = _body(document, request)
     comments = request.options.comments
-    builder = Builder(styles=read_styles(document), reading=Reading())
+    builder = Builder(styles=read_styles(document), reading=Reading(), spend=request.spend_text)
     add_blocks(body, builder)
     parts = _related(document, request)
     add_notes(parts, builder, comments=comments)

@@ -148,3 +148,15 @@ def test_detection_by_extension_and_content() -> None:
     assert detect("page", b"<!DOCTYPE html>\n<html>") == "html"
     assert detect("page", b"  <html lang=en>") == "html"
     assert detect("notes", b"Plain text") == "text"
+
+
+def test_an_internal_dtd_subset_is_not_read_as_text() -> None:
+    doc = html(
+        '<?xml version="1.0"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "x.dtd" [\n'
+        "<!ENTITY a \"]>\">\n<!ATTLIST p x CDATA '>'>\n]>\n"
+        "<html><head><title>T</title></head><body><p>Body.</p></body></html>"
+    )
+    assert doc.text == "Body."
+    assert html("<!DOCTYPE html [ ]><p>Text [with] brackets]>.</p>").text == (
+        "Text [with] brackets]>."
+    )

@@ -88,3 +88,27 @@ def test_a_broken_slide_part_is_named() -> None:
 def test_detection() -> None:
     data = DECK.read_bytes()
     assert detect("deck", data[:8], data) == "pptx"
+
+
+def test_a_shape_without_geometry_is_read_and_the_deck_too() -> None:
+    from tests.data.make_hostile_zip import pptx_shape_without_geometry
+
+    doc = parse(pptx_shape_without_geometry(), ParseRequest())
+    assert "Read without geometry.\n\nBoxed." in page_text(doc, 2)
+    assert [p.number for p in doc.pages] == [1, 2, 3, 4, 6, 7, 8]
+
+
+def test_a_slide_listed_twice_is_read_once_with_a_warning() -> None:
+    from tests.data.make_hostile_zip import pptx_repeated_slide
+
+    warnings: list[tuple[str, str]] = []
+    request = ParseRequest(source="deck.pptx", warn=lambda *w: warnings.append(w))
+    doc = parse(pptx_repeated_slide(count=3), request)
+    assert [p.number for p in doc.pages] == [1]
+    assert warnings == [
+        (
+            "repeated-part",
+            "deck.pptx: 2 slide id(s) name a slide already read (the first: slide 2); "
+            "each slide is read once",
+        )
+    ]
