@@ -32,6 +32,9 @@ SINKS: Final[dict[str, SinkLine]] = {
     "jsonl": SinkLine("ragchunk.sinks.jsonl", (".jsonl",)),
     "parquet": SinkLine("ragchunk.sinks.parquet", (".parquet",)),
     "table": SinkLine("ragchunk.sinks.table"),
+    "qdrant": SinkLine("ragchunk.sinks.qdrant", schemes=("qdrant",)),
+    "lancedb": SinkLine("ragchunk.sinks.lancedb", schemes=("lancedb",)),
+    "milvus": SinkLine("ragchunk.sinks.milvus", schemes=("milvus",)),
 }
 
 DEFAULT_SINK: Final = "jsonl"

@@ -178,4 +178,3 @@ class Store(Sink, Protocol):
         scores mixed) from stores that have a keyword index; others raise ``UsageError``.
         """
         ...
-

@@ -1,0 +1,399 @@
+"""LanceDB: chunks as rows of a Lance table in a local database directory (the ``Store`` protocol).
+
+``lancedb:///path/table`` is the table ``table`` of the database directory ``path`` (relative;
+``lancedb:////abs/path/table`` for an absolute one), made on the first write. Its columns are
+typed: ``key`` (what rows are upserted by), ``id``, ``doc_id``, ``source``, ``strategy`` and
+``text`` strings; ``index``, ``start``, ``end`` and the nullable ``page_start``/``page_end``
+int64s (null where the document has no pages, read back as absent); ``headings`` a list of
+strings; ``metadata`` the record's metadata as JSON text, and ``metadata_terms`` each scalar
+top-level metadata value as the JSON text of ``[key, value]``, so that ``metadata.lang=en`` is
+``array_has(metadata_terms, '["lang","en"]')``; ``vector`` a fixed-size list of float32.
+Filters are SQL predicates with every string literal escaped. Queries rank by cosine distance
+(``score = 1 - distance``), searching the table exactly.
+
+The ledger is a second table, ``<table>__ledger``. Lance has no transactions over two tables:
+``apply`` merges the new rows in by key, then deletes the vanished keys, then merges the ledger
+entry. ``_embedded.store_lock`` serialises runs with ``path/<table>.ragchunk.lock``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, cast
+
+from ragchunk.errors import StoreError, UsageError
+from ragchunk.sinks._embedded import (
+    is_local,
+    require_parent,
+    store_lock,
+    store_url,
+    write_through_index,
+)
+from ragchunk.sinks._records import (
+    dimension_error,
+    filter_terms,
+    flat_record,
+    json_text,
+    mask_url,
+    metadata_key,
+    store_error,
+    store_path,
+)
+from ragchunk.sinks._spec import SinkSpec
+from ragchunk.sinks._store import Counts, Hit, LedgerEntry, Scalar, StoreRecord
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from lancedb.db import DBConnection
+    from lancedb.query import LanceVectorQueryBuilder
+    from lancedb.table import Table
+
+    from ragchunk.pipeline.results import FileResult
+    from ragchunk.sinks._spec import Destination
+
+LEDGER_SUFFIX: Final = "__ledger"
+VECTOR: Final = "vector"
+TERMS: Final = "metadata_terms"
+BATCH: Final = 500
+"""Keys per ``IN (...)`` predicate."""
+_STRINGS: Final = ("key", "id", "doc_id", "source", "strategy", "text")
+_INTEGERS: Final = ("index", "start", "end")
+_PAGES: Final = ("page_start", "page_end")
+
+
+def missing_client() -> str | None:
+    """Return what to install when lancedb is missing, else None (nothing imported)."""
+    if importlib.util.find_spec("lancedb") is None:
+        return "the LanceDB store needs lancedb: pip install 'ragchunk[lancedb]'"
+    return None
+
+
+@contextlib.contextmanager
+def open_store(destination: Destination) -> Iterator[LanceStore]:
+    """Open the LanceDB table ``destination`` names, locked for the block.
+
+    Raises:
+        UsageError: the URL names no table, or a host (LanceDB here is local).
+        StoreError: the database directory cannot be made or opened.
+    """
+    import lancedb
+
+    url = store_url(destination)
+    if not is_local(url):
+        raise UsageError(f"{mask_url(url)}: name a local table (lancedb:///path/table)")
+    path = store_path(url)
+    require_parent(url, path.parent)
+    with _refusal(url, "cannot create its directory"):
+        path.parent.mkdir(exist_ok=True)
+    with store_lock(path.parent / f"{path.name}.ragchunk.lock", url=url):
+        with _refusal(url, "cannot open the database"):
+            db = lancedb.connect(str(path.parent))
+        yield LanceStore(db, url=url, table=path.name)
+
+
+class LanceStore:
+    """An open LanceDB table and its ledger table (see the module docstring)."""
+
+    transactional = False
+
+    def __init__(self, db: DBConnection, *, url: str, table: str) -> None:
+        self._db = db
+        self._raw_url = url
+        self.url = mask_url(url)
+        self.counts = Counts()
+        self._names = (table, table + LEDGER_SUFFIX)
+        self._tables: dict[str, Table] = {}
+
+    def write(self, result: FileResult) -> None:
+        """Bring the store in step with one input (``ragchunk.runs.index.sync_document``)."""
+        write_through_index(self, result)
+
+    def dimension(self) -> int | None:
+        """Return the vector size of the table, None while there is no table."""
+        table = self._table(self._names[0])
+        if table is None:
+            return None
+        kind = table.schema.field(VECTOR).type
+        return int(kind.list_size)
+
+    def ledger(self) -> Mapping[str, LedgerEntry]:
+        """Return every document's ledger entry, by ``doc_id``."""
+        rows = self._rows(self._names[1], None)
+        entries = (_entry(row) for row in rows)
+        return {entry.doc_id: entry for entry in entries}
+
+    def records(self, doc_id: str) -> Mapping[str, StoreRecord]:
+        """Return the chunks stored for ``doc_id``, by key, with their vectors."""
+        rows = self._rows(self._names[0], f"doc_id = {_literal(doc_id)}")
+        return {row["key"]: _record(row) for row in rows}
+
+    def apply(
+        self, entry: LedgerEntry, *, upsert: Sequence[StoreRecord], delete: Sequence[str]
+    ) -> None:
+        """Merge ``upsert`` in by key, then delete ``delete``, then merge the ledger entry.
+
+        Raises:
+            StoreError: vectors of another size than the table's (before any write), or the
+                store refused.
+        """
+        if upsert:
+            self._upsert(upsert)
+        if delete:
+            table = self._table(self._names[0])
+            if table is not None:
+                for predicate in _key_predicates(delete):
+                    with _refusal(self._raw_url, "cannot delete rows"):
+                        table.delete(predicate)
+            self.counts.deleted += len(delete)
+        self._write_entry(entry)
+
+    def remove(self, doc_id: str) -> None:
+        """Delete a document's chunks, then its ledger entry."""
+        predicate = f"doc_id = {_literal(doc_id)}"
+        chunks, ledger = (self._table(name) for name in self._names)
+        if chunks is not None:
+            with _refusal(self._raw_url, "cannot delete rows"):
+                found = chunks.count_rows(predicate)
+                if found:
+                    chunks.delete(predicate)
+            self.counts.deleted += found
+        if ledger is not None:
+            with _refusal(self._raw_url, "cannot delete a ledger entry"):
+                if ledger.count_rows(predicate):
+                    ledger.delete(predicate)
+                    self.counts.ledger += 1
+
+    def query(
+        self,
+        vector: Sequence[float],
+        *,
+        k: int,
+        filters: Mapping[str, Scalar] | None = None,
+        text: str | None = None,
+    ) -> list[Hit]:
+        """Return the ``k`` rows nearest ``vector`` (cosine), best first.
+
+        Raises:
+            UsageError: a hybrid query (this store has no keyword index), or a bad filter.
+            StoreError: a vector of another size than the table's, or the store refused.
+        """
+        if text is not None:
+            raise UsageError(f"{self.url}: --hybrid needs a keyword index, which this store lacks")
+        predicate = _predicate(filter_terms(filters))
+        table = self._table(self._names[0])
+        if table is None:
+            return []
+        stored = self.dimension()
+        if stored is not None and len(vector) != stored:
+            raise dimension_error(self._raw_url, stored, len(vector))
+        with _refusal(self._raw_url, "cannot search"):
+            found = cast("LanceVectorQueryBuilder", table.search(list(vector), VECTOR))
+            search = found.distance_type("cosine")
+            if predicate:
+                search = search.where(predicate, prefilter=True)
+            rows = search.limit(k).to_arrow().to_pylist()
+        return [Hit(_record(row), 1.0 - float(row["_distance"])) for row in rows]
+
+    def _upsert(self, upsert: Sequence[StoreRecord]) -> None:
+        sizes = {len(record.vector) for record in upsert}
+        if len(sizes) > 1:
+            raise StoreError(f"{self.url}: vectors of different sizes {sorted(sizes)} in one batch")
+        size = sizes.pop()
+        stored = self.dimension()
+        if stored is not None and stored != size:
+            raise dimension_error(self._raw_url, stored, size)
+        before = self._stored([record.key for record in upsert])
+        data = _chunk_table(upsert, size)
+        table = self._table(self._names[0])
+        with _refusal(self._raw_url, "cannot write rows"):
+            if table is None:
+                table = self._db.create_table(self._names[0], schema=chunk_schema(size))
+                self._tables[self._names[0]] = table
+            table.merge_insert(
+                "key"
+            ).when_matched_update_all().when_not_matched_insert_all().execute(data)
+        moved = sum(1 for r in upsert if r.key in before and r.same_content(before[r.key]))
+        self.counts.moved += moved
+        self.counts.written += len(upsert) - moved
+
+    def _stored(self, keys: Sequence[str]) -> dict[str, StoreRecord]:
+        """Return the stored records of ``keys`` that exist (to tell a move from a rewrite)."""
+        found: dict[str, StoreRecord] = {}
+        for predicate in _key_predicates(keys):
+            found.update(
+                (row["key"], _record(row)) for row in self._rows(self._names[0], predicate)
+            )
+        return found
+
+    def _write_entry(self, entry: LedgerEntry) -> None:
+        import pyarrow as pa
+
+        name = self._names[1]
+        table = self._table(name)
+        if table is not None:
+            old = self._rows(name, f"doc_id = {_literal(entry.doc_id)}")
+            if old and _entry(old[0]) == entry:
+                return
+        row = {
+            "doc_id": entry.doc_id,
+            "source": entry.source,
+            "content_hash": entry.content_hash,
+            "settings_hash": entry.settings_hash,
+            "keys": list(entry.keys),
+        }
+        data = pa.Table.from_pylist([row], schema=ledger_schema())
+        with _refusal(self._raw_url, "cannot write the ledger"):
+            if table is None:
+                table = self._db.create_table(name, schema=ledger_schema())
+                self._tables[name] = table
+            table.merge_insert(
+                "doc_id"
+            ).when_matched_update_all().when_not_matched_insert_all().execute(data)
+        self.counts.ledger += 1
+
+    def _table(self, name: str) -> Table | None:
+        """Return the table ``name``, None while it does not exist."""
+        if name not in self._tables:
+            try:
+                self._tables[name] = self._db.open_table(name)
+            except ValueError:  # lancedb: "Table '...' was not found"
+                return None
+            except OSError as exc:
+                raise store_error(self._raw_url, f"cannot open the table {name}", exc) from None
+        return self._tables[name]
+
+    def _rows(self, name: str, predicate: str | None) -> list[dict[str, Any]]:
+        table = self._table(name)
+        if table is None:
+            return []
+        with _refusal(self._raw_url, f"cannot read the table {name}"):
+            scan = table.search()
+            if predicate:
+                scan = scan.where(predicate)
+            rows: list[dict[str, Any]] = scan.limit(None).to_arrow().to_pylist()
+        return rows
+
+
+def chunk_schema(size: int) -> pa.Schema:
+    """Return the schema of the chunk table for vectors of ``size`` (module docstring)."""
+    import pyarrow as pa
+
+    fields = [pa.field(name, pa.string(), nullable=False) for name in _STRINGS]
+    fields += [pa.field(name, pa.int64(), nullable=False) for name in _INTEGERS]
+    fields += [pa.field(name, pa.int64(), nullable=True) for name in _PAGES]
+    fields += [
+        pa.field("headings", pa.list_(pa.string()), nullable=False),
+        pa.field("metadata", pa.string(), nullable=False),
+        pa.field(TERMS, pa.list_(pa.string()), nullable=False),
+        pa.field(VECTOR, pa.list_(pa.float32(), size), nullable=False),
+    ]
+    return pa.schema(fields)
+
+
+def ledger_schema() -> pa.Schema:
+    """Return the schema of the ledger table."""
+    import pyarrow as pa
+
+    names = ("doc_id", "source", "content_hash", "settings_hash")
+    fields = [pa.field(name, pa.string(), nullable=False) for name in names]
+    return pa.schema([*fields, pa.field("keys", pa.list_(pa.string()), nullable=False)])
+
+
+def _chunk_table(records: Sequence[StoreRecord], size: int) -> pa.Table:
+    """Return ``records`` as rows of the chunk table."""
+    import pyarrow as pa
+
+    return pa.Table.from_pylist([_row(record) for record in records], schema=chunk_schema(size))
+
+
+def _row(record: StoreRecord) -> dict[str, Any]:
+    flat = flat_record(record)
+    terms = [
+        json_text([key, value])
+        for name, value in flat.items()
+        if (key := metadata_key(name)) is not None
+    ]
+    row: dict[str, Any] = {name: flat[name] for name in (*_STRINGS, *_INTEGERS)}
+    row.update({name: flat.get(name) for name in _PAGES})
+    row.update(headings=list(record.headings), metadata=flat["metadata"], vector=record.vector)
+    row[TERMS] = terms
+    return row
+
+
+def _record(row: Mapping[str, Any]) -> StoreRecord:
+    """Return the record a chunk row holds (null page keys read back as absent)."""
+    return StoreRecord(
+        key=row["key"],
+        id=row["id"],
+        doc_id=row["doc_id"],
+        source=row["source"],
+        index=row["index"],
+        text=row["text"],
+        start=row["start"],
+        end=row["end"],
+        strategy=row["strategy"],
+        vector=tuple(row[VECTOR]),
+        headings=tuple(row["headings"]),
+        page_start=row["page_start"],
+        page_end=row["page_end"],
+        metadata=json.loads(row["metadata"]),
+    )
+
+
+def _entry(row: Mapping[str, Any]) -> LedgerEntry:
+    return LedgerEntry(
+        doc_id=row["doc_id"],
+        source=row["source"],
+        content_hash=row["content_hash"],
+        settings_hash=row["settings_hash"],
+        keys=tuple(row["keys"]),
+    )
+
+
+def _predicate(terms: Sequence[tuple[str, Scalar]]) -> str:
+    """Return the SQL predicate of equality ``terms`` (metadata ones through their terms)."""
+    clauses = []
+    for name, value in terms:
+        key = metadata_key(name)
+        if key is None:
+            clauses.append(f"`{name}` = {_literal(value)}")
+        else:
+            clauses.append(f"array_has({TERMS}, {_literal(json_text([key, value]))})")
+    return " AND ".join(clauses)
+
+
+def _key_predicates(keys: Sequence[str]) -> Iterator[str]:
+    for start in range(0, len(keys), BATCH):
+        batch = keys[start : start + BATCH]
+        yield f"`key` IN ({', '.join(_literal(key) for key in batch)})"
+
+
+def _literal(value: Scalar) -> str:
+    """Return ``value`` as an SQL literal: a string quoted with its quotes doubled."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return "'" + value.replace("'", "''") + "'"
+
+
+@contextlib.contextmanager
+def _refusal(url: str, doing: str) -> Iterator[None]:
+    """Turn what LanceDB raises into one ``StoreError`` line naming the store."""
+    try:
+        yield
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise store_error(url, doing, exc) from None
+
+
+SINK = SinkSpec(
+    name="lancedb",
+    summary="A LanceDB table in a local directory (ragchunk index).",
+    open=open_store,
+    files=False,
+    stream=False,
+    missing=missing_client,
+)
