@@ -39,6 +39,7 @@ from ragchunk.sinks._records import (
     json_text,
     mask_url,
     metadata_key,
+    metadata_values,
     store_error,
     store_path,
 )
@@ -354,14 +355,22 @@ def _entry(row: Mapping[str, Any]) -> LedgerEntry:
 
 
 def _predicate(terms: Sequence[tuple[str, Scalar]]) -> str:
-    """Return the SQL predicate of equality ``terms`` (metadata ones through their terms)."""
+    """Return the SQL predicate of equality ``terms``.
+
+    A metadata term is looked up among ``metadata_terms``, as any of ``metadata_values``
+    (``"2024"`` matches 2024 too).
+    """
     clauses = []
     for name, value in terms:
         key = metadata_key(name)
         if key is None:
             clauses.append(f"`{name}` = {_literal(value)}")
         else:
-            clauses.append(f"array_has({TERMS}, {_literal(json_text([key, value]))})")
+            either = [
+                f"array_has({TERMS}, {_literal(json_text([key, v]))})"
+                for v in metadata_values(value)
+            ]
+            clauses.append(f"({' OR '.join(either)})")
     return " AND ".join(clauses)
 
 

@@ -45,6 +45,7 @@ from ragchunk.sinks._records import (
     filter_terms,
     mask_url,
     metadata_key,
+    metadata_values,
     store_error,
     store_path,
 )
@@ -381,12 +382,19 @@ def _entry(row: Mapping[str, Any]) -> LedgerEntry:
 
 
 def _expression(terms: Sequence[tuple[str, Scalar]]) -> str:
-    """Return the Milvus boolean expression of equality ``terms``."""
+    """Return the Milvus boolean expression of equality ``terms``.
+
+    A metadata term matches any of ``metadata_values`` (``"2024"`` matches 2024 too).
+    """
     clauses = []
     for name, value in terms:
         key = metadata_key(name)
-        field = name if key is None else f"metadata[{_literal(key)}]"
-        clauses.append(f"{field} == {_literal(value)}")
+        if key is None:
+            clauses.append(f"{name} == {_literal(value)}")
+            continue
+        field = f"metadata[{_literal(key)}]"
+        either = [f"{field} == {_literal(v)}" for v in metadata_values(value)]
+        clauses.append(f"({' or '.join(either)})")
     return " and ".join(clauses)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import uuid
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qsl, urlsplit
@@ -45,6 +46,8 @@ from ragchunk.sinks._records import (
     flat_record,
     ledger_from_flat,
     mask_url,
+    metadata_key,
+    metadata_values,
     record_from_flat,
     store_error,
     store_path,
@@ -339,17 +342,29 @@ def _document(doc_id: str) -> models.Filter:
 
 
 def _filter(terms: Sequence[tuple[str, Scalar]]) -> models.Filter:
-    """Return the Qdrant filter of equality ``terms`` (a float is matched as a range of one)."""
+    """Return the Qdrant filter of equality ``terms``.
+
+    A metadata term matches any of ``metadata_values`` (``"2024"`` matches 2024 too); a float
+    is matched as a range of one value (Qdrant matches only strings, integers and booleans).
+    """
     from qdrant_client import models
 
     conditions: list[Any] = []
     for name, value in terms:
-        if isinstance(value, float):
-            match = models.Range(gte=value, lte=value)
-            conditions.append(models.FieldCondition(key=name, range=match))
-        else:
-            conditions.append(models.FieldCondition(key=name, match=models.MatchValue(value=value)))
+        if metadata_key(name) is None:
+            conditions.append(_condition(name, value))
+            continue
+        either = [_condition(name, v) for v in metadata_values(value)]
+        conditions.append(either[0] if len(either) == 1 else models.Filter(should=either))
     return models.Filter(must=conditions)
+
+
+def _condition(name: str, value: Scalar) -> models.FieldCondition:
+    from qdrant_client import models
+
+    if isinstance(value, float):
+        return models.FieldCondition(key=name, range=models.Range(gte=value, lte=value))
+    return models.FieldCondition(key=name, match=models.MatchValue(value=value))
 
 
 def _server_client(url: str) -> QdrantClient:
@@ -362,13 +377,17 @@ def _server_client(url: str) -> QdrantClient:
     except ValueError as exc:
         raise UsageError(f"{mask_url(url)}: {exc}") from None
     https = params.get("https", "").lower() in {"1", "true", "yes"}
-    return QdrantClient(
-        host=parts.hostname,
-        port=port,
-        https=https,
-        api_key=params.get("api_key") or parts.password or None,
-        timeout=_TIMEOUT,
-    )
+    with warnings.catch_warnings():
+        # The user chose plain HTTP with a key (a server on this machine, most likely).
+        warnings.filterwarnings("ignore", "Api key is used with an insecure connection")
+        return QdrantClient(
+            host=parts.hostname,
+            port=port,
+            https=https,
+            api_key=params.get("api_key") or parts.password or None,
+            timeout=_TIMEOUT,
+            check_compatibility=False,  # its failure is a warning on the terminal, not an error
+        )
 
 
 def _client(*, path: str) -> QdrantClient:

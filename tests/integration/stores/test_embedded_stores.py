@@ -7,6 +7,7 @@ with filters, ``dimension``, the lock against a second writer, and the one-line 
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import struct
@@ -233,6 +234,7 @@ def test_filters_are_applied_by_the_store(store: Store) -> None:
     assert keys(source="docs/a.pdf", index=0) == {paged[0].key}
     assert keys(**{"metadata.lang": "de"}) == {r.key for r in plain}
     assert keys(**{"metadata.n": 1}) == {paged[1].key, plain[1].key}
+    assert keys(**{"metadata.n": "1"}) == {paged[1].key, plain[1].key}  # as --filter gives it
     assert keys(**{"metadata.lang": "de", "doc_id": "a.pdf"}) == set()
     assert keys(strategy="recursive", page_end=99) == set()
 
@@ -275,16 +277,20 @@ def test_everything_is_there_when_the_store_is_opened_again(name: str, url: str)
         assert [h.record for h in store.query(unit(0), k=1)] == [records[0]]
 
 
-def test_many_chunks_in_one_document_go_in_batches(store: Store) -> None:
-    records = [record("big.md", n, vector=unit(n / 700)) for n in range(1100)]
+@pytest.mark.slow  # qdrant-client's local mode commits each point on its own (~30 ms here)
+def test_more_chunks_than_a_batch_go_in_batches(name: str, store: Store) -> None:
+    batch: int = importlib.import_module(f"ragchunk.sinks.{name}").BATCH
+    count = batch + 7
+    records = [record("big.md", n, vector=unit(n / count)) for n in range(count)]
     apply(store, records)
-    assert len(store.records("big.md")) == 1100
-    assert len(store.ledger()["big.md"].keys) == 1100
-    store.apply(entry(records[:10], content="c2"), upsert=[], delete=[r.key for r in records[10:]])
-    assert set(store.records("big.md")) == {r.key for r in records[:10]}
+    assert len(store.records("big.md")) == count
+    assert len(store.ledger()["big.md"].keys) == count
+    kept = records[:3]
+    store.apply(entry(kept, content="c2"), upsert=[], delete=[r.key for r in records[3:]])
+    assert set(store.records("big.md")) == {r.key for r in kept}
     store.remove("big.md")
     assert store.records("big.md") == {}
-    assert counts(store) == (1100, 0, 1100, 3)
+    assert counts(store) == (count, 0, count, 3)
 
 
 @pytest.mark.parametrize(
