@@ -354,7 +354,7 @@ def _filter(terms: Sequence[tuple[str, Scalar]]) -> models.Filter:
         if metadata_key(name) is None:
             conditions.append(_condition(name, value))
             continue
-        either = [_condition(name, v) for v in metadata_values(value)]
+        either: list[Any] = [_condition(name, v) for v in metadata_values(value)]
         conditions.append(either[0] if len(either) == 1 else models.Filter(should=either))
     return models.Filter(must=conditions)
 

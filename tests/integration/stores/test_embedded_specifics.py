@@ -14,7 +14,7 @@ from ragchunk import sinks
 from ragchunk.errors import StoreError, UsageError
 from ragchunk.sinks import milvus, qdrant
 from tests.integration.stores.embedded import lancedb_url, milvus_url, qdrant_url
-from tests.integration.stores.test_embedded_stores import apply, entry, record
+from tests.integration.stores.test_embedded_stores import apply, entry, opened, record
 
 
 def test_milvus_refuses_a_text_longer_than_a_varchar_before_writing_anything(
@@ -24,7 +24,7 @@ def test_milvus_refuses_a_text_longer_than_a_varchar_before_writing_anything(
     first = [record("a.md", 0)]
     widest = record("a.md", 1, text="é" * (milvus.VARCHAR_MAX // 2))  # 65534 bytes: it fits
     too_long = record("b.md", 3, text="x" * (milvus.VARCHAR_MAX + 1))
-    with sinks.get("milvus").open(url) as store:
+    with opened("milvus", url) as store:
         apply(store, [*first, widest])
         with pytest.raises(StoreError) as raised:
             store.apply(entry([too_long]), upsert=[too_long], delete=[])
@@ -39,11 +39,11 @@ def test_milvus_refuses_a_text_longer_than_a_varchar_before_writing_anything(
 
 def test_milvus_names_a_collection_after_the_database(tmp_path: Path) -> None:
     base = milvus_url(tmp_path)
-    with sinks.get("milvus").open(f"{base}/manuals") as store:
+    with opened("milvus", f"{base}/manuals") as store:
         apply(store, [record("a.md", 0)])
-    with sinks.get("milvus").open(base) as store:
+    with opened("milvus", base) as store:
         assert store.ledger() == {}  # the default collection, "ragchunk", is another
-    with sinks.get("milvus").open(f"{base}/manuals") as store:
+    with opened("milvus", f"{base}/manuals") as store:
         assert set(store.ledger()) == {"a.md"}
     with pytest.raises(UsageError, match=r"name a Milvus Lite database ending in \.db"):
         sinks.get("milvus").open(f"milvus:///{tmp_path}/index/x").__enter__()
@@ -62,7 +62,7 @@ def test_a_qdrant_collection_reads_as_typed_payloads_with_the_users_own_client(
     from qdrant_client import QdrantClient
 
     paged, plain = record("a.pdf", 0, pages=(3, 4)), record("b.md", 0)
-    with sinks.get("qdrant").open(qdrant_url(tmp_path)) as store:
+    with opened("qdrant", qdrant_url(tmp_path)) as store:
         apply(store, [paged])
         apply(store, [plain])
     client = QdrantClient(path=str(tmp_path / "qdrant"))
