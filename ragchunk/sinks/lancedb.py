@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -32,14 +31,21 @@ from ragchunk.sinks._embedded import (
     store_url,
     write_through_index,
 )
+from ragchunk.sinks._lance_fields import (
+    VECTOR,
+    chunk_schema,
+    chunk_table,
+    key_predicates,
+    ledger_entry,
+    ledger_schema,
+    literal,
+    row_record,
+    sql_predicate,
+)
 from ragchunk.sinks._records import (
     dimension_error,
     filter_terms,
-    flat_record,
-    json_text,
     mask_url,
-    metadata_key,
-    metadata_values,
     store_error,
     store_path,
 )
@@ -47,7 +53,6 @@ from ragchunk.sinks._spec import SinkSpec
 from ragchunk.sinks._store import Counts, Hit, LedgerEntry, Scalar, StoreRecord
 
 if TYPE_CHECKING:
-    import pyarrow as pa
     from lancedb.db import DBConnection
     from lancedb.query import LanceVectorQueryBuilder
     from lancedb.table import Table
@@ -56,13 +61,6 @@ if TYPE_CHECKING:
     from ragchunk.sinks._spec import Destination
 
 LEDGER_SUFFIX: Final = "__ledger"
-VECTOR: Final = "vector"
-TERMS: Final = "metadata_terms"
-BATCH: Final = 500
-"""Keys per ``IN (...)`` predicate."""
-_STRINGS: Final = ("key", "id", "doc_id", "source", "strategy", "text")
-_INTEGERS: Final = ("index", "start", "end")
-_PAGES: Final = ("page_start", "page_end")
 
 
 def missing_client() -> str | None:
@@ -123,13 +121,13 @@ class LanceStore:
     def ledger(self) -> Mapping[str, LedgerEntry]:
         """Return every document's ledger entry, by ``doc_id``."""
         rows = self._rows(self._names[1], None)
-        entries = (_entry(row) for row in rows)
+        entries = (ledger_entry(row) for row in rows)
         return {entry.doc_id: entry for entry in entries}
 
     def records(self, doc_id: str) -> Mapping[str, StoreRecord]:
         """Return the chunks stored for ``doc_id``, by key, with their vectors."""
-        rows = self._rows(self._names[0], f"doc_id = {_literal(doc_id)}")
-        return {row["key"]: _record(row) for row in rows}
+        rows = self._rows(self._names[0], f"doc_id = {literal(doc_id)}")
+        return {row["key"]: row_record(row) for row in rows}
 
     def apply(
         self, entry: LedgerEntry, *, upsert: Sequence[StoreRecord], delete: Sequence[str]
@@ -145,7 +143,7 @@ class LanceStore:
         if delete:
             table = self._table(self._names[0])
             if table is not None:
-                for predicate in _key_predicates(delete):
+                for predicate in key_predicates(delete):
                     with _refusal(self._raw_url, "cannot delete rows"):
                         table.delete(predicate)
             self.counts.deleted += len(delete)
@@ -153,7 +151,7 @@ class LanceStore:
 
     def remove(self, doc_id: str) -> None:
         """Delete a document's chunks, then its ledger entry."""
-        predicate = f"doc_id = {_literal(doc_id)}"
+        predicate = f"doc_id = {literal(doc_id)}"
         chunks, ledger = (self._table(name) for name in self._names)
         if chunks is not None:
             with _refusal(self._raw_url, "cannot delete rows"):
@@ -183,7 +181,7 @@ class LanceStore:
         """
         if text is not None:
             raise UsageError(f"{self.url}: --hybrid needs a keyword index, which this store lacks")
-        predicate = _predicate(filter_terms(filters))
+        predicate = sql_predicate(filter_terms(filters))
         table = self._table(self._names[0])
         if table is None:
             return []
@@ -196,7 +194,7 @@ class LanceStore:
             if predicate:
                 search = search.where(predicate, prefilter=True)
             rows = search.limit(k).to_arrow().to_pylist()
-        return [Hit(_record(row), 1.0 - float(row["_distance"])) for row in rows]
+        return [Hit(row_record(row), 1.0 - float(row["_distance"])) for row in rows]
 
     def _upsert(self, upsert: Sequence[StoreRecord]) -> None:
         sizes = {len(record.vector) for record in upsert}
@@ -207,7 +205,7 @@ class LanceStore:
         if stored is not None and stored != size:
             raise dimension_error(self._raw_url, stored, size)
         before = self._stored([record.key for record in upsert])
-        data = _chunk_table(upsert, size)
+        data = chunk_table(upsert, size)
         table = self._table(self._names[0])
         with _refusal(self._raw_url, "cannot write rows"):
             if table is None:
@@ -223,9 +221,9 @@ class LanceStore:
     def _stored(self, keys: Sequence[str]) -> dict[str, StoreRecord]:
         """Return the stored records of ``keys`` that exist (to tell a move from a rewrite)."""
         found: dict[str, StoreRecord] = {}
-        for predicate in _key_predicates(keys):
+        for predicate in key_predicates(keys):
             found.update(
-                (row["key"], _record(row)) for row in self._rows(self._names[0], predicate)
+                (row["key"], row_record(row)) for row in self._rows(self._names[0], predicate)
             )
         return found
 
@@ -235,8 +233,8 @@ class LanceStore:
         name = self._names[1]
         table = self._table(name)
         if table is not None:
-            old = self._rows(name, f"doc_id = {_literal(entry.doc_id)}")
-            if old and _entry(old[0]) == entry:
+            old = self._rows(name, f"doc_id = {literal(entry.doc_id)}")
+            if old and ledger_entry(old[0]) == entry:
                 return
         row = {
             "doc_id": entry.doc_id,
@@ -276,117 +274,6 @@ class LanceStore:
                 scan = scan.where(predicate)
             rows: list[dict[str, Any]] = scan.limit(None).to_arrow().to_pylist()
         return rows
-
-
-def chunk_schema(size: int) -> pa.Schema:
-    """Return the schema of the chunk table for vectors of ``size`` (module docstring)."""
-    import pyarrow as pa
-
-    fields = [pa.field(name, pa.string(), nullable=False) for name in _STRINGS]
-    fields += [pa.field(name, pa.int64(), nullable=False) for name in _INTEGERS]
-    fields += [pa.field(name, pa.int64(), nullable=True) for name in _PAGES]
-    fields += [
-        pa.field("headings", pa.list_(pa.string()), nullable=False),
-        pa.field("metadata", pa.string(), nullable=False),
-        pa.field(TERMS, pa.list_(pa.string()), nullable=False),
-        pa.field(VECTOR, pa.list_(pa.float32(), size), nullable=False),
-    ]
-    return pa.schema(fields)
-
-
-def ledger_schema() -> pa.Schema:
-    """Return the schema of the ledger table."""
-    import pyarrow as pa
-
-    names = ("doc_id", "source", "content_hash", "settings_hash")
-    fields = [pa.field(name, pa.string(), nullable=False) for name in names]
-    return pa.schema([*fields, pa.field("keys", pa.list_(pa.string()), nullable=False)])
-
-
-def _chunk_table(records: Sequence[StoreRecord], size: int) -> pa.Table:
-    """Return ``records`` as rows of the chunk table."""
-    import pyarrow as pa
-
-    return pa.Table.from_pylist([_row(record) for record in records], schema=chunk_schema(size))
-
-
-def _row(record: StoreRecord) -> dict[str, Any]:
-    flat = flat_record(record)
-    terms = [
-        json_text([key, value])
-        for name, value in flat.items()
-        if (key := metadata_key(name)) is not None
-    ]
-    row: dict[str, Any] = {name: flat[name] for name in (*_STRINGS, *_INTEGERS)}
-    row.update({name: flat.get(name) for name in _PAGES})
-    row.update(headings=list(record.headings), metadata=flat["metadata"], vector=record.vector)
-    row[TERMS] = terms
-    return row
-
-
-def _record(row: Mapping[str, Any]) -> StoreRecord:
-    """Return the record a chunk row holds (null page keys read back as absent)."""
-    return StoreRecord(
-        key=row["key"],
-        id=row["id"],
-        doc_id=row["doc_id"],
-        source=row["source"],
-        index=row["index"],
-        text=row["text"],
-        start=row["start"],
-        end=row["end"],
-        strategy=row["strategy"],
-        vector=tuple(row[VECTOR]),
-        headings=tuple(row["headings"]),
-        page_start=row["page_start"],
-        page_end=row["page_end"],
-        metadata=json.loads(row["metadata"]),
-    )
-
-
-def _entry(row: Mapping[str, Any]) -> LedgerEntry:
-    return LedgerEntry(
-        doc_id=row["doc_id"],
-        source=row["source"],
-        content_hash=row["content_hash"],
-        settings_hash=row["settings_hash"],
-        keys=tuple(row["keys"]),
-    )
-
-
-def _predicate(terms: Sequence[tuple[str, Scalar]]) -> str:
-    """Return the SQL predicate of equality ``terms``.
-
-    A metadata term is looked up among ``metadata_terms``, as any of ``metadata_values``
-    (``"2024"`` matches 2024 too).
-    """
-    clauses = []
-    for name, value in terms:
-        key = metadata_key(name)
-        if key is None:
-            clauses.append(f"`{name}` = {_literal(value)}")
-        else:
-            either = [
-                f"array_has({TERMS}, {_literal(json_text([key, v]))})"
-                for v in metadata_values(value)
-            ]
-            clauses.append(f"({' OR '.join(either)})")
-    return " AND ".join(clauses)
-
-
-def _key_predicates(keys: Sequence[str]) -> Iterator[str]:
-    for start in range(0, len(keys), BATCH):
-        batch = keys[start : start + BATCH]
-        yield f"`key` IN ({', '.join(_literal(key) for key in batch)})"
-
-
-def _literal(value: Scalar) -> str:
-    """Return ``value`` as an SQL literal: a string quoted with its quotes doubled."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    return "'" + value.replace("'", "''") + "'"
 
 
 @contextlib.contextmanager

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import json
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -40,12 +39,24 @@ from ragchunk.sinks._embedded import (
     store_url,
     write_through_index,
 )
+from ragchunk.sinks._milvus_fields import (
+    FIELDS,
+    LEDGER_FIELDS,
+    UNUSED,
+    VARCHAR_MAX,
+    chunk_schema,
+    entity_record,
+    entity_row,
+    filter_expression,
+    keys_expression,
+    ledger_entry,
+    ledger_schema,
+    literal,
+)
 from ragchunk.sinks._records import (
     dimension_error,
     filter_terms,
     mask_url,
-    metadata_key,
-    metadata_values,
     store_error,
     store_path,
 )
@@ -62,17 +73,8 @@ if TYPE_CHECKING:
 
 DEFAULT_COLLECTION: Final = "ragchunk"
 LEDGER_SUFFIX: Final = "__ledger"
-VARCHAR_MAX: Final = 65535
-"""The longest VARCHAR Milvus holds, in bytes of UTF-8: the schema's ``max_length``."""
 BATCH: Final = 1000
-_STRINGS: Final = ("id", "doc_id", "source", "strategy", "text")
-_INTEGERS: Final = ("index", "start", "end")
-_PAGES: Final = ("page_start", "page_end")
-_FIELDS: Final = ("key", *_STRINGS, *_INTEGERS, *_PAGES, "headings", "metadata")
-_LEDGER_FIELDS: Final = ("doc_id", "source", "content_hash", "settings_hash", "keys")
-_UNUSED: Final = "unused"
 _TIMEOUT: Final = 10.0
-_LOGGERS: Final = ("pymilvus",)
 
 
 def missing_client() -> str | None:
@@ -138,14 +140,14 @@ class MilvusStore:
 
     def ledger(self) -> Mapping[str, LedgerEntry]:
         """Return every document's ledger entry, by ``doc_id``."""
-        rows = self._query(self._ledger, 'doc_id != ""', _LEDGER_FIELDS)
-        entries = (_entry(row) for row in rows)
+        rows = self._query(self._ledger, 'doc_id != ""', LEDGER_FIELDS)
+        entries = (ledger_entry(row) for row in rows)
         return {entry.doc_id: entry for entry in entries}
 
     def records(self, doc_id: str) -> Mapping[str, StoreRecord]:
         """Return the chunks stored for ``doc_id``, by key, with their vectors."""
-        rows = self._query(self._chunks, f"doc_id == {_literal(doc_id)}", (*_FIELDS, "vector"))
-        return {row["key"]: _record(row) for row in rows}
+        rows = self._query(self._chunks, f"doc_id == {literal(doc_id)}", (*FIELDS, "vector"))
+        return {row["key"]: entity_record(row) for row in rows}
 
     def apply(
         self, entry: LedgerEntry, *, upsert: Sequence[StoreRecord], delete: Sequence[str]
@@ -160,7 +162,7 @@ class MilvusStore:
             self._prepare(upsert)
             before = self._stored([record.key for record in upsert])
             for start in range(0, len(upsert), BATCH):
-                rows = [_row(record) for record in upsert[start : start + BATCH]]
+                rows = [entity_row(record) for record in upsert[start : start + BATCH]]
                 with _refusal(self._raw_url, "cannot write entities"):
                     self._client.upsert(self._chunks, rows)
             moved = sum(1 for r in upsert if r.key in before and r.same_content(before[r.key]))
@@ -169,17 +171,21 @@ class MilvusStore:
         if delete and self._has(self._chunks):
             for start in range(0, len(delete), BATCH):
                 with _refusal(self._raw_url, "cannot delete entities"):
-                    self._client.delete(self._chunks, filter=_keys(delete[start : start + BATCH]))
+                    self._client.delete(
+                        self._chunks, filter=keys_expression(delete[start : start + BATCH])
+                    )
             self.counts.deleted += len(delete)
         self._write_entry(entry)
 
     def remove(self, doc_id: str) -> None:
         """Delete a document's chunks, then its ledger entry."""
-        predicate = f"doc_id == {_literal(doc_id)}"
+        predicate = f"doc_id == {literal(doc_id)}"
         keys = [row["key"] for row in self._query(self._chunks, predicate, ("key",))]
         for start in range(0, len(keys), BATCH):
             with _refusal(self._raw_url, "cannot delete entities"):
-                self._client.delete(self._chunks, filter=_keys(keys[start : start + BATCH]))
+                self._client.delete(
+                    self._chunks, filter=keys_expression(keys[start : start + BATCH])
+                )
         self.counts.deleted += len(keys)
         if self._query(self._ledger, predicate, ("doc_id",)):
             with _refusal(self._raw_url, "cannot delete a ledger entry"):
@@ -202,7 +208,7 @@ class MilvusStore:
         """
         if text is not None:
             raise UsageError(f"{self.url}: --hybrid needs a keyword index, which this store lacks")
-        expression = _expression(filter_terms(filters))
+        expression = filter_expression(filter_terms(filters))
         stored = self.dimension()
         if stored is None:
             return []
@@ -215,9 +221,9 @@ class MilvusStore:
                 data=[list(vector)],
                 filter=expression,
                 limit=k,
-                output_fields=[*_FIELDS, "vector"],
+                output_fields=[*FIELDS, "vector"],
             )
-        return [Hit(_record(hit["entity"]), float(hit["distance"])) for hit in found[0]]
+        return [Hit(entity_record(hit["entity"]), float(hit["distance"])) for hit in found[0]]
 
     def _prepare(self, upsert: Sequence[StoreRecord]) -> None:
         """Refuse what Milvus cannot hold, before any write; make the collections if new."""
@@ -239,7 +245,7 @@ class MilvusStore:
             self._create(self._chunks, chunk_schema(size), metric="COSINE")
 
     def _create(self, name: str, schema: CollectionSchema, *, metric: str) -> None:
-        vector = "vector" if name == self._chunks else _UNUSED
+        vector = "vector" if name == self._chunks else UNUSED
         with _refusal(self._raw_url, f"cannot create the collection {name}"):
             index = self._client.prepare_index_params()
             index.add_index(field_name=vector, index_type="FLAT", metric_type=metric)
@@ -252,16 +258,16 @@ class MilvusStore:
         """Return the stored records of ``keys`` that exist (to tell a move from a rewrite)."""
         found: dict[str, StoreRecord] = {}
         for start in range(0, len(keys), BATCH):
-            batch = _keys(keys[start : start + BATCH])
-            rows = self._query(self._chunks, batch, (*_FIELDS, "vector"))
-            found.update((row["key"], _record(row)) for row in rows)
+            batch = keys_expression(keys[start : start + BATCH])
+            rows = self._query(self._chunks, batch, (*FIELDS, "vector"))
+            found.update((row["key"], entity_record(row)) for row in rows)
         return found
 
     def _write_entry(self, entry: LedgerEntry) -> None:
         if not self._has(self._ledger):
             self._create(self._ledger, ledger_schema(), metric="L2")
-        old = self._query(self._ledger, f"doc_id == {_literal(entry.doc_id)}", _LEDGER_FIELDS)
-        if old and _entry(old[0]) == entry:
+        old = self._query(self._ledger, f"doc_id == {literal(entry.doc_id)}", LEDGER_FIELDS)
+        if old and ledger_entry(old[0]) == entry:
             return
         row = {
             "doc_id": entry.doc_id,
@@ -269,7 +275,7 @@ class MilvusStore:
             "content_hash": entry.content_hash,
             "settings_hash": entry.settings_hash,
             "keys": list(entry.keys),
-            _UNUSED: [0.0, 0.0],
+            UNUSED: [0.0, 0.0],
         }
         with _refusal(self._raw_url, "cannot write the ledger"):
             self._client.upsert(self._ledger, [row])
@@ -310,109 +316,6 @@ class MilvusStore:
                 rows.extend(batch)
             pages.close()
         return rows
-
-
-def chunk_schema(size: int) -> CollectionSchema:
-    """Return the schema of the chunk collection for vectors of ``size`` (module docstring)."""
-    from pymilvus import DataType, MilvusClient
-
-    schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
-    schema.add_field("key", DataType.VARCHAR, is_primary=True, max_length=VARCHAR_MAX)
-    for name in _STRINGS:
-        schema.add_field(name, DataType.VARCHAR, max_length=VARCHAR_MAX)
-    for name in _INTEGERS:
-        schema.add_field(name, DataType.INT64)
-    for name in _PAGES:
-        schema.add_field(name, DataType.INT64, nullable=True)
-    schema.add_field("headings", DataType.JSON)
-    schema.add_field("metadata", DataType.JSON)
-    schema.add_field("vector", DataType.FLOAT_VECTOR, dim=size)
-    return schema
-
-
-def ledger_schema() -> CollectionSchema:
-    """Return the schema of the ledger collection."""
-    from pymilvus import DataType, MilvusClient
-
-    schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
-    schema.add_field("doc_id", DataType.VARCHAR, is_primary=True, max_length=VARCHAR_MAX)
-    for name in ("source", "content_hash", "settings_hash"):
-        schema.add_field(name, DataType.VARCHAR, max_length=VARCHAR_MAX)
-    schema.add_field("keys", DataType.JSON)
-    schema.add_field(_UNUSED, DataType.FLOAT_VECTOR, dim=2)
-    return schema
-
-
-def _row(record: StoreRecord) -> dict[str, Any]:
-    row: dict[str, Any] = {name: getattr(record, name) for name in ("key", *_STRINGS)}
-    row.update({name: getattr(record, name) for name in (*_INTEGERS, *_PAGES)})
-    row.update(headings=list(record.headings), metadata=dict(record.metadata))
-    row["vector"] = list(record.vector)
-    return row
-
-
-def _record(row: Mapping[str, Any]) -> StoreRecord:
-    """Return the record an entity holds (null page keys read back as absent)."""
-    return StoreRecord(
-        key=row["key"],
-        id=row["id"],
-        doc_id=row["doc_id"],
-        source=row["source"],
-        index=int(row["index"]),
-        text=row["text"],
-        start=int(row["start"]),
-        end=int(row["end"]),
-        strategy=row["strategy"],
-        vector=tuple(float(x) for x in row["vector"]),
-        headings=tuple(row["headings"]),
-        page_start=row.get("page_start"),
-        page_end=row.get("page_end"),
-        metadata=row["metadata"],
-    )
-
-
-def _entry(row: Mapping[str, Any]) -> LedgerEntry:
-    return LedgerEntry(
-        doc_id=row["doc_id"],
-        source=row["source"],
-        content_hash=row["content_hash"],
-        settings_hash=row["settings_hash"],
-        keys=tuple(row["keys"]),
-    )
-
-
-def _expression(terms: Sequence[tuple[str, Scalar]]) -> str:
-    """Return the Milvus boolean expression of equality ``terms``.
-
-    A metadata term matches any of ``metadata_values`` (``"2024"`` matches 2024 too).
-    """
-    clauses = []
-    for name, value in terms:
-        key = metadata_key(name)
-        if key is None:
-            clauses.append(f"{name} == {_literal(value)}")
-            continue
-        field = f"metadata[{_literal(key)}]"
-        either = [f"{field} == {_literal(v)}" for v in metadata_values(value)]
-        clauses.append(f"({' or '.join(either)})")
-    return " and ".join(clauses)
-
-
-def _keys(keys: Sequence[str]) -> str:
-    """Return the expression of the entities keyed by one of ``keys``.
-
-    Not pymilvus's ``ids=``: it leaves the quotes in string keys unescaped.
-    """
-    return f"key in [{', '.join(_literal(key) for key in keys)}]"
-
-
-def _literal(value: Scalar) -> str:
-    """Return ``value`` as a literal of Milvus expressions (a string in escaped double quotes)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    return json.dumps(value, ensure_ascii=False)
 
 
 def _lite_location(url: str) -> tuple[Path, str]:
@@ -459,19 +362,14 @@ def _server_client(url: str) -> MilvusClient:
 
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
-    """Keep the client's log lines off the terminal while it works.
-
-    pymilvus logs each failed call, which is raised as well.
-    """
-    loggers = [logging.getLogger(name) for name in _LOGGERS]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(logging.CRITICAL + 1)
+    """Keep pymilvus's log lines (it logs each failed call, then raises) off the terminal."""
+    logger = logging.getLogger("pymilvus")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
     try:
         yield
     finally:
-        for logger, level in zip(loggers, levels, strict=True):
-            logger.setLevel(level)
+        logger.setLevel(level)
 
 
 @contextlib.contextmanager

@@ -37,6 +37,11 @@ from ragchunk.sinks._embedded import (
     store_url,
     write_through_index,
 )
+from ragchunk.sinks._qdrant_fields import (
+    document_filter,
+    equality_filter,
+    point_record,
+)
 from ragchunk.sinks._records import (
     INTEGER_FIELDS,
     STRING_FIELDS,
@@ -46,9 +51,6 @@ from ragchunk.sinks._records import (
     flat_record,
     ledger_from_flat,
     mask_url,
-    metadata_key,
-    metadata_values,
-    record_from_flat,
     store_error,
     store_path,
 )
@@ -147,8 +149,8 @@ class QdrantStore:
 
     def records(self, doc_id: str) -> Mapping[str, StoreRecord]:
         """Return the chunks stored for ``doc_id``, by key, with their vectors."""
-        points = self._scroll(self._chunks, _document(doc_id), vectors=True)
-        records = (_record(p.payload or {}, p.vector) for p in points)
+        points = self._scroll(self._chunks, document_filter(doc_id), vectors=True)
+        records = (point_record(p.payload or {}, p.vector) for p in points)
         return {record.key: record for record in records}
 
     def apply(
@@ -177,7 +179,7 @@ class QdrantStore:
         from qdrant_client import models
 
         if self._has(self._chunks):
-            ids = [p.id for p in self._scroll(self._chunks, _document(doc_id), payload=False)]
+            ids = [p.id for p in self._scroll(self._chunks, document_filter(doc_id), payload=False)]
             for start in range(0, len(ids), BATCH):
                 with _refusal(self._raw_url, "cannot delete points"):
                     batch = models.PointIdsList(points=ids[start : start + BATCH])
@@ -208,7 +210,7 @@ class QdrantStore:
         if text is not None:
             raise UsageError(f"{self.url}: --hybrid needs a keyword index, which this store lacks")
         terms = filter_terms(filters)
-        query_filter = _filter(terms) if terms else None
+        query_filter = equality_filter(terms) if terms else None
         stored = self.dimension()
         if stored is None:
             return []
@@ -223,7 +225,7 @@ class QdrantStore:
                 with_payload=True,
                 with_vectors=True,
             ).points
-        return [Hit(_record(p.payload or {}, p.vector), float(p.score)) for p in points]
+        return [Hit(point_record(p.payload or {}, p.vector), float(p.score)) for p in points]
 
     def _prepare(self, upsert: Sequence[StoreRecord]) -> None:
         """Check the vectors' size against the collection's; make the collections if new."""
@@ -281,7 +283,9 @@ class QdrantStore:
             ids: list[Any] = [point_id(key) for key in keys[start : start + BATCH]]
             with _refusal(self._raw_url, "cannot read points"):
                 points = self._client.retrieve(self._chunks, ids, with_vectors=True)
-            found.update((r.key, r) for r in (_record(p.payload or {}, p.vector) for p in points))
+            found.update(
+                (r.key, r) for r in (point_record(p.payload or {}, p.vector) for p in points)
+            )
         return found
 
     def _write_entry(self, entry: LedgerEntry) -> None:
@@ -328,43 +332,6 @@ class QdrantStore:
             yield from points
             if offset is None:
                 return
-
-
-def _record(payload: Mapping[str, Any], vector: Any) -> StoreRecord:
-    """Return the record a point holds (its payload as ``flat_record`` made it)."""
-    if not isinstance(vector, list):
-        vector = []
-    return record_from_flat(payload, vector=vector)
-
-
-def _document(doc_id: str) -> models.Filter:
-    return _filter([("doc_id", doc_id)])
-
-
-def _filter(terms: Sequence[tuple[str, Scalar]]) -> models.Filter:
-    """Return the Qdrant filter of equality ``terms``.
-
-    A metadata term matches any of ``metadata_values`` (``"2024"`` matches 2024 too); a float
-    is matched as a range of one value (Qdrant matches only strings, integers and booleans).
-    """
-    from qdrant_client import models
-
-    conditions: list[Any] = []
-    for name, value in terms:
-        if metadata_key(name) is None:
-            conditions.append(_condition(name, value))
-            continue
-        either: list[Any] = [_condition(name, v) for v in metadata_values(value)]
-        conditions.append(either[0] if len(either) == 1 else models.Filter(should=either))
-    return models.Filter(must=conditions)
-
-
-def _condition(name: str, value: Scalar) -> models.FieldCondition:
-    from qdrant_client import models
-
-    if isinstance(value, float):
-        return models.FieldCondition(key=name, range=models.Range(gte=value, lte=value))
-    return models.FieldCondition(key=name, match=models.MatchValue(value=value))
 
 
 def _server_client(url: str) -> QdrantClient:

@@ -12,7 +12,8 @@ import pytest
 
 from ragchunk import sinks
 from ragchunk.errors import StoreError, UsageError
-from ragchunk.sinks import milvus, qdrant
+from ragchunk.sinks import qdrant
+from ragchunk.sinks._milvus_fields import VARCHAR_MAX
 from tests.integration.stores.embedded import lancedb_url, milvus_url, qdrant_url
 from tests.integration.stores.test_embedded_stores import apply, entry, opened, record
 
@@ -22,8 +23,8 @@ def test_milvus_refuses_a_text_longer_than_a_varchar_before_writing_anything(
 ) -> None:
     url = milvus_url(tmp_path)
     first = [record("a.md", 0)]
-    widest = record("a.md", 1, text="é" * (milvus.VARCHAR_MAX // 2))  # 65534 bytes: it fits
-    too_long = record("b.md", 3, text="x" * (milvus.VARCHAR_MAX + 1))
+    widest = record("a.md", 1, text="é" * (VARCHAR_MAX // 2))  # 65534 bytes: it fits
+    too_long = record("b.md", 3, text="x" * (VARCHAR_MAX + 1))
     with opened("milvus", url) as store:
         apply(store, [*first, widest])
         with pytest.raises(StoreError) as raised:

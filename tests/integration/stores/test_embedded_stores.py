@@ -279,7 +279,8 @@ def test_everything_is_there_when_the_store_is_opened_again(name: str, url: str)
 
 @pytest.mark.slow  # qdrant-client's local mode commits each point on its own (~30 ms here)
 def test_more_chunks_than_a_batch_go_in_batches(name: str, store: Store) -> None:
-    batch: int = importlib.import_module(f"ragchunk.sinks.{name}").BATCH
+    where = {"lancedb": "ragchunk.sinks._lance_fields"}.get(name, f"ragchunk.sinks.{name}")
+    batch: int = importlib.import_module(where).BATCH
     count = batch + 7
     records = [record("big.md", n, vector=unit(n / count)) for n in range(count)]
     apply(store, records)
