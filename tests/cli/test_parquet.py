@@ -67,7 +67,10 @@ def test_a_directory_of_parquet_files_mirrors_the_tree(tmp_path: Path) -> None:
     [
         (["--output-format", "parquet"], "--output-format parquet needs -o FILE or -o DIR/"),
         (["-o", "x.jsonl", "--output-format", "parquet"], "--output-format parquet does not fit"),
-        (["--output-format", "csv"], "--output-format must be one of jsonl, parquet (got 'csv')"),
+        (
+            ["--output-format", "csv"],
+            "--output-format must be one of jsonl, parquet, qdrant, lancedb, milvus (got 'csv')",
+        ),
         (["--engine", "spark"], "--engine must be one of local, ray (got 'spark')"),
         (["--ray-address", "auto"], "--ray-address needs --engine ray"),
     ],

@@ -212,7 +212,11 @@ def test_the_output_format_comes_from_the_flag_else_the_name() -> None:
         (None, "parquet", "--output-format parquet needs -o FILE or -o DIR/ (it is not written"),
         ("all.jsonl", "parquet", "--output-format parquet does not fit -o all.jsonl"),
         ("all.parquet", "jsonl", "--output-format jsonl does not fit -o all.parquet"),
-        ("all.csv", "csv", "--output-format must be one of jsonl, parquet (got 'csv')"),
+        (
+            "all.csv",
+            "csv",
+            "--output-format must be one of jsonl, parquet, qdrant, lancedb, milvus (got 'csv')",
+        ),
     ],
 )
 def test_output_formats_that_do_not_fit_are_usage_errors(

@@ -91,7 +91,7 @@ def test_a_suffix_and_a_format_that_disagree_are_refused(tmp_path: Path) -> None
     result = runner.invoke(app, ["split", str(DOCS), "-o", str(out), "--output-format", "jsonl"])
     assert result.exit_code == 2
     assert result.stderr == f"Error: --output-format jsonl does not fit -o {out}\n"
-    assert sinks.output_formats() == ("jsonl", "parquet", "spans")
+    assert sinks.output_formats() == ("jsonl", "parquet", "qdrant", "lancedb", "milvus", "spans")
 
 
 def test_the_library_runs_a_batch_into_the_sink(tmp_path: Path) -> None:

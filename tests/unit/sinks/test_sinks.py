@@ -88,14 +88,14 @@ def docs(tmp_path: Path) -> Path:
 
 
 def test_every_sink_loads_under_its_name() -> None:
-    assert sinks.names() == ("jsonl", "parquet", "table")
+    assert sinks.names() == ("jsonl", "lancedb", "milvus", "parquet", "qdrant", "table")
     for name in sinks.names():
         assert sinks.get(name).name == name
     assert sinks.get("jsonl").render is encode  # bytes from the workers
     assert sinks.get("parquet").render is None  # chunks
     assert not sinks.get("parquet").stream
     assert not sinks.get("table").files
-    assert sinks.output_formats() == ("jsonl", "parquet")
+    assert sinks.output_formats() == ("jsonl", "parquet", "qdrant", "lancedb", "milvus")
     assert sinks.file_suffix("parquet") == ".parquet"
     with pytest.raises(OptionError, match=r"'jsnl' is unknown .*did you mean 'jsonl'"):
         sinks.get("jsnl")
@@ -104,11 +104,13 @@ def test_every_sink_loads_under_its_name() -> None:
 def test_the_table_sink_is_not_an_output_format() -> None:
     result = runner.invoke(app, ["split", "-", "--output-format", "table"], input="text")
     assert result.exit_code == 2
-    assert "--output-format must be one of jsonl, parquet (got 'table')" in result.stderr
+    message = "--output-format must be one of jsonl, parquet, qdrant, lancedb, milvus (got 'table')"
+    assert message in result.stderr
 
 
 def test_a_url_chooses_its_store_by_scheme(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(OptionError, match=r"memo://box: no sink writes memo:// \(choose from none"):
+    choices = r"\(choose from lancedb://, milvus://, qdrant://\)"
+    with pytest.raises(OptionError, match=rf"memo://box: no sink writes memo:// {choices}"):
         sinks.choose("memo://box", None)
     monkeypatch.setitem(sinks.SINKS, "memo", SinkLine(__name__, schemes=("memo",)))
     assert sinks.choose("memo://box", None) == "memo"
