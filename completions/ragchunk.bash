@@ -121,7 +121,7 @@ _ragchunk_split() {
         --embed-retries) return ;;
         --device) return ;;
         --cache-dir) return ;;
-        --output-format) _ragchunk_words "jsonl parquet"; return ;;
+        --output-format) _ragchunk_words "jsonl parquet qdrant lancedb milvus"; return ;;
         --engine) _ragchunk_words "local ray"; return ;;
         --ray-address) return ;;
         --api-base) return ;;

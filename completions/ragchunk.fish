@@ -119,7 +119,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from split' -l embed-retries -x 
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l device -x -d 'local: cpu, cuda, cuda:N or mps [default: the best available].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l cache-dir -x -d 'Keep computed vectors here [default: ragchunk in the user cache directory].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l no-cache -d 'Neither read nor write cached vectors (or chat answers) on disk.'
-complete -c ragchunk -n '__fish_seen_subcommand_from split' -l output-format -x -a 'jsonl parquet' -d 'What -o writes: jsonl or parquet [default: parquet for a .parquet file, else jsonl].'
+complete -c ragchunk -n '__fish_seen_subcommand_from split' -l output-format -x -a 'jsonl parquet qdrant lancedb milvus' -d 'What -o writes: jsonl or parquet [default: parquet for a .parquet file, else jsonl].'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l engine -x -a 'local ray' -d 'Where to chunk: local (worker processes, --jobs) or ray (a Ray cluster: a local one unless --ray-address).'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l ray-address -x -d 'With --engine ray: the cluster to join (auto, HOST:PORT or ray://HOST:PORT) instead of starting a local one.'
 complete -c ragchunk -n '__fish_seen_subcommand_from split' -l api-base -x -d 'An OpenAI-compatible chat endpoint\'s base URL (http://127.0.0.1:8080/v1).'
