@@ -146,3 +146,16 @@ def test_a_missing_client_says_what_to_install(
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     with pytest.raises(UsageError, match=rf"pip install 'ragchunk\[{extra}\]'"):
         sinks.choose(f"{name}:///{tmp_path}/x.db/docs", None)
+
+
+def test_each_store_class_is_a_store_to_mypy_and_at_run_time() -> None:
+    from ragchunk.sinks._store import Store
+    from ragchunk.sinks.lancedb import LanceStore
+    from ragchunk.sinks.milvus import MilvusStore
+    from ragchunk.sinks.qdrant import QdrantStore
+
+    classes: list[type[Store]] = [QdrantStore, LanceStore, MilvusStore]  # checked by mypy
+    for cls in classes:
+        for method in ("write", "dimension", "ledger", "records", "apply", "remove", "query"):
+            assert callable(getattr(cls, method)), (cls, method)
+        assert cls.transactional is False
