@@ -159,3 +159,47 @@ def test_each_store_class_is_a_store_to_mypy_and_at_run_time() -> None:
         for method in ("write", "dimension", "ledger", "records", "apply", "remove", "query"):
             assert callable(getattr(cls, method)), (cls, method)
         assert cls.transactional is False
+
+
+_HOLDER = """
+import sys, time
+from ragchunk import sinks
+from tests.integration.stores.test_embedded_stores import apply, record
+name, url = sys.argv[1], sys.argv[2]
+with sinks.get(name).open(url) as store:
+    apply(store, [record("a.md", 0)])
+    print("ready", flush=True)
+    time.sleep(120)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["qdrant", "lancedb", "milvus"])
+def test_a_run_killed_holding_the_lock_leaves_the_store_to_the_next(
+    tmp_path: Path, name: str
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.integration.stores.embedded import EMBEDDED
+
+    url = EMBEDDED[name](tmp_path)
+    root = Path(__file__).resolve().parents[3]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+    }
+    command = [sys.executable, "-c", _HOLDER, name, url]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as holder:
+        try:
+            assert holder.stdout is not None
+            assert holder.stdout.readline().strip() == "ready"
+        finally:
+            holder.send_signal(signal.SIGKILL)
+            holder.wait(30)
+    with opened(name, f"{url}?lock_timeout=10") as store:
+        assert set(store.records("a.md")) == {record("a.md", 0).key}
+        apply(store, [record("b.md", 0)])
+        assert set(store.ledger()) == {"a.md", "b.md"}
