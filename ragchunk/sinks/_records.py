@@ -8,6 +8,12 @@ value a second time under ``METADATA_PREFIX + key``, so that ``--filter metadata
 filter the store itself applies. ``record_from_flat`` reads one back. The ledger goes the same
 way (``flat_ledger``/``ledger_from_flat``).
 
+``flat_record(record, vector=True)`` adds the vector itself as ``VECTOR_FIELD``: float32
+little-endian bytes in base64. Stores whose cosine index normalises what it keeps (Chroma,
+Qdrant) return vectors that differ from the ones written in their last bits, so a chunk that
+only moved would look rewritten; read from this field, the vector is the one written, exactly
+(ragchunk's vectors are float32).
+
 ``filter_terms`` checks the filters a query is given and names each one's field in that flat
 form, with its value typed (``page_start="3"`` from a command line becomes the number 3).
 ``mask_url`` and ``store_error`` keep a password out of every message.
@@ -15,12 +21,14 @@ form, with its value typed (``page_start="3"`` from a command line becomes the n
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import re
+import struct
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from ragchunk.errors import StoreError, UsageError
@@ -36,6 +44,8 @@ METADATA_FILTER: Final = "metadata."
 """How a filter names a top-level key of the record's metadata (``metadata.lang``)."""
 METADATA_PREFIX: Final = "meta__"
 """The flat field holding a scalar top-level metadata value (``meta__lang``)."""
+VECTOR_FIELD: Final = "vector_f32"
+"""The flat field holding the exact vector (``vector_text``)."""
 MASK: Final = "***"
 _SECRET_PARAMETERS: Final = frozenset({"password", "passwd", "api_key", "apikey", "token"})
 
@@ -48,11 +58,24 @@ def json_text(value: object) -> str:
     return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def flat_record(record: StoreRecord, *, text: bool = True) -> dict[str, Scalar]:
-    """Return ``record`` as flat scalar metadata (see the module docstring), without its vector.
+def vector_text(vector: Sequence[float]) -> str:
+    """Return ``vector`` as base64 text of its float32 little-endian bytes."""
+    return base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode("ascii")
+
+
+def vector_from_text(text: str) -> tuple[float, ...]:
+    """Return the vector that ``vector_text`` wrote."""
+    data = base64.b64decode(text)
+    return struct.unpack(f"<{len(data) // 4}f", data)
+
+
+def flat_record(
+    record: StoreRecord, *, text: bool = True, vector: bool = False
+) -> dict[str, Scalar]:
+    """Return ``record`` as flat scalar metadata (see the module docstring).
 
     ``text=False`` leaves the text out, for stores that keep it beside the metadata (Chroma's
-    ``documents``).
+    ``documents``); ``vector=True`` adds the exact vector as ``VECTOR_FIELD``.
     """
     flat: dict[str, Scalar] = {
         "key": record.key,
@@ -68,22 +91,36 @@ def flat_record(record: StoreRecord, *, text: bool = True) -> dict[str, Scalar]:
     }
     if text:
         flat["text"] = record.text
+    if vector:
+        flat[VECTOR_FIELD] = vector_text(record.vector)
     if record.page_start is not None:
         flat["page_start"] = record.page_start
     if record.page_end is not None:
         flat["page_end"] = record.page_end
     for name, value in record.metadata.items():
-        if isinstance(value, str | int | float) and not (
-            isinstance(value, float) and not math.isfinite(value)
-        ):
+        if _filterable(value):
             flat[METADATA_PREFIX + name] = value
     return flat
 
 
+def _filterable(value: object) -> TypeGuard[Scalar]:
+    """Whether a metadata value is copied under ``METADATA_PREFIX`` (a scalar stores can hold)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, int):
+        return -(2**63) <= value < 2**63
+    return isinstance(value, str)
+
+
 def record_from_flat(
-    flat: Mapping[str, Any], *, vector: Sequence[float], text: str | None = None
+    flat: Mapping[str, Any], *, vector: Sequence[float] | None = None, text: str | None = None
 ) -> StoreRecord:
-    """Return the record that ``flat_record`` flattened (``text`` if it was left out)."""
+    """Return the record that ``flat_record`` flattened (``text`` if it was left out).
+
+    Without ``vector``, the vector is read from ``VECTOR_FIELD``.
+    """
+    if vector is None:
+        vector = vector_from_text(str(flat[VECTOR_FIELD]))
     page_start, page_end = flat.get("page_start"), flat.get("page_end")
     return StoreRecord(
         key=str(flat["key"]),
