@@ -100,6 +100,8 @@ def open_store(destination: Destination) -> Iterator[MilvusStore]:
             yield MilvusStore(client, url=url, collection=collection, lite=False)
         return
     database, collection = _lite_location(url)
+    if importlib.util.find_spec("milvus_lite") is None:
+        raise UsageError(f"{url}: Milvus Lite needs milvus-lite: pip install 'ragchunk[milvus]'")
     require_parent(url, database)
     with store_lock(database.with_name(database.name + ".ragchunk.lock"), url=url):
         with _refusal(url, "Milvus Lite cannot open the database"):

@@ -203,3 +203,19 @@ def test_a_run_killed_holding_the_lock_leaves_the_store_to_the_next(
         assert set(store.records("a.md")) == {record("a.md", 0).key}
         apply(store, [record("b.md", 0)])
         assert set(store.ledger()) == {"a.md", "b.md"}
+
+
+def test_milvus_lite_without_its_engine_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def find_spec(wanted: str, package: str | None = None) -> object:
+        return None if wanted == "milvus_lite" else real(wanted, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    url = milvus_url(tmp_path)
+    with pytest.raises(UsageError, match=r"Milvus Lite needs milvus-lite: pip install"):
+        opened("milvus", url).__enter__()
