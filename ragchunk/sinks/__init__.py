@@ -35,6 +35,9 @@ SINKS: Final[dict[str, SinkLine]] = {
     "sqlite": SinkLine("ragchunk.sinks.sqlite", schemes=("sqlite",)),
     "pgvector": SinkLine("ragchunk.sinks.pgvector", schemes=("postgresql", "postgres")),
     "chroma": SinkLine("ragchunk.sinks.chroma", schemes=("chroma",)),
+    "qdrant": SinkLine("ragchunk.sinks.qdrant", schemes=("qdrant",)),
+    "lancedb": SinkLine("ragchunk.sinks.lancedb", schemes=("lancedb",)),
+    "milvus": SinkLine("ragchunk.sinks.milvus", schemes=("milvus",)),
 }
 
 DEFAULT_SINK: Final = "jsonl"

@@ -297,3 +297,27 @@ def dimension_error(url: str, stored: int, given: int) -> StoreError:
         f"{mask_url(url)}: the store holds vectors of size {stored}, these are of size {given} "
         "(a different model? use another collection or table)"
     )
+
+
+META_DOC: Final = ""
+"""The ``doc_id`` of the ledger row that holds a store's ``Store.meta`` (no document has it)."""
+
+
+def meta_entry(values: Mapping[str, str]) -> LedgerEntry:
+    """Return ``values`` as the reserved ledger row of stores that keep meta in their ledger."""
+    return LedgerEntry(
+        doc_id=META_DOC,
+        source=json_text(dict(sorted(values.items()))),
+        content_hash="",
+        settings_hash="",
+        keys=(),
+    )
+
+
+def meta_of(entries: Mapping[str, LedgerEntry]) -> dict[str, str]:
+    """Return the meta values a ledger's reserved row holds ({} without one)."""
+    entry = entries.get(META_DOC)
+    if entry is None:
+        return {}
+    values = json.loads(entry.source)
+    return {str(name): str(value) for name, value in values.items()}

