@@ -109,8 +109,22 @@ def open_store(destination: Destination) -> Iterator[MilvusStore]:
     with store_lock(database.with_name(database.name + ".ragchunk.lock"), url=url):
         with _refusal(url, "Milvus Lite cannot open the database"):
             client = _lite_client(str(database))
-        with contextlib.closing(client):
-            yield MilvusStore(client, url=url, collection=collection, lite=True)
+        try:
+            with contextlib.closing(client):
+                yield MilvusStore(client, url=url, collection=collection, lite=True)
+        finally:
+            _release_lite(database)
+
+
+def _release_lite(database: Path) -> None:
+    """Stop the Milvus Lite engine pymilvus started in this process for ``database``.
+
+    It holds the database's own lock until stopped: left running, another process (the next
+    ``ragchunk index`` from a long-lived library caller) could not open the file.
+    """
+    from milvus_lite.server_manager import server_manager_instance
+
+    server_manager_instance.release_server(str(database))
 
 
 class MilvusStore:
