@@ -22,8 +22,8 @@ MAX_HEADER_NESTING: Final = 32
 class BoundedPolicy(EmailPolicy):
     """The default modern policy, with every header value bounded as it is read.
 
-    ``cuts`` (given when the policy is made, one list per message parsed) receives one
-    sentence per header cut. Attached messages are read with the same policy.
+    ``cuts`` (one list per message parsed: ``bounded_policy``) receives one sentence per
+    header cut. Attached messages are read with the same policy.
     """
 
     cuts: list[str] | None = None
@@ -51,6 +51,13 @@ class BoundedPolicy(EmailPolicy):
     def _note(self, cut: str) -> None:
         if self.cuts is not None:
             self.cuts.append(cut)
+
+
+def bounded_policy(cuts: list[str]) -> BoundedPolicy:
+    """Return the policy one message is parsed with; a sentence per header cut goes to ``cuts``."""
+    policy = BoundedPolicy()
+    object.__setattr__(policy, "cuts", cuts)  # a policy's fields are read-only once it is made
+    return policy
 
 
 def _cut(value: str) -> str:

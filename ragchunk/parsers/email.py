@@ -25,14 +25,14 @@ from dataclasses import replace
 from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from ragchunk import parsers
 from ragchunk.errors import CorruptDocumentError, InputError, LimitExceededError
 from ragchunk.model import Document
 from ragchunk.parsers._builder import TextBuilder
 from ragchunk.parsers._decode import charset_problem, text_codec
-from ragchunk.parsers._mailheaders import BoundedPolicy
+from ragchunk.parsers._mailheaders import bounded_policy
 from ragchunk.parsers._metadata import capped
 from ragchunk.parsers._spec import MAX_DEPTH, Format
 
@@ -78,7 +78,8 @@ def parse(data: bytes, request: ParseRequest) -> Document:
         raise InputError(f"{request.source}: binary data, not an e-mail (it holds zero bytes)")
     cuts: list[str] = []
     try:
-        message = BytesParser(policy=BoundedPolicy(cuts=cuts)).parsebytes(data)
+        parsed = BytesParser(policy=bounded_policy(cuts)).parsebytes(data)
+        message = cast("EmailMessage", parsed)  # the policy's message_factory: EmailMessage
     except RecursionError:
         raise _too_deep(request) from None
     if not message.keys() and data.strip():
