@@ -21,9 +21,10 @@ from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, TypeAlias
 
 from ragchunk import sinks
+from ragchunk.errors import RagchunkError
 from ragchunk.runs.batch import prepare, results
 from ragchunk.runs.tally import Tally
-from ragchunk.runs.worker import RENDER_BLOCK
+from ragchunk.runs.worker import RENDER_BLOCK, render_failed
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -128,7 +129,7 @@ def run_batch(
         for job, target, result in outcomes:
             if arrived is not None:
                 arrived(result)
-            go_on = _take(tally, job, target, result, shared, per_input)
+            go_on, result = _take(tally, job, target, result, shared, per_input)
             if on_result is not None:
                 on_result(result)
             if not go_on:
@@ -143,22 +144,33 @@ def _take(
     result: FileResult,
     shared: Sequence[tuple[SinkSpec, Sink]],
     per_input: SinkSpec | None,
-) -> bool:
-    """Write one result and count it; return False to stop (``fail_fast``)."""
+) -> tuple[bool, FileResult]:
+    """Write one result and count it; return False to stop (``fail_fast``), and the result.
+
+    The result returned has an error when rendering it for a sink failed (a record past the
+    sink's cap, no memory): then nothing of it is written.
+    """
     fail_fast = tally.batch.fail_fast
     if result.error is not None:
         tally.fail(job, result)
-        return not fail_fast
+        return not fail_fast, result
     if result.unchanged:
         tally.skip()
-        return True
-    for spec, sink in shared:
-        sink.write(_in_form(result, spec))
-    if target is not None and per_input is not None:
+        return True, result
+    try:  # every form first: a record past a sink's cap, or no memory, fails the input alone
+        forms = [_in_form(result, spec) for spec, _ in shared]
+        own = None if target is None or per_input is None else _in_form(result, per_input)
+    except (RagchunkError, MemoryError) as exc:
+        failed = render_failed(result, exc)
+        tally.fail(job, failed)
+        return not fail_fast, failed
+    for (_, sink), form in zip(shared, forms, strict=True):
+        sink.write(form)
+    if target is not None and per_input is not None and own is not None:
         with per_input.open(str(target)) as sink:
-            sink.write(_in_form(result, per_input))
+            sink.write(own)
     tally.add(job, target, result)
-    return not (result.failed_parts and fail_fast)
+    return not (result.failed_parts and fail_fast), result
 
 
 def _in_form(result: FileResult, spec: SinkSpec) -> FileResult:

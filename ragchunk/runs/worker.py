@@ -71,15 +71,16 @@ def work(job: Job, *, path: str | None = None, data: bytes | None = None) -> Fil
         pieces = tuple(
             render(chunks[k : k + RENDER_BLOCK]) for k in range(0, len(chunks), RENDER_BLOCK)
         )
-    except RagchunkError as exc:  # a record over the sink's cap
-        return _failed(result, str(exc))
-    except MemoryError:
-        return _failed(result, f"{job.source}: ran out of memory writing its records")
+    except (RagchunkError, MemoryError) as exc:  # a record over the sink's cap; no memory
+        return render_failed(result, exc)
     return dataclasses.replace(result, chunks=(), rendered=pieces)
 
 
-def _failed(result: FileResult, error: str) -> FileResult:
-    """Return ``result`` failed with ``error``: no chunks; its warnings kept."""
+def render_failed(result: FileResult, exc: RagchunkError | MemoryError) -> FileResult:
+    """Return ``result`` failed by ``exc``, raised rendering it: no chunks, its warnings kept."""
+    error = str(exc)
+    if isinstance(exc, MemoryError):
+        error = f"{result.source}: ran out of memory writing its records"
     return dataclasses.replace(result, chunks=(), chunk_count=0, error=error)
 
 

@@ -323,3 +323,30 @@ def test_an_amplifying_input_written_to_a_file_leaves_no_temporary_file(corpus: 
     sources = [json.loads(line)["source"] for line in written]
     assert sources[0] == "good.md"
     assert sources[-1] == "good.txt"
+
+
+@pytest.mark.parametrize("stats", [False, True], ids=["rendered-by-the-job", "by-the-run"])
+def test_a_record_past_the_cap_fails_its_input_alone(
+    stats: bool, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rendered where the chunk is made, or by the run (--stats reads the chunks): one line."""
+    from typer.testing import CliRunner
+
+    from ragchunk.cli import app
+    from ragchunk.sinks import jsonl
+
+    monkeypatch.setattr(jsonl, "ORJSON_MOST_CHARS", 100)
+    monkeypatch.setattr(jsonl, "MAX_RECORD_BYTES", 1000)
+    monkeypatch.chdir(corpus)
+    (corpus / "big.txt").write_text("word " * 400, encoding="utf-8")
+    args = ["split", "good.md", "big.txt", "good.txt", "--size", "4000", "-j", "1"]
+    result = CliRunner().invoke(app, [*args, *(["--stats"] if stats else [])])
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert errors == [
+        "error: big.txt: refused: chunk 0 makes a JSONL record of 2197 bytes (limit 1000)"
+    ]
+    outcome = Outcome(result.exit_code, result.stdout, result.stderr, 0.0)
+    assert outcome.records("big.txt") == []
+    assert_written(outcome, "good.md", GOOD_MD)
+    assert_written(outcome, "good.txt", GOOD_TXT)
