@@ -85,8 +85,21 @@ def _make_line() -> Callable[[dict[str, Any]], bytes]:
     return line
 
 
-record_bytes_of = _make_line()
-"""Return the JSONL line (with its newline) of one record dictionary, as UTF-8 bytes."""
+_fast_line = _make_line()
+
+
+def record_bytes_of(record: dict[str, Any]) -> bytes:
+    """Return the JSONL line (with its newline) of one record dictionary, as UTF-8 bytes.
+
+    A record holding more than ``ORJSON_MOST_CHARS`` characters is written by the standard
+    library (see the module docstring).
+
+    Raises:
+        MemoryError: there is no memory for it.
+    """
+    if _size(record, 4) > ORJSON_MOST_CHARS:
+        return _std_line(record)
+    return _fast_line(record)
 
 
 def _record(chunk: Chunk) -> dict[str, Any]:
@@ -141,7 +154,7 @@ def record_bytes(chunk: Chunk) -> bytes:
                 f"{len(line)} bytes (limit {MAX_RECORD_BYTES})"
             )
         return line
-    return record_bytes_of(record)
+    return _fast_line(record)
 
 
 def _chars(chunk: Chunk) -> int:
