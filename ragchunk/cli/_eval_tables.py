@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from ragchunk.cli._app import stderr_console, stdout_console
+from ragchunk.cli._app import one_line, stderr_console, stdout_console
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 def show_report(report: Report, *, per_document: bool = False) -> None:
     """Print the scores per setup in characters and in tokens (and per document if asked)."""
+    from rich.text import Text
+
     console = stdout_console()
     console.print(
         f"{report.questions} questions over {report.documents} documents · top {report.top_k} "
@@ -44,7 +46,8 @@ def show_report(report: Report, *, per_document: bool = False) -> None:
             for doc in setup.documents:
                 if doc.questions:
                     cells = _cells(doc.chars)
-                    table.add_row(doc.name, str(doc.questions), str(doc.chunks), *cells)
+                    name = Text(one_line(doc.name))  # a file name: no markup, no controls
+                    table.add_row(name, str(doc.questions), str(doc.chunks), *cells)
             console.print(table)
 
 

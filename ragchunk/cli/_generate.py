@@ -35,7 +35,7 @@ def generate_file(
     )
     if not quiet:
         for problem in made.problems:
-            sys.stderr.write(f"warning: {one_line(problem.path)}: {one_line(problem.message)}\n")
+            sys.stderr.write(f"warning: {one_line(problem.message)}\n")  # it names the file
         counts = made.counts
         dropped = ", ".join(
             f"{counts[name]} {name.replace('_', ' ')}"

@@ -101,7 +101,7 @@ def inspect_command(
 def _show_text(doc: Document, *, several: bool, first: bool) -> None:
     """Print the text exactly; the documents of a container each under a ``==> id <==`` line."""
     if several:
-        sys.stdout.write(f"{'' if first else chr(10)}==> {doc.doc_id} <==\n")
+        sys.stdout.write(f"{'' if first else chr(10)}==> {one_line(doc.doc_id)} <==\n")
     sys.stdout.write(doc.text)
 
 
@@ -113,7 +113,7 @@ def _show(doc: Document) -> None:
     console.print(build_table(doc))
     if doc.metadata:
         fields = sorted(doc.metadata.items())
-        console.print(Text(" · ".join(f"{k}: {v}" for k, v in fields)), soft_wrap=True)
+        console.print(Text(one_line(" · ".join(f"{k}: {v}" for k, v in fields))), soft_wrap=True)
     for line in extraction_lines(doc):
         console.print(Text(line), soft_wrap=True)
 
@@ -135,7 +135,7 @@ def section_rows(doc: Document) -> list[Chunk]:
 def describe(doc: Document) -> str:
     """Return the one-line summary printed above the table."""
     pages = f" · {len(doc.pages)} pages" if doc.pages else ""
-    return (
+    return one_line(
         f"{doc.source} · {doc.format} · {len(doc.text)} chars · {len(doc.sections)} sections{pages}"
     )
 
@@ -160,11 +160,11 @@ def build_table(doc: Document) -> Table:
         cells: dict[str, str | Text] = {
             "#": str(row.index),
             "kind": section.kind if not section.level else f"{section.kind} {section.level}",
-            "headings": Text(" › ".join(row.headings)),
+            "headings": Text(one_line(" › ".join(row.headings))),
             "pages": _range(row.page_start, row.page_end),
             "span": f"{row.start}–{row.end}",
             "lines": _range(row.line_start, row.line_end),
-            "preview": Text(_preview(row.text)),
+            "preview": Text(one_line(_preview(row.text))),
         }
         table.add_row(*(cells[name] for name in columns))
     return table

@@ -19,6 +19,35 @@ _BOMS: Final = (
 )
 _SNIFF: Final = 8192
 _WHITESPACE: Final = "\t\n\v\f\r"
+# Text codecs that decode no document: an error by design, host names, Python literals.
+_NOT_CHARSETS: Final = frozenset(
+    {"undefined", "idna", "punycode", "unicode-escape", "raw-unicode-escape"}
+)
+
+
+def text_codec(name: str) -> str | None:
+    """Return the codec of a declared charset, or None when it names none that decodes text.
+
+    Python's codec registry also holds bytes-to-bytes codecs (``rot13``, ``base64``, ``hex``,
+    ``zlib``, ``uu``, ``bz2``) and text codecs that decode no document (``undefined``,
+    ``idna``): a message or page declaring one is read as if it declared none.
+    """
+    try:
+        info = codecs.lookup(name)
+    except (LookupError, ValueError):  # ValueError: a name holding a NUL
+        return None
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        return None
+    return info.name
+
+
+def charset_problem(name: str) -> str:
+    """Return why ``text_codec(name)`` is None, for a warning: unknown, or not text."""
+    try:
+        codecs.lookup(name)
+    except (LookupError, ValueError):
+        return f"unknown charset {name!r}"
+    return f"charset {name!r} is not a text encoding"
 
 
 def decode(data: bytes, request: ParseRequest) -> str:

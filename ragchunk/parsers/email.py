@@ -10,27 +10,32 @@ one larger than ``--max-bytes``, of no readable format or that fails is left out
 warning and named in ``metadata.left_out`` (but attachments share the message's ``--max-text``
 budget: passing it fails the message). Every section carries ``metadata.part``:
 ``headers``, ``body`` or ``attachment:NAME``; the subject is the heading. Undecodable bytes
-and unknown charsets are replaced with a warning; C1 controls in headers (windows-1252 text
-labelled ISO-8859-1) read as windows-1252, as in bodies.
+and unknown charsets, or charsets naming no text encoding (``rot13``, ``zlib``), are replaced
+with a warning; C1 controls in headers (windows-1252 text labelled ISO-8859-1) read as
+windows-1252, as in bodies. Header values are bounded before they are parsed
+(``_mailheaders``: length, nested parentheses), and the metadata every chunk carries is capped
+(``_metadata``: a long ``To`` list). A warning inside attached messages names their path once:
+``m.eml: attachment fwd.eml > report.docx: ...``.
 """
 
 from __future__ import annotations
 
-import codecs
 import email.errors
-import email.policy
 import re
 from dataclasses import replace
 from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from ragchunk import parsers
 from ragchunk.errors import CorruptDocumentError, InputError, LimitExceededError
 from ragchunk.model import Document
 from ragchunk.parsers._budget import TextBudgetError
 from ragchunk.parsers._builder import TextBuilder
+from ragchunk.parsers._decode import charset_problem, text_codec
+from ragchunk.parsers._mailheaders import bounded_policy
+from ragchunk.parsers._metadata import capped
 from ragchunk.parsers._spec import MAX_DEPTH, Format
 
 if TYPE_CHECKING:
@@ -73,12 +78,16 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     """
     if b"\x00" in data[:8192]:
         raise InputError(f"{request.source}: binary data, not an e-mail (it holds zero bytes)")
+    cuts: list[str] = []
     try:
-        message = BytesParser(policy=email.policy.default).parsebytes(data)
+        parsed = BytesParser(policy=bounded_policy(cuts)).parsebytes(data)
+        message = cast("EmailMessage", parsed)  # the policy's message_factory: EmailMessage
     except RecursionError:
         raise _too_deep(request) from None
     if not message.keys() and data.strip():
         raise CorruptDocumentError(f"{request.source}: not an e-mail: it has no header lines")
+    for cut in cuts:
+        request.warn("header-cut", f"{request.source}: {cut}")
     return read_message(message, request)
 
 
@@ -114,7 +123,7 @@ def read_message(message: EmailMessage, request: ParseRequest) -> Document:
     metadata = _metadata(message, headers, request)
     if left_out:
         metadata["left_out"] = {"attachments": left_out}
-    return builder.document(request, "email", metadata)
+    return builder.document(request, "email", capped(metadata))
 
 
 def _header(message: EmailMessage, name: str, request: ParseRequest) -> str:
@@ -156,13 +165,10 @@ def _text_payload(part: EmailMessage, request: ParseRequest) -> str:
         kinds = ", ".join(sorted({type(d).__name__ for d in part.defects}))
         request.warn("transfer-encoding", f"{request.source}: damaged part read as is ({kinds})")
     charset = (part.get_content_charset() or "utf-8").lower()
-    codec = _LEGACY.get(charset, charset)
-    try:
-        codecs.lookup(codec)
-    except LookupError:
-        request.warn(
-            "unknown-charset", f"{request.source}: unknown charset {charset!r}; read as UTF-8"
-        )
+    codec = text_codec(_LEGACY.get(charset, charset))
+    if codec is None:
+        problem = charset_problem(_LEGACY.get(charset, charset))
+        request.warn("unknown-charset", f"{request.source}: {problem}; read as UTF-8")
         codec = "utf-8"
     try:
         text = data.decode(codec)
@@ -213,7 +219,10 @@ def _add_attachment(
     Its heading and its sections go under ``under`` (the subject's path).
     """
     name = _attachment_name(part, number)
-    where = f"{request.source}: attachment {name}"
+    # An attached message's source already names its path: it grows by one step, ` > NAME`.
+    where = (
+        f"{request.source} > {name}" if request.depth else f"{request.source}: attachment {name}"
+    )
     try:
         doc = _read_attachment(part, name, replace(request, source=where, depth=request.depth + 1))
     except TextBudgetError:  # the budget is the whole message's: it fails, not the attachment

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.errors import InputError, LimitExceededError
 from ragchunk.model import Document
-from ragchunk.parsers._decode import decode
+from ragchunk.parsers._decode import charset_problem, decode, text_codec
 from ragchunk.parsers._extras import need
 from ragchunk.parsers._htmltext import HtmlBuilder, walk
 from ragchunk.parsers._spec import Format
@@ -155,10 +155,9 @@ def decode_html(data: bytes, request: ParseRequest) -> str:
         return decode(data, request)
     declared = _declared_charset(data[:_SNIFF])
     if declared is not None and declared not in ("utf-8", "utf8"):
-        try:
-            codec = codecs.lookup(_LEGACY.get(declared, declared)).name
-        except LookupError:
-            request.warn("unknown-charset", f"{request.source}: unknown charset {declared!r}")
+        codec = text_codec(_LEGACY.get(declared, declared))
+        if codec is None:
+            request.warn("unknown-charset", f"{request.source}: {charset_problem(declared)}")
         else:
             if b"\x00" in data[:_SNIFF] and not codec.startswith("utf-16"):
                 raise InputError(f"{request.source}: binary data, not HTML (it holds zero bytes)")

@@ -21,10 +21,11 @@ from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, TypeAlias
 
 from ragchunk import sinks
+from ragchunk.errors import RagchunkError
 from ragchunk.pipeline.results import FileResult
 from ragchunk.runs.batch import prepare, results
 from ragchunk.runs.tally import Tally
-from ragchunk.runs.worker import RENDER_BLOCK
+from ragchunk.runs.worker import RENDER_BLOCK, render_failed
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -162,7 +163,9 @@ def _take(
     """Write one result and count it; return False to stop (``fail_fast``), and the result.
 
     An output file under ``-o DIR/`` that cannot be written (no space left, a read-only
-    folder) fails its input alone: the result returned is then that failure.
+    folder) fails its input alone: the result returned is then that failure. So does a
+    failure to render it for a sink (a record past the sink's cap, no memory): then nothing
+    of it is written.
     """
     fail_fast = tally.batch.fail_fast
     if result.error is not None:
@@ -171,12 +174,19 @@ def _take(
     if result.unchanged:
         tally.skip()
         return True, result
-    for spec, sink in shared:
-        sink.write(_in_form(result, spec))
-    if target is not None and per_input is not None:
+    try:  # every form first: a record past a sink's cap, or no memory, fails the input alone
+        forms = [_in_form(result, spec) for spec, _ in shared]
+        own = None if target is None or per_input is None else _in_form(result, per_input)
+    except (RagchunkError, MemoryError) as exc:
+        failed = render_failed(result, exc)
+        tally.fail(job, failed)
+        return not fail_fast, failed
+    for (_, sink), form in zip(shared, forms, strict=True):
+        sink.write(form)
+    if target is not None and per_input is not None and own is not None:
         try:
             with per_input.open(str(target)) as sink:
-                sink.write(_in_form(result, per_input))
+                sink.write(own)
         except OSError as exc:
             from ragchunk.sinks.atomic import describe
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk import backends
+from ragchunk.errors import RagchunkError
 from ragchunk.measure import use_one_encoding_thread
 from ragchunk.pipeline.engine import process
 from ragchunk.pipeline.results import FileResult
@@ -66,8 +67,21 @@ def work(job: Job, *, path: str | None = None, data: bytes | None = None) -> Fil
     if job.render is None or not result.chunks:
         return result
     chunks, render = result.chunks, job.render
-    pieces = (render(chunks[k : k + RENDER_BLOCK]) for k in range(0, len(chunks), RENDER_BLOCK))
-    return dataclasses.replace(result, chunks=(), rendered=tuple(pieces))
+    try:
+        pieces = tuple(
+            render(chunks[k : k + RENDER_BLOCK]) for k in range(0, len(chunks), RENDER_BLOCK)
+        )
+    except (RagchunkError, MemoryError) as exc:  # a record over the sink's cap; no memory
+        return render_failed(result, exc)
+    return dataclasses.replace(result, chunks=(), rendered=pieces)
+
+
+def render_failed(result: FileResult, exc: RagchunkError | MemoryError) -> FileResult:
+    """Return ``result`` failed by ``exc``, raised rendering it: no chunks, its warnings kept."""
+    error = str(exc)
+    if isinstance(exc, MemoryError):
+        error = f"{result.source}: ran out of memory writing its records"
+    return dataclasses.replace(result, chunks=(), chunk_count=0, error=error)
 
 
 def serve(connection: Connection, progress: MutableSequence[float]) -> None:

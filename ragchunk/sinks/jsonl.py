@@ -8,6 +8,11 @@ orjson cannot be imported, or cannot encode a record: a lone surrogate (a file n
 UTF-8, which reaches Python with its bad bytes as surrogates) is then written as a ``\udcXX``
 escape, and an integer past 64 bits as its digits. (Floats in metadata are the one place the two
 differ: ``1e-05`` against orjson's ``0.00001``.) docs/output.md documents the format.
+
+orjson is handed one record at a time, and only a record of at most ``ORJSON_MOST_CHARS``
+characters of text, context and metadata strings: orjson crashes the process (SIGSEGV) when
+an allocation fails, where the standard library raises ``MemoryError``, which fails the one
+input. A record longer than ``MAX_RECORD_BYTES`` encoded is refused (``LimitExceededError``).
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Final
 
+from ragchunk.errors import LimitExceededError
 from ragchunk.sinks._spec import SinkSpec
 
 if TYPE_CHECKING:
@@ -29,6 +35,11 @@ if TYPE_CHECKING:
     from ragchunk.sinks._spec import Destination
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+MAX_RECORD_BYTES: Final = 64 * 1024 * 1024
+"""The longest JSONL record written, in bytes; an input with a longer one fails."""
+ORJSON_MOST_CHARS: Final = 1024 * 1024
+"""The most characters of strings in a record handed to orjson; longer ones go to json."""
 
 
 def escape_surrogates(json_text: str) -> str:
@@ -74,8 +85,21 @@ def _make_line() -> Callable[[dict[str, Any]], bytes]:
     return line
 
 
-record_bytes_of = _make_line()
-"""Return the JSONL line (with its newline) of one record dictionary, as UTF-8 bytes."""
+_fast_line = _make_line()
+
+
+def record_bytes_of(record: dict[str, Any]) -> bytes:
+    """Return the JSONL line (with its newline) of one record dictionary, as UTF-8 bytes.
+
+    A record holding more than ``ORJSON_MOST_CHARS`` characters is written by the standard
+    library (see the module docstring).
+
+    Raises:
+        MemoryError: there is no memory for it.
+    """
+    if _size(record, 4) > ORJSON_MOST_CHARS:
+        return _std_line(record)
+    return _fast_line(record)
 
 
 def _record(chunk: Chunk) -> dict[str, Any]:
@@ -115,14 +139,49 @@ def _record(chunk: Chunk) -> dict[str, Any]:
 
 
 def record_bytes(chunk: Chunk) -> bytes:
-    """Return the JSONL line of one chunk, newline included, as UTF-8 bytes."""
-    return record_bytes_of(_record(chunk))
+    """Return the JSONL line of one chunk, newline included, as UTF-8 bytes.
+
+    Raises:
+        LimitExceededError: the line is longer than ``MAX_RECORD_BYTES``.
+        MemoryError: there is no memory for it.
+    """
+    record = _record(chunk)
+    if _chars(chunk) > ORJSON_MOST_CHARS:
+        line = _std_line(record)
+        if len(line) > MAX_RECORD_BYTES:
+            raise LimitExceededError(
+                f"{chunk.source}: refused: chunk {chunk.index} makes a JSONL record of "
+                f"{len(line)} bytes (limit {MAX_RECORD_BYTES})"
+            )
+        return line
+    return _fast_line(record)
+
+
+def _chars(chunk: Chunk) -> int:
+    """Return about how many characters ``chunk``'s strings hold: text, context, metadata."""
+    total = len(chunk.text) + len(chunk.context or "")
+    return total + _size(chunk.metadata, 4) if chunk.metadata else total
+
+
+def _size(value: object, depth: int) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if depth and isinstance(value, Mapping):
+        return sum(len(k) + _size(v, depth - 1) for k, v in value.items())
+    if depth and isinstance(value, list | tuple):
+        return sum(_size(v, depth - 1) for v in value)
+    return len(value) * 64 if isinstance(value, list | tuple | Mapping) else 8
 
 
 def encode(chunks: Iterable[Chunk]) -> bytes:
-    """Return the JSONL bytes of ``chunks``: one object per line, each line ending in a newline."""
-    line = record_bytes_of
-    return b"".join([line(_record(chunk)) for chunk in chunks])
+    """Return the JSONL bytes of ``chunks``: one object per line, each line ending in a newline.
+
+    Raises:
+        LimitExceededError: a record is longer than ``MAX_RECORD_BYTES``.
+        MemoryError: there is no memory for them.
+    """
+    line = record_bytes
+    return b"".join([line(chunk) for chunk in chunks])
 
 
 def lines(chunks: Iterable[Chunk]) -> str:

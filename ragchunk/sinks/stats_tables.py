@@ -15,6 +15,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from ragchunk.text.printable import one_line
+
 if TYPE_CHECKING:
     from ragchunk.model import Dropped
     from ragchunk.sinks.stats import ChunkStats
@@ -47,7 +49,7 @@ class SizeSummary:
 
 def build(rows: Iterable[tuple[str, SizeSummary | None]], title: str) -> Table:
     """Return a table with one row per measure (chars, tokens)."""
-    table = Table(title=Text(title), title_justify="left")
+    table = Table(title=Text(one_line(title)), title_justify="left")
     for name in ("unit", "chunks", "min", "median", "p95", "max", "total"):
         table.add_column(name, justify="left" if name == "unit" else "right")
     for unit, summary in rows:
@@ -126,8 +128,8 @@ def build_documents(stats: ChunkStats, *, top: int) -> Group:
     table.add_column("chunks", justify="right")
     table.add_column("chars", justify="right")
     for doc_id, (chunks, chars) in shown:
-        table.add_row(Text(doc_id), str(chunks), str(chars))
-    return Group(Text(title), table)
+        table.add_row(Text(one_line(doc_id)), str(chunks), str(chars))
+    return Group(Text(one_line(title)), table)
 
 
 def describe_structure(stats: ChunkStats) -> list[str]:
@@ -178,8 +180,8 @@ def build_over(stats: ChunkStats) -> Group | Text:
     table.add_column("index", justify="right")
     table.add_column(stats.unit, justify="right")
     for doc_id, index, size in stats.over:
-        table.add_row(Text(doc_id), str(index), str(size))
-    return Group(Text(title), table) if stats.over else Text(title)
+        table.add_row(Text(one_line(doc_id)), str(index), str(size))
+    return Group(Text(one_line(title)), table) if stats.over else Text(one_line(title))
 
 
 def build_sizes(stats: ChunkStats) -> Table:
@@ -216,9 +218,12 @@ def build_dropped(stats: ChunkStats) -> Group | None:
     table.add_column("chars", justify="right")
     for doc_id, span in stats.dropped:
         table.add_row(
-            Text(doc_id), Text(span.reason), f"{span.start}–{span.end}", str(span.end - span.start)
+            Text(one_line(doc_id)),
+            Text(one_line(span.reason)),
+            f"{span.start}–{span.end}",
+            str(span.end - span.start),
         )
-    return Group(Text(title), table)
+    return Group(Text(one_line(title)), table)
 
 
 def describe_dropped(dropped: Sequence[tuple[str, Dropped]]) -> str:

@@ -128,3 +128,24 @@ def test_generate_usage_errors(tmp_path: Path, args: list[str], message: str) ->
     assert result.exit_code == 2, result.output
     assert message in result.stderr
     assert not (tmp_path / "q.jsonl").exists()
+
+
+def not_json(_request: RecordedRequest) -> Reply:
+    return Reply.json(chat_body("these are not the questions"))
+
+
+def test_a_warning_names_its_document_once(scripted_server: ScriptedServer, tmp_path: Path) -> None:
+    scripted_server.on(CHAT, not_json)
+    docs = make_docs(tmp_path)
+    result = generate(scripted_server, docs, tmp_path / "q.jsonl")
+    assert result.exit_code == 2
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 3
+    for line, name in zip(sorted(warnings), ["one.txt", "sub/three.md", "two.txt"], strict=True):
+        assert re.fullmatch(
+            re.escape(f"warning: {name}: window [")
+            + r"\d+:\d+"
+            + re.escape("]: ")
+            + r".* answered invalid JSON",
+            line,
+        ), line

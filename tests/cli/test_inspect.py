@@ -181,3 +181,25 @@ def test_bad_parse_flags_are_usage_errors(flag: str, value: str, message: str) -
     result = runner.invoke(app, ["inspect", str(REPORT_PDF), flag, value])
     assert result.exit_code == 2
     assert result.stderr.startswith(f"Error: {message}")
+
+
+def test_a_file_name_and_headings_reach_the_terminal_escaped(tmp_path: Path) -> None:
+    """Control characters in the name or the text are shown as escapes, never sent raw."""
+    source = tmp_path / "a\x1b[2Jb.md"
+    source.write_text("# Title \x1b]0;owned\x07\n\nBody \x1b[31mred.\n", encoding="utf-8")
+    result = runner.invoke(app, ["inspect", str(source)], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.stderr
+    assert "\x1b" not in result.stdout
+    assert "\x07" not in result.stdout
+    first = result.stdout.splitlines()[0].rstrip()
+    assert first == f"{tmp_path}/a\\x1b[2Jb.md · markdown · 35 chars · 2 sections"
+    assert "Title \\x1b]0;owned\\x07" in result.stdout
+
+
+def test_the_header_line_of_each_document_is_escaped_with_text(tmp_path: Path) -> None:
+    source = tmp_path / "m\x1b[2J.mbox"
+    source.write_bytes(b"From a\nSubject: One\n\nFirst.\nFrom b\nSubject: Two\n\nSecond.\n")
+    result = runner.invoke(app, ["inspect", str(source), "--text"])
+    assert result.exit_code == 0, result.stderr
+    assert f"==> {tmp_path}/m\\x1b[2J.mbox#1 <==" in result.stdout
+    assert "\x1b" not in result.stdout

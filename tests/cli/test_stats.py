@@ -154,3 +154,18 @@ def test_split_output_round_trips_into_stats() -> None:
     assert result.exit_code == 0
     assert result.stdout.startswith("14 chunks from 1 document(s) · strategy recursive")
     assert "pages: none (no paged inputs)" in result.stdout
+
+
+def test_doc_ids_reach_the_terminal_escaped(tmp_path: Path) -> None:
+    """A doc_id holding a clear-screen, a title sequence or a line feed stays one plain cell."""
+    hostile = "a\x1b[2J\x1b]0;owned\x07b\nc"
+    path = tmp_path / "chunks.jsonl"
+    path.write_text(record(hostile, 0, 0, 40) + record("plain", 0, 0, 30), encoding="utf-8")
+    result = runner.invoke(app, ["stats", str(path)], env=WIDE)
+    assert result.exit_code == 0, result.stderr
+    assert "\x1b" not in result.stdout
+    assert "\x07" not in result.stdout
+    # The documents table: three columns, one row per document (the line feed split none).
+    rows = [line for line in result.stdout.splitlines() if line.count("│") == 4]
+    cells = [[cell.strip() for cell in row.strip("│").split("│")] for row in rows]
+    assert cells == [["a\\x1b[2J\\x1b]0;owned\\x07b\\nc", "1", "40"], ["plain", "1", "30"]]

@@ -97,3 +97,33 @@ def test_resident_memory_is_read_until_closed() -> None:
         mib = resident.mib()
         assert mib is None or mib > 0
     assert resident.mib() is None
+
+
+def _no_memory(_chunks: object) -> bytes:
+    raise MemoryError
+
+
+def test_a_render_out_of_memory_fails_that_input_with_one_line(tmp_path: Path) -> None:
+    """In this process (-j 1) as in a worker: the input fails, the run goes on."""
+    first, _ = inputs(tmp_path)
+    plan = make_plan(shortcuts({"size": 60, "overlap": 0}))
+    result = worker.work(worker.Job(str(first), "a.txt", plan, render=_no_memory))
+    assert result.error == f"{first}: ran out of memory writing its records"
+    assert result.chunks == ()
+    assert result.rendered is None
+    assert result.chunk_count == 0
+
+
+def test_a_record_past_the_cap_fails_that_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragchunk.sinks import jsonl
+
+    first, _ = inputs(tmp_path)
+    monkeypatch.setattr(jsonl, "ORJSON_MOST_CHARS", 0)
+    monkeypatch.setattr(jsonl, "MAX_RECORD_BYTES", 100)
+    plan = make_plan(shortcuts({"size": 60, "overlap": 0}))
+    result = worker.work(worker.Job(str(first), "a.txt", plan, render=encode))
+    assert result.error is not None
+    assert result.error.startswith(f"{first}: refused: chunk 0 makes a JSONL record of ")
+    assert result.error.endswith(" bytes (limit 100)")

@@ -147,3 +147,78 @@ def test_detection() -> None:
     assert detect("mail", b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n") == "mbox"
     assert detect("mail", b"Received: from x\nFrom: a@b\nSubject: s\n\nbody") == "email"
     assert detect("notes", b"From: the author\nthis is prose, not headers\n") == "text"
+
+
+def parse_bytes(data: bytes, warnings: list[str]) -> Document:
+    request = ParseRequest(source="m.eml", warn=lambda _code, message: warnings.append(message))
+    return parse(data, request)
+
+
+@pytest.mark.parametrize("charset", ["rot13", "base64", "zlib", "undefined", "uu"])
+def test_a_charset_that_is_not_a_text_encoding_is_warned_and_read_as_utf8(charset: str) -> None:
+    message = EmailMessage()
+    message["Subject"] = "Odd"
+    message.set_content("Body text, é.")
+    message.add_attachment(b"Attached text.", maintype="text", subtype="plain", filename="a.txt")
+    for part in (message.get_body(), message.get_payload()[1]):
+        part.set_param("charset", charset)  # type: ignore[union-attr]
+    warnings: list[str] = []
+    doc = parse_bytes(bytes(message), warnings)
+    assert "Body text, é." in doc.text
+    assert "Attached text." in doc.text
+    assert warnings == [
+        f"m.eml: charset {charset!r} is not a text encoding; read as UTF-8",
+        f"m.eml: attachment a.txt: charset {charset!r} is not a text encoding; read as UTF-8",
+    ]
+
+
+def test_long_headers_are_cut_before_parsing_and_metadata_is_capped() -> None:
+    addresses = ", ".join(f"p{n}@example.org" for n in range(5000))
+    data = f"From: a@example.org\nTo: {addresses}\nCc: c@example.org\n\nBody.\n".encode()
+    warnings: list[str] = []
+    doc = parse_bytes(data, warnings)
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"m.eml: the To header holds {len(addresses)} characters; ")
+    assert warnings[0].endswith(" were read (limit 16384)")
+    to = doc.metadata["to"]
+    assert isinstance(to, str)
+    assert to == addresses[:1000]
+    assert doc.metadata["to_more"] > 10_000
+    assert doc.metadata["cc"] == "c@example.org"
+    assert "cc_more" not in doc.metadata
+    shown = doc.text.split("\n")[1]
+    assert shown.startswith("To: p0@example.org, p1@example.org")
+    assert len(shown) <= 16_384 + len("To: ")
+    assert shown.endswith(".org")  # cut between two addresses
+
+
+def test_parentheses_nested_past_the_cap_are_dropped_with_a_warning() -> None:
+    deep = "(" * 100 + "comment" + ")" * 100
+    data = f"From: Ann {deep} <ann@example.org>\nSubject: Deep\n\nBody.\n".encode()
+    warnings: list[str] = []
+    doc = parse_bytes(data, warnings)
+    assert warnings == [
+        "m.eml: the From header nests parentheses 100 deep; those past 32 levels were dropped"
+    ]
+    assert doc.metadata["from"] == "Ann <ann@example.org>"
+    assert "Body." in doc.text
+
+
+def test_a_warning_deep_in_attached_messages_names_the_path_once() -> None:
+    inner = EmailMessage()
+    inner["Subject"] = "Inner"
+    inner.set_content(b"bad \xff byte", maintype="text", subtype="plain", cte="8bit")
+    middle = EmailMessage()
+    middle["Subject"] = "Middle"
+    middle.set_content("Middle.")
+    middle.add_attachment(inner)
+    outer = EmailMessage()
+    outer["Subject"] = "Outer"
+    outer.set_content("Outer.")
+    outer.add_attachment(middle)
+    outer.add_attachment(b"\x89PNG\r\n", maintype="image", subtype="png", filename="logo.png")
+    warnings: list[str] = []
+    parse_bytes(bytes(outer), warnings)
+    assert warnings == [
+        "m.eml: attachment part 1 > part 1: invalid utf-8 from byte 4; replaced with U+FFFD"
+    ]

@@ -90,3 +90,45 @@ def test_detection() -> None:
     assert detect("x.tsv", b"") == "csv"
     data = (FIXTURES / "tables" / "survey-workbook.xlsx").read_bytes()
     assert detect("workbook", data[:8], data) == "xlsx"
+
+
+@pytest.mark.parametrize(
+    ("text", "delimiter"),
+    [
+        ("a;b;c\n1,5;2;3\n4;5,5;6\n", ";"),
+        ("a|b\n1|2\n3|4\n", "|"),
+        ("a\tb\n1,2\t3\n", "\t"),
+        ('name,note\nA,"x; y; z"\nB,"p; q"\n', ","),
+        ("one column\nonly\n", ","),
+        ("", ","),
+    ],
+)
+def test_the_separator_is_the_one_giving_consistent_rows(text: str, delimiter: str) -> None:
+    assert csv_parser._delimiter(text, "t.csv") == delimiter
+
+
+def test_sniffing_reads_a_bounded_sample_in_linear_time() -> None:
+    """Unclosed quotes made the standard library's sniffer quadratic (90 KB: half a minute)."""
+    import time
+
+    started = time.process_time()
+    assert csv_parser._delimiter(',"' * 200_000, "t.csv") == ","
+    assert time.process_time() - started < 2.0
+
+
+def test_a_row_past_the_field_cap_is_refused_before_it_is_built() -> None:
+    limit = csv_parser.MAX_ROW_FIELDS
+    with pytest.raises(LimitExceededError) as caught:
+        csv_doc("a,b\n1,2\n" + "x," * limit + "x\n")
+    assert str(caught.value) == (
+        f"t.csv: refused: line 3 holds {limit + 1} fields (limit {limit} per row)"
+    )
+    quoted = '"' + "," * limit + '",b\n'  # separators inside quotes are not fields
+    assert csv_doc(quoted, header=False).text.startswith("," * 10)
+
+
+def test_column_names_in_metadata_are_capped_with_a_count() -> None:
+    header = ",".join(f"c{n}" for n in range(120))
+    doc = csv_doc(header + "\n" + ",".join("v" for _ in range(120)) + "\n", header=True)
+    assert doc.metadata == {"columns": [f"c{n}" for n in range(50)], "columns_more": 70}
+    assert doc.sections[0].metadata["columns"] == [f"c{n}" for n in range(120)]  # per row: all

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ragchunk.errors import LimitExceededError
 from ragchunk.model import Chunk
 from ragchunk.sinks import jsonl
 from ragchunk.sinks.jsonl import encode, lines, record_bytes
@@ -150,3 +151,47 @@ def test_lines_end_every_record_with_a_newline() -> None:
 def test_without_orjson_the_standard_library_writes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "orjson", None)  # import orjson now raises ImportError
     assert jsonl._make_line() is jsonl._std_line
+
+
+def big_chunk(text: str, metadata: dict[str, object] | None = None) -> Chunk:
+    return Chunk(
+        id="0123456789abcdef",
+        doc_id="big.txt",
+        source="big.txt",
+        index=3,
+        text=text,
+        start=0,
+        end=len(text),
+        strategy="fixed",
+        chars=len(text),
+        metadata=MappingProxyType(metadata or {}),
+    )
+
+
+def test_a_record_too_large_for_orjson_is_written_by_the_standard_library_the_same() -> None:
+    """orjson crashes the process when it cannot allocate: it never gets a record this long."""
+    import orjson
+
+    text = 'a "quoted" line\n\twith \x01 controls, é and 😀 ' * 30_000
+    chunk = big_chunk(text, {"kind": "x" * 10})
+    assert len(text) > jsonl.ORJSON_MOST_CHARS
+    expected = orjson.dumps(chunk.to_record(), option=orjson.OPT_APPEND_NEWLINE)
+    assert record_bytes(chunk) == expected == compact(chunk).encode("utf-8")
+
+
+def test_metadata_counts_towards_the_bound() -> None:
+    small = big_chunk("short", {"names": ["n" * 100] * 20_000})
+    assert jsonl._chars(small) > jsonl.ORJSON_MOST_CHARS
+    assert record_bytes(small) == compact(small).encode("utf-8")
+
+
+def test_a_record_past_the_cap_is_refused_naming_the_input(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(jsonl, "ORJSON_MOST_CHARS", 10)
+    monkeypatch.setattr(jsonl, "MAX_RECORD_BYTES", 200)
+    with pytest.raises(LimitExceededError) as caught:
+        encode([big_chunk("x" * 300)])
+    assert str(caught.value) == (
+        "big.txt: refused: chunk 3 makes a JSONL record of 463 bytes (limit 200)"
+    )
