@@ -98,6 +98,7 @@ _PLAN: Final = (
     "ragchunk.model",
     "ragchunk.options",
     "ragchunk.parsers",
+    "ragchunk.parsers._budget",  # every ParseRequest carries its input's text budget
     "ragchunk.parsers._spec",
     "ragchunk.pipeline",
     "ragchunk.pipeline.chunks",
