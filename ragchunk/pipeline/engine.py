@@ -213,6 +213,7 @@ def _process(
         dropped=tuple((doc.doc_id, span) for span in done.dropped),
         embedded=0 if embedder is None else embedder.embedded,
         cached=0 if embedder is None else embedder.cached,
+        dimensions=_dimensions(done.chunks),
         llm=tuple(done.llm.items()),
     )
 
@@ -301,8 +302,14 @@ def _process_members(
         failed_parts=tuple(failed),
         embedded=0 if embedder is None else embedder.embedded,
         cached=0 if embedder is None else embedder.cached,
+        dimensions=_dimensions(chunks),
         llm=tuple(llm.items()),
     )
+
+
+def _dimensions(chunks: Sequence[Chunk]) -> int:
+    """Return the size of the first vector among ``chunks`` (0 when none has one)."""
+    return next((len(c.embedding) for c in chunks if c.embedding is not None), 0)
 
 
 def _internal_error(source: str, exc: Exception) -> str:

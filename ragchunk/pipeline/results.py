@@ -44,7 +44,8 @@ class FileResult:
     model cost and made (``ragchunk.pipeline.rewrite.COUNT_NAMES``; a dry run's planned calls and
     tokens). ``duplicates`` counts the chunks ``--dedupe`` found repeating earlier ones of the run
     (dropped, or kept and marked) among the ``compared`` (parents of ``--parents`` are not);
-    ``chunk_count`` then counts those written.
+    ``chunk_count`` then counts those written. ``dimensions`` is the size of the records'
+    vectors (``--embed``; 0 without), so the run can refuse to write two sizes.
     """
 
     source: str
@@ -65,6 +66,7 @@ class FileResult:
     llm: tuple[tuple[str, int], ...] = ()
     duplicates: int = 0
     compared: int = 0
+    dimensions: int = 0
 
 
 def first_line(text: str) -> str:

@@ -164,7 +164,8 @@ def _take(
 
     An output file under ``-o DIR/`` that cannot be written (no space left, a read-only
     folder) fails its input alone: the result returned is then that failure. So does a
-    failure to render it for a sink (a record past the sink's cap, no memory): then nothing
+    failure to render it for a sink (a record past the sink's cap, no memory), and vectors of
+    another size than those the run wrote before (workers each check their own): then nothing
     of it is written.
     """
     fail_fast = tally.batch.fail_fast
@@ -174,6 +175,16 @@ def _take(
     if result.unchanged:
         tally.skip()
         return True, result
+    if result.dimensions and tally.dimensions and result.dimensions != tally.dimensions:
+        error = (
+            f"{result.source}: its vectors have {result.dimensions} dimensions, those written "
+            f"before in this run {tally.dimensions} (the embedder changed its size: run again "
+            "for vectors of one size)"
+        )
+        failed = FileResult(result.source, result.doc_id, error=error)
+        tally.fail(job, failed)
+        return not fail_fast, failed
+    tally.dimensions = tally.dimensions or result.dimensions
     try:  # every form first: a record past a sink's cap, or no memory, fails the input alone
         forms = [_in_form(result, spec) for spec, _ in shared]
         own = None if target is None or per_input is None else _in_form(result, per_input)

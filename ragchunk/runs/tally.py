@@ -47,6 +47,7 @@ class Tally:
     failures: list[FileResult] = field(default_factory=list)
     entries: dict[str, Entry] = field(default_factory=dict)
     output_kept: bool = False  # -o FILE: every input failed, the previous file was left alone
+    dimensions: int = 0  # the size of the vectors written so far (--embed)
 
     @classmethod
     def start(cls, batch: Batch) -> Tally:

@@ -46,3 +46,27 @@ def test_a_fixed_endpoint_never_gives_a_mixed_output(
         "again for vectors of one size"
     )
     assert split(scripted_server, tmp_path, a, b)[::2] == (0, {8})
+
+
+def test_workers_of_one_run_never_write_two_sizes(
+    scripted_server: ScriptedServer, tmp_path: Path
+) -> None:
+    # Each worker process checks its own vectors; the run checks them across workers.
+    names = [f"n{k}.txt" for k in range(8)]
+    inputs = [tmp_path / name for name in names]
+    for k, path in enumerate(inputs):
+        path.write_text(f"Notes number {k} about the pump and the river.\n", encoding="utf-8")
+    scripted_server.on(EMBEDDINGS, fake_embeddings(dim=3))  # misconfigured
+    assert split(scripted_server, tmp_path, *inputs[::2])[::2] == (0, {3})  # half are cached
+    scripted_server.on(EMBEDDINGS, fake_embeddings(dim=8))  # fixed
+    output = tmp_path / "out.jsonl"
+    command = [sys.executable, "-m", "ragchunk", "split", *map(str, inputs), "-o", str(output)]
+    command += ["--embed", "--embedder", "openai", "--embed-url", scripted_server.base_url]
+    command += ["--embed-model", "m", "--cache-dir", str(tmp_path / "cache"), "--jobs", "2"]
+    done = subprocess.run(command, capture_output=True, timeout=100, check=False)
+    lines = output.read_text(encoding="utf-8").splitlines()
+    assert len({len(json.loads(line)["embedding"]) for line in lines}) == 1
+    errors = [line for line in done.stderr.decode().splitlines() if line.startswith("error: ")]
+    assert done.returncode == 1
+    assert errors
+    assert all("dimensions" in line for line in errors)
