@@ -350,3 +350,24 @@ def test_local_model_first_index_and_unchanged_rerun(store_url: str, tree: Path)
     hits = ragchunk.query(store_url, "crane on pier 3", k=3)
     assert len(hits) == 3
     assert all(hit.record.doc_id == "docs/long.md" for hit in hits)
+
+
+@pytest.mark.slow
+def test_unchanged_rerun_over_the_fixtures_writes_and_embeds_nothing(
+    store_url: str, server: ScriptedServer
+) -> None:
+    # Every bundled fixture, as a user's tree: the scanned PDF without a text layer fails
+    # each time (its old state, none, is kept), every other document is written once.
+    chosen = settings(server, ROOT, size=512, overlap=50)
+    first = ragchunk.index([str(FIXTURES)], store_url, settings=chosen)
+    assert first.added > 50
+    assert [f.source for f in first.failures] == [
+        str(FIXTURES / "pdf" / "inspection-letter-scan.pdf")
+    ]
+    assert first.counts.written > 500
+    calls = len(server.calls(EMBEDDINGS))
+
+    again = ragchunk.index([str(FIXTURES)], store_url, settings=chosen)
+    assert (again.unchanged, again.added, again.changed, again.deleted) == (first.added, 0, 0, 0)
+    assert again.counts == Counts()  # no write of any kind
+    assert (again.embedded, len(server.calls(EMBEDDINGS))) == (0, calls)  # no embedding call
