@@ -10,6 +10,7 @@ but no width: a line's right edge is estimated from its characters.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -24,6 +25,15 @@ CHAR_WIDTH: Final = 0.5
 """A character's estimated width, in ems, where an engine does not say (pypdf)."""
 CELL_GAP: Final = 1.5
 """A gap between two pieces of a line wider than this many ems splits cells or tab stops."""
+_BOLD_NAME: Final = re.compile(r"bold|black|heavy|semibold|demi|(?:^|[^a-z])(?:sf|cm|ec|lm)?bx", re.I)
+_ITALIC_NAME: Final = re.compile(r"italic|oblique|(?:^|[^a-z])(?:sf|cm|ec|lm)(?:ti|it|sl)\d", re.I)
+_FIXED_NAME: Final = re.compile(
+    r"courier|mono|consol|menlo|inconsolata|typewriter|lettergothic|(?:^|[^a-z])(?:sf|cm|ec|lm)tt",
+    re.I,
+)
+_FIXED_PITCH: Final = 1
+_ITALIC_FLAG: Final = 1 << 6
+_FORCE_BOLD: Final = 1 << 18
 _ROTATED: Final = 0.1
 """A text matrix whose skew passes this share of its scale prints at an angle."""
 
@@ -39,6 +49,8 @@ class Line:
         left, right, top, bottom: the line's box in points from the page's top-left corner.
         rotated: whether the text runs at an angle (a diagonal watermark).
         spaced: whether gaps wider than a word space split it (table cells, tab stops).
+        bold, italic, fixed: whether most of its letters are set in a bold, an italic, a
+            fixed-pitch (code) font, by the font's name or descriptor flags (``font_style``).
     """
 
     text: str
@@ -49,6 +61,9 @@ class Line:
     bottom: float = 0.0
     rotated: bool = False
     spaced: bool = False
+    bold: bool = False
+    italic: bool = False
+    fixed: bool = False
 
     @property
     def placed(self) -> bool:
@@ -103,6 +118,19 @@ def pypdf_pages(reader: Any, budget: Budget) -> list[PageLines]:
         forget_decoded(streams)
         pages.append(PageLines(tuple(lines), float(page.mediabox.width), height))
     return pages
+
+
+def font_style(name: str, flags: int) -> tuple[bool, bool, bool]:
+    """Return whether a font is bold, italic, fixed-pitch, from its name and descriptor flags.
+
+    The name decides first (``Helvetica-Bold``, ``Times-Italic``, ``Courier``; TeX's ``SFBX``,
+    ``CMTI``, ``CMTT``): engines' weights are unreliable (PDFium gives TeX's bold 250).
+    """
+    name = name.split("+", 1)[-1]  # a subset's tag, ABCDEF+
+    bold = bool(_BOLD_NAME.search(name)) or bool(flags & _FORCE_BOLD)
+    italic = bool(_ITALIC_NAME.search(name)) or bool(flags & _ITALIC_FLAG)
+    fixed = bool(_FIXED_NAME.search(name)) or bool(flags & _FIXED_PITCH)
+    return bold, italic, fixed
 
 
 def has_gap(extents: Sequence[tuple[float, float]], gap: float) -> bool:

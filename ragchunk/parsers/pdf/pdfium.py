@@ -26,7 +26,7 @@ import pypdfium2
 import pypdfium2.raw as pdfium_c
 
 from ragchunk.errors import CorruptDocumentError
-from ragchunk.parsers.pdf.lines import CELL_GAP, Line, PageLines, has_gap
+from ragchunk.parsers.pdf.lines import CELL_GAP, Line, PageLines, font_style, has_gap
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -47,6 +47,9 @@ _LATE_GLYPHS: Final = 4
 """The longest run of glyphs drawn late that is moved: a ligature or a fallback glyph or two."""
 _DOUBLED: Final = 0.6
 """A glyph covering this much of a printed glyph of the same text repeats it (bold by overprint)."""
+_BMP: Final = 0xFFFF
+_SECOND_UNIT: Final = "\uffff"
+"""Stands for the second UTF-16 unit of a character outside the BMP (a noncharacter)."""
 _RIGHT_TO_LEFT: Final = frozenset({"R", "AL"})
 """Unicode bidirectional classes of right-to-left letters."""
 
@@ -105,11 +108,9 @@ class _Char:
 def _lines(textpage: Any, text: str, height: float) -> Iterator[Line]:
     """Yield the page's lines; ``text`` is PDFium's text of the page, one char per index."""
     if len(text.encode("utf-16-le")) // 2 != len(text):
-        # A character outside the BMP takes two of PDFium's indices: keep the text, no boxes.
-        for part in text.replace("\ufffe", "-\n").splitlines():
-            if part.strip():
-                yield Line(" ".join(part.split()))
-        return
+        # A character outside the BMP takes two of PDFium's indices (UTF-16 units): a stand-in
+        # holds the second, so each index of ``text`` is PDFium's; lines drop it.
+        text = "".join(char + _SECOND_UNIT if ord(char) > _BMP else char for char in text)
     start = 0
     for match in _LINE_END.finditer(text + "\n"):
         end = match.start()
@@ -124,6 +125,7 @@ def _line(textpage: Any, text: str, start: int, end: int, height: float, *, hyph
     body = text[start:end]
     first = start + len(body) - len(body.lstrip())
     size = _line_size(textpage, text, start, end)
+    bold, italic, fixed = _line_style(textpage, text, start, end)
     angle = pdfium_c.FPDFText_GetCharAngle(textpage, first)
     rotated = _ANGLE < angle < 2 * math.pi - _ANGLE
     if _is_right_to_left(body):
@@ -132,9 +134,9 @@ def _line(textpage: Any, text: str, start: int, end: int, height: float, *, hyph
         rects[k][0] < rects[k - 1][2] - _MISPLACED for k in range(1, len(rects))
     ):
         body = _reorder([_char(textpage, text, i) for i in range(start, end)], size or 10.0)
-    words = " ".join(body.split()) + ("-" if hyphen else "")
+    words = " ".join(body.replace(_SECOND_UNIT, "").split()) + ("-" if hyphen else "")
     if not rects:
-        return Line(words, size)
+        return Line(words, size, bold=bold, italic=italic, fixed=fixed)
     return Line(
         words,
         size,
@@ -144,6 +146,9 @@ def _line(textpage: Any, text: str, start: int, end: int, height: float, *, hyph
         height - min(r[3] for r in rects),
         rotated=rotated,
         spaced=has_gap([(r[0], r[2]) for r in rects], CELL_GAP * size),
+        bold=bold,
+        italic=italic,
+        fixed=fixed,
     )
 
 
@@ -158,6 +163,27 @@ def _line_size(textpage: Any, text: str, start: int, end: int) -> float:
     step = max(1, len(letters) // _SIZE_SAMPLES)
     sizes = Counter(round(_font_size(textpage, index), 1) for index in letters[::step])
     return max(sizes, key=lambda size: (sizes[size], size))
+
+
+def _line_style(textpage: Any, text: str, start: int, end: int) -> tuple[bool, bool, bool]:
+    """Return whether most of a line's sampled letters are bold, italic, and fixed-pitch."""
+    letters = [index for index in range(start, end) if text[index].isalnum()]
+    if not letters:
+        return False, False, False
+    sampled = letters[:: max(1, len(letters) // _SIZE_SAMPLES)]
+    votes = [font_style(*_font_info(textpage, index)) for index in sampled]
+    return tuple(sum(vote[k] for vote in votes) * 2 > len(votes) for k in range(3))  # type: ignore[return-value]
+
+
+def _font_info(textpage: Any, index: int) -> tuple[str, int]:
+    """Return the name and descriptor flags of a character's font."""
+    flags = ctypes.c_int()
+    length = pdfium_c.FPDFText_GetFontInfo(textpage, index, None, 0, ctypes.byref(flags))
+    if length <= 0:
+        return "", 0
+    buffer = ctypes.create_string_buffer(length)
+    pdfium_c.FPDFText_GetFontInfo(textpage, index, buffer, length, ctypes.byref(flags))
+    return buffer.value.decode("latin-1"), flags.value
 
 
 def _font_size(textpage: Any, index: int) -> float:
