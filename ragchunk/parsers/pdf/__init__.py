@@ -7,7 +7,8 @@ all) are recognised by Tesseract (``ocr``). Cleaning (``clean``, ``hyphens``) no
 characters, removes running headers, footers and watermarks, and undoes end-of-line
 hyphenation; ``--keep`` turns each part off. What it changed is in ``Document.extraction``:
 the removed lines per page, the joins, the characters replaced, OCR confidence. Headings come
-from the outline (``outline``), else from font sizes (``fonts``); ``layout`` builds the text,
+from the outline (``outline``), and from font sizes and weights (``fonts``) where there is
+none or it is sparse; ``layout`` builds the text,
 one ``prose`` section per paragraph, and ``Document.wraps``. Offsets index the cleaned text.
 """
 
@@ -24,7 +25,7 @@ from ragchunk.parsers.pdf.clean import (
     remove_repeated,
     removed_report,
 )
-from ragchunk.parsers.pdf.fonts import font_headings
+from ragchunk.parsers.pdf.fonts import font_headings, with_sparse_outline
 from ragchunk.parsers.pdf.hyphens import HyphenCounts, join_hyphenated
 from ragchunk.parsers.pdf.layout import build
 from ragchunk.parsers.pdf.lines import pypdf_pages
@@ -119,6 +120,7 @@ def _document(
         headings, missing = place_outline(entries, pages)
         if missing:
             extraction["outline_not_found"] = list(missing)
+        headings = with_sparse_outline(headings, font_headings(pages))
     else:
         headings = font_headings(pages)
     layout = build(pages, headings)

@@ -1,9 +1,9 @@
-"""Headings from font sizes and weights, for PDFs without an outline (or a sparse one).
+"""Headings from font sizes and weights, for PDFs without an outline or with a sparse one.
 
 The body size is the size most characters are set in. A line set ``HEADING_RATIO`` times larger
 (or more) is a heading, unless it continues a sentence (it starts in lowercase after a line of
 its size that does not end one), ends like a clause or leads into what follows (``,`` ``;`` ``:``), is printed at an angle, holds
-no letter (a page number), is set in a fixed-pitch font (code), or is too long to be a title
+no letter (a page number) or only a web or mail address, is set in a fixed-pitch font (code), or is too long to be a title
 (more than ``MAX_HEADING_LINES`` lines or ``MAX_HEADING_CHARS``). A line only a little larger
 than the body with smaller text both above and below it is a label in a figure or a table. A
 line at the body size set in bold (or, below that, italic) while the body is not, standing alone
@@ -11,6 +11,7 @@ line at the body size set in bold (or, below that, italic) while the body is not
 (``MAX_EMPHASIS_WORDS``), not ending a sentence, not a list item (a bullet, or the line below
 going on in lowercase) nor an aside in parentheses, is a heading one level below the sized ones.
 On a cover page (the first or last page, little body text) only the largest title counts.
+A page setting most of its text smaller than the body (an inserted flyer) has its own body size.
 Running headers and footers are gone before this runs, so their size never counts. Consecutive
 heading lines of one size are one heading (a wrapped title, or a section number on a line of
 its own). Sizes rank the headings: the largest is level 1.
@@ -40,6 +41,9 @@ MAX_EMPHASIS_WORDS: Final = 12
 """The most words a bold or italic heading at the body size has."""
 COVER_BODY_SHARE: Final = 0.2
 """A first or last page with less of its text at the body size than this is a cover."""
+PAGE_BODY_SHARE: Final = 0.6
+"""A page setting this share of its text in one size smaller than the body has its own body."""
+_ADDRESS: Final = re.compile(r"^\S*(?:://|www\.|@|\.(?:com|org|net|gov|edu)\b)\S*$", re.I)
 _SAME_SIZE: Final = 0.5
 _SENTENCE_END: Final = re.compile(r"[.!?:;]['\")\]]*$")
 _CLAUSE_END: Final = re.compile(r"[,;:]$")
@@ -55,10 +59,11 @@ def font_headings(pages: Sequence[PageLines]) -> list[Heading]:
         return []
     emphasis = _emphasis_kinds(pages, body)
     found: list[tuple[int, int, int, float, str]] = []  # page, first, last, size, kind
+    bodies = [_page_body(page, body) for page in pages]
     for number, page in enumerate(pages):
         lines = page.lines
         for index, line in enumerate(lines):
-            kind = _kind(line, body, emphasis)
+            kind = _kind(line, bodies[number], emphasis)
             if kind is None:
                 continue
             previous = found[-1] if found else None
@@ -72,7 +77,7 @@ def font_headings(pages: Sequence[PageLines]) -> list[Heading]:
                 found[-1] = (number, previous[1], index, previous[3], kind)
             elif not _continues(line, lines[index - 1] if index else None):
                 found.append((number, index, index, line.size, kind))
-    found = [f for f in found if _keeps(pages[f[0]].lines, f[1], f[2], f[4], body)]
+    found = [f for f in found if _keeps(pages[f[0]].lines, f[1], f[2], f[4], bodies[f[0]])]
     found = _covers(found, pages, body)
     sizes = sorted({f[3] for f in found if f[4] == _LARGE}, reverse=True)
     ranks = {size: rank for rank, size in enumerate(sizes)}
@@ -86,6 +91,27 @@ def font_headings(pages: Sequence[PageLines]) -> list[Heading]:
     return headings
 
 
+def with_sparse_outline(outline: Sequence[Heading], found: Sequence[Heading]) -> list[Heading]:
+    """Return the outline's headings, and the font headings too when the outline is sparse.
+
+    An outline naming at most half the headings the fonts show (a sampled document keeping
+    only its title's bookmark) leaves the rest to the fonts: each font heading not on an
+    outline heading's lines goes under the outline heading before it.
+    """
+    if len(outline) * 2 > len(found):
+        return list(outline)
+    taken = {(h.page, line) for h in outline for line in range(h.first, h.last + 1)}
+    merged = list(outline)
+    for heading in found:
+        if any((heading.page, line) in taken for line in range(heading.first, heading.last + 1)):
+            continue
+        before = [h for h in outline if (h.page, h.first) <= (heading.page, heading.first)]
+        prefix = before[-1].path if before else ()
+        merged.append(Heading(heading.page, heading.first, heading.last, prefix + heading.path))
+    merged.sort(key=lambda heading: (heading.page, heading.first, heading.last))
+    return merged
+
+
 def _body_size(pages: Sequence[PageLines]) -> float | None:
     weights: Counter[float] = Counter()
     for page in pages:
@@ -93,6 +119,22 @@ def _body_size(pages: Sequence[PageLines]) -> float | None:
             if line.size > 0:
                 weights[line.size] += len(line.text)
     return weights.most_common(1)[0][0] if weights else None
+
+
+def _page_body(page: PageLines, body: float) -> float:
+    """Return a page's body size: the document's, or a smaller one most of the page is set in.
+
+    An inserted flyer or a page of small print has its own body, and its headings are larger
+    than that, not than the document's body.
+    """
+    weights: Counter[float] = Counter()
+    for line in page.lines:
+        if line.size > 0:
+            weights[line.size] += len(line.text)
+    if not weights:
+        return body
+    size, share = weights.most_common(1)[0]
+    return size if size < body and share >= PAGE_BODY_SHARE * weights.total() else body
 
 
 def _at_body(line: Line, body: float) -> bool:
@@ -118,7 +160,7 @@ def _kind(line: Line, body: float, emphasis: frozenset[str]) -> str | None:
     text = line.text
     if line.rotated or line.fixed or len(text) > MAX_HEADING_CHARS or _CLAUSE_END.search(text):
         return None
-    if not any(char.isalpha() for char in text):
+    if not any(char.isalpha() for char in text) or _ADDRESS.search(text):
         return None
     if line.size >= body * HEADING_RATIO:
         return _LARGE
