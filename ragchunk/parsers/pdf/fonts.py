@@ -5,7 +5,8 @@ The body size is the size most characters are set in. A line set ``HEADING_RATIO
 its size that does not end one), ends like a clause or leads into what follows (``,`` ``;`` ``:``), is printed at an angle, holds
 no letter (a page number) or only a web or mail address, is set in a fixed-pitch font (code), or is too long to be a title
 (more than ``MAX_HEADING_LINES`` lines or ``MAX_HEADING_CHARS``). A line only a little larger
-than the body with smaller text both above and below it is a label in a figure or a table. A
+than the body with smaller text both above and below it is a label in a figure or a table,
+unless it opens with a section number (``5.1``), which also starts a heading of its own. A
 line at the body size set in bold (or, below that, italic) while the body is not, standing alone
 (the line above ends a sentence or is not body text, the line below is plain body text), short
 (``MAX_EMPHASIS_WORDS``), not ending a sentence, not a list item (a bullet, or the line below
@@ -14,7 +15,8 @@ On a cover page (the first or last page, little body text) only the largest titl
 A page setting most of its text smaller than the body (an inserted flyer) has its own body size.
 Running headers and footers are gone before this runs, so their size never counts. Consecutive
 heading lines of one size are one heading (a wrapped title, or a section number on a line of
-its own). Sizes rank the headings: the largest is level 1.
+its own); a display title (``DISPLAY_RATIO`` times the body) may shrink a little on its second
+line. Sizes rank the headings: the largest is level 1.
 """
 
 from __future__ import annotations
@@ -41,9 +43,16 @@ MAX_EMPHASIS_WORDS: Final = 12
 """The most words a bold or italic heading at the body size has."""
 COVER_BODY_SHARE: Final = 0.2
 """A first or last page with less of its text at the body size than this is a cover."""
+DISPLAY_RATIO: Final = 2.0
+"""A line this many times the body size (or more) is display type: a cover's or a title's."""
+DISPLAY_FIT: Final = 0.1
+"""Two display lines whose sizes differ by less than this share are one title."""
 PAGE_BODY_SHARE: Final = 0.6
 """A page setting this share of its text in one size smaller than the body has its own body."""
 _ADDRESS: Final = re.compile(r"^\S*(?:://|www\.|@|\.(?:com|org|net|gov|edu)\b)\S*$", re.I)
+_NUMBERED: Final = re.compile(r"^-?\d+(?:[.-]\d+)+[.-]?\s+\S")
+"""A section number of two parts or more (``5.1``, ``2.1.7``; ``-2-5`` as a right-to-left
+line's number reads in logical order)."""
 _SAME_SIZE: Final = 0.5
 _SENTENCE_END: Final = re.compile(r"[.!?:;]['\")\]]*$")
 _CLAUSE_END: Final = re.compile(r"[,;:]$")
@@ -72,7 +81,7 @@ def font_headings(pages: Sequence[PageLines]) -> list[Heading]:
                 and previous[0] == number
                 and previous[2] == index - 1
                 and previous[4] == kind
-                and abs(previous[3] - line.size) < _SAME_SIZE
+                and _same_heading(previous[3], line, body)
             ):  # the next line of a heading: a wrapped title, or the title after its number
                 found[-1] = (number, previous[1], index, previous[3], kind)
             elif not _continues(line, lines[index - 1] if index else None):
@@ -119,6 +128,19 @@ def _body_size(pages: Sequence[PageLines]) -> float | None:
             if line.size > 0:
                 weights[line.size] += len(line.text)
     return weights.most_common(1)[0][0] if weights else None
+
+
+def _same_heading(size: float, line: Line, body: float) -> bool:
+    """Return whether ``line`` goes on with a heading of ``size`` on the line above.
+
+    A numbered line (``5.2``) starts its own; a display title's second line may be set a
+    little smaller to fit (within ``DISPLAY_FIT``).
+    """
+    if _NUMBERED.search(line.text):
+        return False
+    if min(size, line.size) >= DISPLAY_RATIO * body:
+        return abs(size - line.size) < DISPLAY_FIT * max(size, line.size)
+    return abs(size - line.size) < _SAME_SIZE
 
 
 def _page_body(page: PageLines, body: float) -> float:
@@ -186,7 +208,8 @@ def _keeps(lines: Sequence[Line], first: int, last: int, kind: str, body: float)
     below = lines[last + 1] if last + 1 < len(lines) else None
     if kind == _LARGE:
         small = [line for line in (above, below) if line is not None and line.size < body]
-        return not (len(small) == 2 and run[0].size <= body * LABEL_RATIO)
+        numbered = bool(_NUMBERED.search(run[0].text))
+        return numbered or not (len(small) == 2 and run[0].size <= body * LABEL_RATIO)
     text = " ".join(line.text for line in run)
     if len(text.split()) > MAX_EMPHASIS_WORDS or _SENTENCE_END.search(text):
         return False
