@@ -150,6 +150,7 @@ class _Piece:
     y: float
     size: float
     rotated: bool
+    style: tuple[bool, bool, bool] = (False, False, False)
 
 
 def _page_lines(page: Any, budget: Budget, height: float) -> list[Line]:
@@ -160,9 +161,13 @@ def _page_lines(page: Any, budget: Budget, height: float) -> list[Line]:
     """
     pieces: list[_Piece] = []
 
-    def visit(text: str, cm: Sequence[float], tm: Sequence[float], _font: Any, size: Any) -> None:
+    styles: dict[int, tuple[bool, bool, bool]] = {}
+
+    def visit(text: str, cm: Sequence[float], tm: Sequence[float], font: Any, size: Any) -> None:
         budget.count_text(text)
-        pieces.append(_piece(text, cm, tm, size))
+        if id(font) not in styles:
+            styles[id(font)] = _pypdf_style(font)
+        pieces.append(_piece(text, cm, tm, size, styles[id(font)]))
 
     def check(operator: bytes, operands: Any, _cm: Any, _tm: Any) -> None:
         budget.check_operation(operator, operands)
@@ -174,15 +179,34 @@ def _page_lines(page: Any, budget: Budget, height: float) -> list[Line]:
     current: list[_Piece] = []
     for piece in pieces:
         head, *rest = piece.text.split("\n")
-        current.append(_Piece(head, piece.x, piece.y, piece.size, piece.rotated))
+        current.append(_Piece(head, piece.x, piece.y, piece.size, piece.rotated, piece.style))
         for part in rest:  # a line feed in a piece ends the line; what follows starts the next
             lines += _line(current, height)
-            current = [_Piece(part, piece.x, piece.y, piece.size, piece.rotated)]
+            current = [_Piece(part, piece.x, piece.y, piece.size, piece.rotated, piece.style)]
     lines += _line(current, height)
     return lines
 
 
-def _piece(text: str, cm: Sequence[float], tm: Sequence[float], font_size: Any) -> _Piece:
+def _pypdf_style(font: Any) -> tuple[bool, bool, bool]:
+    """Return whether a pypdf font dictionary is bold, italic, fixed-pitch (``font_style``)."""
+    try:
+        name = str(font.get("/BaseFont", ""))
+        descriptor = font.get("/FontDescriptor")
+        if descriptor is None and "/DescendantFonts" in font:
+            descriptor = font["/DescendantFonts"][0].get_object().get("/FontDescriptor")
+        flags = int(descriptor.get_object().get("/Flags", 0)) if descriptor is not None else 0
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError):
+        return False, False, False
+    return font_style(name.lstrip("/"), flags)
+
+
+def _piece(
+    text: str,
+    cm: Sequence[float],
+    tm: Sequence[float],
+    font_size: Any,
+    style: tuple[bool, bool, bool] = (False, False, False),
+) -> _Piece:
     """Return a piece with its origin and rendered size from the text and CTM matrices."""
     try:
         a = tm[0] * cm[0] + tm[1] * cm[2]
@@ -193,9 +217,9 @@ def _piece(text: str, cm: Sequence[float], tm: Sequence[float], font_size: Any) 
         y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
         size = round(abs(float(font_size)) * math.hypot(c, d), 1)
     except (TypeError, ValueError, IndexError):
-        return _Piece(text, 0.0, 0.0, 0.0, rotated=False)
+        return _Piece(text, 0.0, 0.0, 0.0, rotated=False, style=style)
     rotated = abs(b) > _ROTATED * abs(a) or abs(c) > _ROTATED * abs(d)
-    return _Piece(text, x, y, size, rotated)
+    return _Piece(text, x, y, size, rotated, style)
 
 
 def _line(pieces: Sequence[_Piece], height: float) -> list[Line]:
@@ -212,6 +236,11 @@ def _line(pieces: Sequence[_Piece], height: float) -> list[Line]:
         (piece.x, piece.x + CHAR_WIDTH * piece.size * len(piece.text.rstrip())) for piece in printed
     ]
     spaced = has_gap(extents, CELL_GAP * size)
+    letters = sum(len(piece.text.strip()) for piece in printed)
+    bold, italic, fixed = (
+        sum(len(piece.text.strip()) for piece in printed if piece.style[k]) * 2 > letters
+        for k in range(3)
+    )
     return [
         Line(
             text,
@@ -222,5 +251,8 @@ def _line(pieces: Sequence[_Piece], height: float) -> list[Line]:
             baseline + 0.2 * size,
             rotated=any(piece.rotated for piece in printed),
             spaced=spaced,
+            bold=bold,
+            italic=italic,
+            fixed=fixed,
         )
     ]
