@@ -105,18 +105,26 @@ def with_sparse_outline(outline: Sequence[Heading], found: Sequence[Heading]) ->
 
     An outline naming at most half the headings the fonts show (a sampled document keeping
     only its title's bookmark) leaves the rest to the fonts: each font heading not on an
-    outline heading's lines goes under the outline heading before it.
+    outline heading's lines goes under the outline heading before it, with those of its font
+    ancestors that are kept and come after that one.
     """
     if len(outline) * 2 > len(found):
         return list(outline)
     taken = {(h.page, line) for h in outline for line in range(h.first, h.last + 1)}
     merged = list(outline)
+    kept: list[Heading] = []
     for heading in found:
         if any((heading.page, line) in taken for line in range(heading.first, heading.last + 1)):
             continue
-        before = [h for h in outline if (h.page, h.first) <= (heading.page, heading.first)]
+        at = (heading.page, heading.first)
+        before = [h for h in outline if (h.page, h.first) <= at]
         prefix = before[-1].path if before else ()
-        merged.append(Heading(heading.page, heading.first, heading.last, prefix + heading.path))
+        since = (before[-1].page, before[-1].first) if before else (-1, -1)
+        # its font ancestors, as far as they are kept and come after the outline's heading
+        own = {h.path[-1] for h in kept if (h.page, h.first) > since}
+        path = (*prefix, *(t for t in heading.path[:-1] if t in own), heading.path[-1])
+        kept.append(heading)
+        merged.append(Heading(heading.page, heading.first, heading.last, path))
     merged.sort(key=lambda heading: (heading.page, heading.first, heading.last))
     return merged
 
