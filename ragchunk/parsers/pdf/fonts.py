@@ -43,6 +43,8 @@ MAX_EMPHASIS_WORDS: Final = 12
 """The most words a bold or italic heading at the body size has."""
 COVER_BODY_SHARE: Final = 0.2
 """A first or last page with less of its text at the body size than this is a cover."""
+SPARSE_OUTLINE: Final = 1
+"""An outline placing this many headings (or fewer) is completed by the font headings."""
 DISPLAY_RATIO: Final = 2.0
 """A line this many times the body size (or more) is display type: a cover's or a title's."""
 DISPLAY_FIT: Final = 0.1
@@ -103,12 +105,12 @@ def font_headings(pages: Sequence[PageLines]) -> list[Heading]:
 def with_sparse_outline(outline: Sequence[Heading], found: Sequence[Heading]) -> list[Heading]:
     """Return the outline's headings, and the font headings too when the outline is sparse.
 
-    An outline naming at most half the headings the fonts show (a sampled document keeping
-    only its title's bookmark) leaves the rest to the fonts: each font heading not on an
-    outline heading's lines goes under the outline heading before it, with those of its font
+    An outline of ``SPARSE_OUTLINE`` heading (a sampled document keeping only its title's
+    bookmark) while the fonts show more leaves the rest to the fonts: each font heading not on
+    an outline heading's lines goes under the outline heading before it, with those of its font
     ancestors that are kept and come after that one.
     """
-    if len(outline) * 2 > len(found):
+    if len(outline) > SPARSE_OUTLINE or len(found) <= len(outline):
         return list(outline)
     taken = {(h.page, line) for h in outline for line in range(h.first, h.last + 1)}
     merged = list(outline)
@@ -190,7 +192,7 @@ def _kind(line: Line, body: float, emphasis: frozenset[str]) -> str | None:
     text = line.text
     if line.rotated or line.fixed or len(text) > MAX_HEADING_CHARS or _CLAUSE_END.search(text):
         return None
-    if not any(char.isalpha() for char in text) or _ADDRESS.search(text):
+    if _ADDRESS.search(text):
         return None
     if line.size >= body * HEADING_RATIO:
         return _LARGE
@@ -212,6 +214,8 @@ def _keeps(lines: Sequence[Line], first: int, last: int, kind: str, body: float)
     run = lines[first : last + 1]
     if len(run) > MAX_HEADING_LINES or sum(len(line.text) for line in run) > MAX_HEADING_CHARS:
         return False
+    if not any(char.isalpha() for line in run for char in line.text):
+        return False  # a page number, a figure's digits
     above = lines[first - 1] if first else None
     below = lines[last + 1] if last + 1 < len(lines) else None
     if kind == _LARGE:
