@@ -2,21 +2,22 @@
 
 The body size is the size most characters are set in. A line set ``HEADING_RATIO`` times larger
 (or more) is a heading, unless it continues a sentence (it starts in lowercase after a line of
-its size that does not end one), ends like a clause or leads into what follows (``,`` ``;`` ``:``), is printed at an angle, holds
-no letter (a page number) or only a web or mail address, is set in a fixed-pitch font (code), or is too long to be a title
-(more than ``MAX_HEADING_LINES`` lines or ``MAX_HEADING_CHARS``). A line only a little larger
-than the body with smaller text both above and below it is a label in a figure or a table,
-unless it opens with a section number (``5.1``), which also starts a heading of its own. A
-line at the body size set in bold (or, below that, italic) while the body is not, standing alone
-(the line above ends a sentence or is not body text, the line below is plain body text), short
+its size that does not end one), ends like a clause or leads into what follows (``,`` ``;``
+``:``), is printed at an angle, holds no letter (a page number) or only a web or mail address,
+is set in a fixed-pitch font (code), or is too long to be a title (more than
+``MAX_HEADING_LINES`` lines or ``MAX_HEADING_CHARS``). A line only a little larger than the
+body with smaller text both above and below it is a label in a figure or a table, unless it
+opens with a section number (``5.1``), which also starts a heading of its own. A line at the
+body size set in bold (or, below that, italic) while the body is not, standing alone (the line
+above ends a sentence or is not body text, the line below is plain body text), short
 (``MAX_EMPHASIS_WORDS``), not ending a sentence, not a list item (a bullet, or the line below
-going on in lowercase) nor an aside in parentheses, is a heading one level below the sized ones.
-On a cover page (the first or last page, little body text) only the largest title counts.
-A page setting most of its text smaller than the body (an inserted flyer) has its own body size.
-Running headers and footers are gone before this runs, so their size never counts. Consecutive
-heading lines of one size are one heading (a wrapped title, or a section number on a line of
-its own); a display title (``DISPLAY_RATIO`` times the body) may shrink a little on its second
-line. Sizes rank the headings: the largest is level 1.
+going on in lowercase) nor an aside in parentheses, is a heading one level below the sized
+ones. On a cover page (the first or last page, little body text) only the largest title
+counts. A page setting most of its text smaller than the body (an inserted flyer) has its own
+body size. Running headers and footers are gone before this runs, so their size never counts.
+Consecutive heading lines of one size are one heading (a wrapped title, or a section number on
+a line of its own); a display title (``DISPLAY_RATIO`` times the body) may shrink a little on
+its second line. Sizes rank the headings: the largest is level 1.
 """
 
 from __future__ import annotations

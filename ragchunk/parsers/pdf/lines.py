@@ -25,7 +25,9 @@ CHAR_WIDTH: Final = 0.5
 """A character's estimated width, in ems, where an engine does not say (pypdf)."""
 CELL_GAP: Final = 1.5
 """A gap between two pieces of a line wider than this many ems splits cells or tab stops."""
-_BOLD_NAME: Final = re.compile(r"bold|black|heavy|semibold|demi|(?:^|[^a-z])(?:sf|cm|ec|lm)?bx", re.I)
+_BOLD_NAME: Final = re.compile(
+    r"bold|black|heavy|semibold|demi|(?:^|[^a-z])(?:sf|cm|ec|lm)?bx", re.I
+)
 _ITALIC_NAME: Final = re.compile(r"italic|oblique|(?:^|[^a-z])(?:sf|cm|ec|lm)(?:ti|it|sl)\d", re.I)
 _FIXED_NAME: Final = re.compile(
     r"courier|mono|consol|menlo|inconsolata|typewriter|lettergothic|(?:^|[^a-z])(?:sf|cm|ec|lm)tt",
