@@ -55,7 +55,8 @@ def _body(y: float, count: int = 3) -> list[Placed]:
 
 
 def _headings(data: bytes, engine: str) -> list[tuple[str, ...]]:
-    doc = parse(data, ParseRequest(options=ParseOptions(pdf_engine=engine)))
+    options = ParseOptions(pdf_engine=engine)  # type: ignore[arg-type]
+    doc = parse(data, ParseRequest(options=options))
     return [s.headings for s in doc.sections if s.kind == "heading"]
 
 
