@@ -121,7 +121,7 @@ def _document(
             extraction["outline_not_found"] = list(missing)
     else:
         headings = font_headings(pages)
-    layout = build(pages, headings)
+    layout = build(pages, headings, reflow=options.cleans("linebreaks"))
     extraction.update(
         removed=removed_report(removed),
         hyphens_joined=hyphens.joined,
