@@ -40,6 +40,8 @@ SLACK: Final = 0.12
 """A line mid-sentence that reaches this share of its column's width from its edge runs on."""
 _RUNS_ON: Final = re.compile(r"^(?!.*\. \. \.)(?:\S+ ){4,}.*\b[^\W\d_A-Z]+,?$")
 _LABEL: Final = re.compile(r"^\S+:(?:\s|$)")
+_BROKEN: Final = re.compile(r"\w-$")
+"""A line ending in a hyphen that cleaning left (``--keep hyphens``): its wrap stays a line feed."""
 _SENTENCE_END: Final = re.compile(r"[.!?:;]['\")\]\u2019\u201d]*$")
 _LIST_MARK: Final = re.compile(
     r"[\u2022\u2023\u25a0\u25aa\u25e6\u2666\u2714\u2756\u27a2\u2013\u2014*\uf0b7-]\s|\d{1,3}[.)]\s|[a-z][.)]\s|\([a-z0-9]{1,4}\)\s"
@@ -78,7 +80,8 @@ def build(pages: Sequence[PageLines], headings: Sequence[Heading], *, reflow: bo
             separator = LINE_SEPARATOR if index else ""
             if index and soft[index - 1] is not None:
                 joins.add(builder.length)
-                if reflow and soft[index - 1] == _SPACE:
+                broken = _BROKEN.search(page.lines[index - 1].text)  # a kept hyphen
+                if reflow and soft[index - 1] == _SPACE and not broken:
                     separator = " "
                 else:
                     wraps.append(builder.length)
