@@ -58,7 +58,9 @@ class Layout:
     wraps: tuple[int, ...]
 
 
-def build(pages: Sequence[PageLines], headings: Sequence[Heading], *, reflow: bool = True) -> Layout:
+def build(
+    pages: Sequence[PageLines], headings: Sequence[Heading], *, reflow: bool = True
+) -> Layout:
     """Return the text, page map, sections and wraps of the cleaned ``pages``.
 
     ``reflow``: a wrap inside a paragraph or heading becomes a space (else a listed line feed).
