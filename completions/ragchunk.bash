@@ -52,6 +52,7 @@ _ragchunk_eval() {
         --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
         --password) return ;;
         --max-bytes) return ;;
+        --max-text) return ;;
         --embedder) return ;;
         --embed-model) return ;;
         --embed-url) return ;;
@@ -71,7 +72,7 @@ _ragchunk_eval() {
         --api-concurrency) return ;;
         --api-retries) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "--questions -s --strategy --size --overlap --unit --tokenizer -O --option --contextualize --min-size --config -k --top-k --json --plot --per-document -q --quiet --include --exclude --no-gitignore --format --password --max-bytes --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --debug --generate --evidence --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--questions -s --strategy --size --overlap --unit --tokenizer -O --option --contextualize --min-size --config -k --top-k --json --plot --per-document -q --quiet --include --exclude --no-gitignore --format --password --max-bytes --max-text --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --debug --generate --evidence --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries -h --help"; return; fi
 }
 
 _ragchunk_index() {
@@ -94,7 +95,7 @@ _ragchunk_index() {
         --pdf-engine) _ragchunk_words "pdfium pypdf"; return ;;
         --ocr) _ragchunk_words "off auto all"; return ;;
         --ocr-language) return ;;
-        --keep) _ragchunk_words "headers watermarks hyphens ligatures"; return ;;
+        --keep) _ragchunk_words "headers watermarks hyphens ligatures linebreaks"; return ;;
         --embedder) return ;;
         --embed-model) return ;;
         --embed-url) return ;;
@@ -126,7 +127,7 @@ _ragchunk_inspect() {
         --pdf-engine) _ragchunk_words "pdfium pypdf"; return ;;
         --ocr) _ragchunk_words "off auto all"; return ;;
         --ocr-language) return ;;
-        --keep) _ragchunk_words "headers watermarks hyphens ligatures"; return ;;
+        --keep) _ragchunk_words "headers watermarks hyphens ligatures linebreaks"; return ;;
     esac
     if [[ "$cur" == -* ]]; then _ragchunk_words "--text --format --password --pdf-engine --ocr --ocr-language --keep --comments --keep-boilerplate --notes --hidden-slides -h --help"; return; fi
     _ragchunk_files
@@ -167,6 +168,7 @@ _ragchunk_split() {
         --manifest) _ragchunk_files; return ;;
         --timeout) return ;;
         --max-bytes) return ;;
+        --max-text) return ;;
         --config) _ragchunk_files; return ;;
         --min-size) return ;;
         --parents) return ;;
@@ -174,7 +176,7 @@ _ragchunk_split() {
         --pdf-engine) _ragchunk_words "pdfium pypdf"; return ;;
         --ocr) _ragchunk_words "off auto all"; return ;;
         --ocr-language) return ;;
-        --keep) _ragchunk_words "headers watermarks hyphens ligatures"; return ;;
+        --keep) _ragchunk_words "headers watermarks hyphens ligatures linebreaks"; return ;;
         --embedder) return ;;
         --embed-model) return ;;
         --embed-url) return ;;
@@ -185,7 +187,7 @@ _ragchunk_split() {
         --embed-retries) return ;;
         --device) return ;;
         --cache-dir) return ;;
-        --output-format) _ragchunk_words "jsonl parquet sqlite"; return ;;
+        --output-format) _ragchunk_words "jsonl parquet sqlite pgvector chroma qdrant lancedb milvus"; return ;;
         --engine) _ragchunk_words "local ray"; return ;;
         --ray-address) return ;;
         --api-base) return ;;
@@ -196,7 +198,7 @@ _ragchunk_split() {
         --api-retries) return ;;
         --dedupe) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --check --config --contextualize --min-size --parents --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --output-format --engine --ray-address --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --emit-passages --dry-run --dedupe --dedupe-mark -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --max-text --check --config --contextualize --min-size --parents --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --output-format --engine --ray-address --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --emit-passages --dry-run --dedupe --dedupe-mark -h --help"; return; fi
     _ragchunk_files
 }
 
@@ -232,11 +234,12 @@ _ragchunk_view() {
         --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
         --timeout) return ;;
         --max-bytes) return ;;
+        --max-text) return ;;
         --config) _ragchunk_files; return ;;
         --include) return ;;
         --exclude) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option --compare -o --output --open --count-tokens --contextualize --min-size --parents --format --password --language --timeout --max-bytes --config --include --exclude --no-gitignore --debug -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option --compare -o --output --open --count-tokens --contextualize --min-size --parents --format --password --language --timeout --max-bytes --max-text --config --include --exclude --no-gitignore --debug -h --help"; return; fi
     _ragchunk_files
 }
 

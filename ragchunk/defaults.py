@@ -37,11 +37,17 @@ DEFAULT_TIMEOUT: Final = 300.0
 # How inputs are read (``parsers._spec.ParseOptions``): the choices and help ``--help`` shows.
 PdfEngine: TypeAlias = Literal["pdfium", "pypdf"]
 OcrMode: TypeAlias = Literal["off", "auto", "all"]
-CleanPart: TypeAlias = Literal["headers", "watermarks", "hyphens", "ligatures"]
+CleanPart: TypeAlias = Literal["headers", "watermarks", "hyphens", "ligatures", "linebreaks"]
 
 PDF_ENGINES: Final[tuple[PdfEngine, ...]] = ("pdfium", "pypdf")
 OCR_MODES: Final[tuple[OcrMode, ...]] = ("off", "auto", "all")
-CLEAN_PARTS: Final[tuple[CleanPart, ...]] = ("headers", "watermarks", "hyphens", "ligatures")
+CLEAN_PARTS: Final[tuple[CleanPart, ...]] = (
+    "headers",
+    "watermarks",
+    "hyphens",
+    "ligatures",
+    "linebreaks",
+)
 """What PDF cleaning changes, each of which ``--keep`` can turn off (see docs/formats.md)."""
 
 

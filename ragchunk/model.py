@@ -79,9 +79,10 @@ class Document:
         pages: the page map, empty when the format has no pages.
         has_lines: whether line numbers mean something (text, Markdown, code).
         metadata: document-level facts copied into every chunk (title, author...).
-        wraps: sorted offsets of the line feeds that only wrap a paragraph's lines (PDF): the
-            text keeps them, but chunk boundaries rank them as spaces, below sentence ends
-            and clauses (a page break inside a paragraph lists both of its line feeds).
+        wraps: sorted offsets of the line feeds that only join a paragraph's lines (PDF: a
+            page break inside a paragraph lists both of its line feeds, and the line after a
+            heading; a wrap inside a paragraph is a space, or with ``--keep linebreaks`` a
+            listed line feed): chunk boundaries rank them as spaces, below sentence ends.
         extraction: how the text was read, never copied into chunks: what the parser left
             out (a PDF's running headers per page, a DOCX's comments), what it joined or
             replaced, and the engines it used; ``ragchunk inspect`` shows it (SPEC §3.2).

@@ -70,7 +70,8 @@ class ParseOptions:
         "--keep",
         default=(),
         help="Turn a part of PDF cleaning off: headers (running headers, footers and page "
-        "numbers), watermarks, hyphens (end-of-line hyphenation), ligatures.",
+        "numbers), watermarks, hyphens (end-of-line hyphenation), ligatures, linebreaks "
+        "(line wraps inside a paragraph, else spaces).",
         panel=FORMATS,
         more=" Repeatable.",
         metavar="|".join(CLEAN_PARTS),

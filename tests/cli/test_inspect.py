@@ -174,7 +174,11 @@ def test_docx_parts_left_out_are_named() -> None:
     [
         ("--pdf-engine", "mupdf", "--pdf-engine must be one of pdfium, pypdf (got 'mupdf')"),
         ("--ocr", "yes", "--ocr must be one of off, auto, all (got 'yes')"),
-        ("--keep", "footers", "--keep must be among headers, watermarks, hyphens, ligatures"),
+        (
+            "--keep",
+            "footers",
+            "--keep must be among headers, watermarks, hyphens, ligatures, linebreaks",
+        ),
     ],
 )
 def test_bad_parse_flags_are_usage_errors(flag: str, value: str, message: str) -> None:

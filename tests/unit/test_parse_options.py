@@ -26,7 +26,10 @@ REPORT = FIXTURES / "pdf" / "estuary-report.pdf"
     [
         ({"pdf_engine": "mupdf"}, "--pdf-engine must be one of pdfium, pypdf (got 'mupdf')"),
         ({"ocr": "on"}, "--ocr must be one of off, auto, all (got 'on')"),
-        ({"keep": ("footers",)}, "--keep must be among headers, watermarks, hyphens, ligatures"),
+        (
+            {"keep": ("footers",)},
+            "--keep must be among headers, watermarks, hyphens, ligatures, linebreaks",
+        ),
         ({"ocr_language": "eng; rm -rf"}, "--ocr-language must be Tesseract language names"),
     ],
 )
@@ -87,7 +90,8 @@ def test_a_bad_configuration_value_names_the_key_and_file(tmp_path: Path) -> Non
     with pytest.raises(UsageError) as caught:
         load_config(str(config))
     assert str(caught.value) == (
-        f"{config}: keep must be one of headers, watermarks, hyphens, ligatures (got 'everything')"
+        f"{config}: keep must be one of headers, watermarks, hyphens, ligatures, linebreaks "
+        "(got 'everything')"
     )
 
 

@@ -123,7 +123,7 @@ def _document(
         headings = with_sparse_outline(headings, font_headings(pages))
     else:
         headings = font_headings(pages)
-    layout = build(pages, headings)
+    layout = build(pages, headings, reflow=options.cleans("linebreaks"))
     extraction.update(
         removed=removed_report(removed),
         hyphens_joined=hyphens.joined,

@@ -1,14 +1,17 @@
 """The document text of a PDF from its cleaned lines: pages, paragraphs, headings, wraps.
 
-Each page's lines are joined with a line feed, pages with ``PAGE_SEPARATOR``; offsets are exact
-into that text, since it is built here. A line feed either breaks (a paragraph ends, a heading
-begins, a table row or list item ends) or only wraps a paragraph's text; wraps go to
-``Document.wraps``, so chunk boundaries rank them as spaces. A break between two lines is a
-wrap when the second continues the first: it starts in lowercase, or the first line is full
-(the second's first word would not have fit on it, measured against the lines around it) with
-no paragraph gap, first-line indent, change of font size, table row or list item between them.
+Each page's lines are joined, pages with ``PAGE_SEPARATOR``; offsets are exact into that text,
+since it is built here. Between two lines is either a break (a paragraph ends, a heading
+begins, a table row or list item ends), kept as a line feed, or a wrap inside a paragraph (or a
+heading), written as a space: the paragraph reads as one line (``reflow=False``, from
+``--keep linebreaks``, keeps a line feed there and lists it in ``Document.wraps``). A break
+between two lines is a wrap when the second continues the first: it starts in lowercase, or
+the first line is full (the second's first word would not have fit on it, measured against the
+lines around it), or the first ends mid-sentence in the second's column and size, with no
+paragraph gap, first-line indent, change of font size, table row or list item between them.
 A page turn inside a paragraph, and the line feed after a heading (a heading stays with what
-it heads), are wraps too. Sections: a heading per heading, a ``prose`` section per paragraph.
+it heads), keep their line feeds and go to ``Document.wraps``, so chunk boundaries rank them
+as spaces. Sections: a heading per heading, a ``prose`` section per paragraph.
 """
 
 from __future__ import annotations
@@ -33,6 +36,12 @@ INDENT: Final = 0.8
 """A line starting this many ems right of the line above starts a paragraph."""
 NEIGHBOURS: Final = 3
 """Lines above and below that show how wide a line's column is."""
+SLACK: Final = 0.12
+"""A line mid-sentence that reaches this share of its column's width from its edge runs on."""
+_RUNS_ON: Final = re.compile(r"^(?!.*\. \. \.)(?:\S+ ){4,}.*\b[^\W\d_A-Z]+,?$")
+_LABEL: Final = re.compile(r"^\S+:(?:\s|$)")
+_BROKEN: Final = re.compile(r"\w-$")
+"""A line ending in a hyphen that cleaning left (``--keep hyphens``): its wrap stays a line feed."""
 _SENTENCE_END: Final = re.compile(r"[.!?:;]['\")\]\u2019\u201d]*$")
 _LIST_MARK: Final = re.compile(
     r"[\u2022\u2023\u25a0\u25aa\u25e6\u2666\u2714\u2756\u27a2\u2013\u2014*\uf0b7-]\s|\d{1,3}[.)]\s|[a-z][.)]\s|\([a-z0-9]{1,4}\)\s"
@@ -49,28 +58,47 @@ class Layout:
     wraps: tuple[int, ...]
 
 
-def build(pages: Sequence[PageLines], headings: Sequence[Heading]) -> Layout:
-    """Return the text, page map, sections and wraps of the cleaned ``pages``."""
+def build(
+    pages: Sequence[PageLines], headings: Sequence[Heading], *, reflow: bool = True
+) -> Layout:
+    """Return the text, page map, sections and wraps of the cleaned ``pages``.
+
+    ``reflow``: a wrap inside a paragraph or heading becomes a space (else a listed line feed).
+    """
     inside = {(h.page, k): h for h in headings for k in range(h.first, h.last + 1)}
     starts = {(h.page, h.first) for h in headings}
     builder = TextBuilder()
     offsets: list[list[tuple[int, int]]] = []
     wraps: list[int] = []
+    joins: set[int] = set()  # every position between two lines of one paragraph
     for number, page in enumerate(pages):
         if number and _turn_wraps(pages, number, inside, starts):
             wraps += [builder.length, builder.length + 1]
+            joins.add(builder.length)
         builder.open_page(PAGE_SEPARATOR if number else "")
         soft = _wrapping_breaks(page, number, inside, starts)
         spans = []
         for index, line in enumerate(page.lines):
-            if index and soft[index - 1]:
-                wraps.append(builder.length)
-            start = builder.add(line.text, LINE_SEPARATOR if index else "")
+            separator = LINE_SEPARATOR if index else ""
+            if index and soft[index - 1] is not None:
+                joins.add(builder.length)
+                broken = _BROKEN.search(page.lines[index - 1].text)  # a kept hyphen
+                if reflow and soft[index - 1] == _SPACE and not broken:
+                    separator = " "
+                else:
+                    wraps.append(builder.length)
+            start = builder.add(line.text, separator)
             spans.append((start, builder.length))
         offsets.append(spans)
         builder.close_page(number + 1, keep_empty=True)  # a blank page still has its number
-    sections = _sections(offsets, headings, set(wraps))
+    sections = _sections(offsets, headings, joins)
     return Layout(builder.text(), tuple(builder.pages), tuple(sections), tuple(wraps))
+
+
+_SPACE: Final = "space"
+"""A wrap inside a paragraph or a heading: written as a space when reflowing."""
+_KEPT: Final = "kept"
+"""A heading that goes on into what it heads: its line feed stays, listed as a wrap."""
 
 
 def _wrapping_breaks(
@@ -78,21 +106,21 @@ def _wrapping_breaks(
     number: int,
     inside: dict[tuple[int, int], Heading],
     starts: set[tuple[int, int]],
-) -> list[bool]:
-    """Return, for each line but the last, whether the line feed after it is a wrap."""
+) -> list[str | None]:
+    """Return, for each line but the last, the wrap after it (``_SPACE``, ``_KEPT``) or None."""
     lines = page.lines
     pitches = _pitches(lines)
-    soft = []
+    soft: list[str | None] = []
     for index in range(len(lines) - 1):
         here, after = inside.get((number, index)), inside.get((number, index + 1))
         if here is not None and after is not None:
-            soft.append(True)  # within a heading, or a heading right above its subheading
+            soft.append(_SPACE if here is after else _KEPT)  # a heading above its subheading
         elif (number, index + 1) in starts:
-            soft.append(False)
+            soft.append(None)
         elif here is not None:
-            soft.append(True)  # the line after a heading stays with it
+            soft.append(_KEPT)  # the line after a heading stays with it
         else:
-            soft.append(is_wrap(lines, index, pitches.get(lines[index].size)))
+            soft.append(_SPACE if is_wrap(lines, index, pitches.get(lines[index].size)) else None)
     return soft
 
 
@@ -117,8 +145,10 @@ def _turn_wraps(
 def is_wrap(lines: Sequence[Line], index: int, pitch: float | None) -> bool:
     """Return whether the line feed after ``lines[index]`` only wraps a paragraph."""
     above, below = lines[index], lines[index + 1]
-    if above.rotated or below.rotated or above.spaced or below.spaced:
+    if above.rotated or below.rotated or above.spaced:
         return False
+    if below.spaced and not (below.text[:1].islower() and not _SENTENCE_END.search(above.text)):
+        return False  # a gap in a line that goes on in lowercase is a wide word space (pypdf)
     if _LIST_MARK.match(below.text) or (above.size and abs(above.size - below.size) > 0.5):
         return False
     if not (above.placed and below.placed):
@@ -147,7 +177,14 @@ def _is_full(lines: Sequence[Line], index: int) -> bool:
     )
     width = (below.right - below.left) / max(len(below.text), 1)
     word = below.text.split(" ", 1)[0]
-    return line.right + (len(word) + 1) * width > column - 0.2 * size
+    if line.right + (len(word) + 1) * width > column - 0.2 * size:
+        return True
+    # A line of prose that stops mid-sentence, on a lowercase word, near its column's edge runs
+    # on, even where the widths are estimates (pypdf) a word or two off; a table row ends in a
+    # number or a name instead, and a ``Label:`` line starts an item.
+    if not _RUNS_ON.search(line.text) or _LABEL.match(below.text):
+        return False
+    return line.right > column - SLACK * (column - line.left)
 
 
 def _pitches(lines: Sequence[Line]) -> dict[float, float]:

@@ -289,7 +289,7 @@ def test_a_section_number_on_its_own_line_stays_with_its_heading() -> None:
     (heading,) = [s for s in doc.sections if s.headings[-1:] == ("3.2 Nutrients and chlorophyll",)][
         :1
     ]
-    assert doc.text[heading.start : heading.end] == "3.2\nNutrients and chlorophyll"
+    assert doc.text[heading.start : heading.end] == "3.2 Nutrients and chlorophyll"  # reflowed
 
 
 @pytest.mark.parametrize("strategy", ["recursive", "auto"])
