@@ -12,7 +12,8 @@ not read. Headings come from the styles Title and Heading 1–9 and from outline
 stays under it). Pages come from rendered page breaks (``w:lastRenderedPageBreak``) and
 explicit ones (page breaks, page-break-before, section breaks); without any, the document has
 no pages rather than guessed ones. Before python-docx opens the file, zip and XML bomb checks
-run (``_archive``). Core properties (title, author, created) become document metadata.
+run (``_archive``); a Strict Open XML file is then rewritten with Transitional names
+(``strict``). Core properties (title, author, created) become document metadata.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from ragchunk.parsers.docx.body import Builder, add_blocks, pages
 from ragchunk.parsers.docx.coverage import unread_runs
 from ragchunk.parsers.docx.notes import add_notes, left_out_parts, related_parts
 from ragchunk.parsers.docx.runs import Reading
+from ragchunk.parsers.docx.strict import is_strict, transitional
 from ragchunk.parsers.docx.styles import W, read_styles
 
 if TYPE_CHECKING:
@@ -57,12 +59,17 @@ def parse(data: bytes, request: ParseRequest) -> Document:
         CorruptDocumentError: not a zip, no ``word/document.xml``, or malformed parts.
         LimitExceededError: zip or XML bomb, or more data than ``request.max_bytes``.
     """
+    original = data
     with open_zip(data, request, kind="DOCX") as archive:
         if "word/document.xml" not in archive.namelist():
             raise CorruptDocumentError(
                 f"{request.source}: not a DOCX: the zip has no word/document.xml"
             )
         refuse_doctypes(archive, request)
+        if is_strict(archive):
+            data = transitional(archive)
+    if data is not original:
+        open_zip(data, request, kind="DOCX").close()  # the rewritten archive, checked again
     document = _open(data, request)
     body = _body(document, request)
     comments = request.options.comments
@@ -108,14 +115,13 @@ def _body(document: Any, request: ParseRequest) -> Any:
     """Return the main part's ``w:body`` (an empty one when it has none).
 
     Raises:
-        CorruptDocumentError: the main part is not a transitional WordprocessingML document
-            (a Strict Open XML file, or another namespace: python-docx reads neither).
+        CorruptDocumentError: the main part is not a WordprocessingML document (another
+            namespace; Strict Open XML is translated to Transitional before, ``strict``).
     """
     element = document.element
     if element.tag != W + "document":
         raise CorruptDocumentError(
-            f"{request.source}: unsupported DOCX: its main part is not a WordprocessingML "
-            "document (Strict Open XML files are not read)"
+            f"{request.source}: unsupported DOCX: its main part is not a WordprocessingML document"
         )
     body = element.find(W + "body")
     return () if body is None else body
