@@ -10,9 +10,11 @@ Run from the repository root, with ``../shared/benchdata/`` beside the checkout 
 Scoring follows ``benchdata/README.md``: both sides normalised (Unicode NFKC, Markdown syntax
 dropped, case folded), then bag-of-words F1 (``Counter`` intersection, so order does not count),
 and headings found: the ground truth's ``#`` lines that are among ragchunk's section headings
-(normalised the same way). "Outside" counts ragchunk's words that are not words of PDFium's own
-raw text of the same file (PDF only) after the documented cleaning (NFKC, hyphenated line ends
-joined, lam-alef in one order): a word there was made by ragchunk, not read.
+(normalised the same way; a heading's number ``1.`` reads ``1``: Docling drops the dot Word
+prints, and the Markdown list rule would drop the number). "Outside" counts ragchunk's words
+that are not words of PDFium's own raw text of the same file (PDF only) after the documented
+cleaning (NFKC, hyphenated line ends joined, lam-alef in one order): a word there was made by
+ragchunk, not read.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ sys.path[:0] = [str(ROOT)]
 DATA = ROOT.parent / "shared" / "benchdata" / "docling"
 _MARKUP = re.compile(r"^\s*(#+|[-*+]|\d+\.)\s+|[*_`|]+|^\s*:?-{3,}:?\s*$|<!--.*?-->", re.M)
 _WORD = re.compile(r"\w+(?:['\u2019.-]\w+)*")
+_LABEL = re.compile(r"^\s*(\d+(?:\.\d+)*)\.(?=\s)")
 _LAM_ALEF = re.compile("\u0644[\u0622\u0623\u0625\u0627]")
 
 
@@ -59,10 +62,15 @@ def f1(found: list[str], truth: list[str]) -> float:
     return 200 * precision * recall / (precision + recall)
 
 
+def heading_words(heading: str) -> str:
+    """Return a heading's scored words; a leading number keeps its digits (``1.`` reads ``1``)."""
+    return " ".join(words(_LABEL.sub(r"\1", heading)))
+
+
 def gt_headings(markdown: str) -> list[str]:
     """Return the ground truth's headings, normalised."""
     return [
-        " ".join(words(line.lstrip("#")))
+        heading_words(line.lstrip("#"))
         for line in markdown.splitlines()
         if line.startswith("#") and words(line.lstrip("#"))
     ]
@@ -196,7 +204,7 @@ def score(
                 raw = {_lam_alef(word) for word in words(pdfium_raw(data)[0])}
                 out = sum(1 for word in found if _lam_alef(word) not in raw)
             expected = gt_headings(truth_md)
-            seen = {" ".join(words(h)) for h in headings}
+            seen = {heading_words(h) for h in headings}
             hit = sum(1 for h in expected if h in seen)
             rows.append(
                 {

@@ -25,6 +25,7 @@ import zlib
 from typing import TYPE_CHECKING, Any, Final
 
 import docx
+from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.exceptions import OpcError
 
 from ragchunk.errors import CorruptDocumentError
@@ -35,6 +36,7 @@ from ragchunk.parsers._spec import Format
 from ragchunk.parsers.docx.body import Builder, add_blocks, pages
 from ragchunk.parsers.docx.coverage import unread_runs
 from ragchunk.parsers.docx.notes import add_notes, left_out_parts, related_parts
+from ragchunk.parsers.docx.numbering import read_numbering
 from ragchunk.parsers.docx.runs import Reading
 from ragchunk.parsers.docx.strict import is_strict, transitional
 from ragchunk.parsers.docx.styles import W, read_styles
@@ -73,7 +75,12 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     document = _open(data, request)
     body = _body(document, request)
     comments = request.options.comments
-    builder = Builder(styles=read_styles(document), reading=Reading(), spend=request.spend_text)
+    builder = Builder(
+        styles=read_styles(document),
+        reading=Reading(),
+        spend=request.spend_text,
+        lists=read_numbering(_numbering(document)),
+    )
     add_blocks(body, builder)
     parts = _related(document, request)
     add_notes(parts, builder, comments=comments)
@@ -125,6 +132,15 @@ def _body(document: Any, request: ParseRequest) -> Any:
         )
     body = element.find(W + "body")
     return () if body is None else body
+
+
+def _numbering(document: Any) -> Any:
+    """Return the ``w:numbering`` element, or None when the document has no numbering part."""
+    try:
+        part = document.part.part_related_by(RT.NUMBERING)
+    except KeyError:
+        return None
+    return getattr(part, "element", None)
 
 
 def _related(document: Any, request: ParseRequest) -> list[Any]:

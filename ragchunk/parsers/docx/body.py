@@ -15,8 +15,16 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.model import Page
 from ragchunk.parsers._builder import TextBuilder
+from ragchunk.parsers.docx.numbering import Numbering
 from ragchunk.parsers.docx.runs import EXPLICIT, MC, Reading, read_runs
-from ragchunk.parsers.docx.styles import W, flag, heading_rank, numbering, paragraph_style
+from ragchunk.parsers.docx.styles import (
+    W,
+    flag,
+    heading_rank,
+    list_reference,
+    numbering,
+    paragraph_style,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -38,6 +46,7 @@ class Builder(TextBuilder):
     breaks: list[tuple[int, str]] = field(default_factory=list)
     references: list[tuple[int, str, str]] = field(default_factory=list)
     items: list[Span] = field(default_factory=list)
+    lists: Numbering = field(default_factory=Numbering)
 
     def close_list(self) -> None:
         """End the list being built, if any, as one ``list`` section."""
@@ -87,6 +96,12 @@ def add_paragraph(paragraph: Any, builder: Builder, metadata: Metadata | None = 
         lead = len(text) - len(text.lstrip())
         text = text.strip()
         inline.references = [(max(at - lead, 0), kind, key) for at, kind, key in inline.references]
+    label = list_label(style, properties, builder.lists)
+    if label and text.strip():
+        shift = len(label) - (len(text) - len(text.lstrip()))
+        text = label + text.lstrip()
+        inline.breaks = [(max(at + shift, 0), kind) for at, kind in inline.breaks]
+        inline.references = [(max(at + shift, 0), kind, key) for at, kind, key in inline.references]
     breaks += inline.breaks
     rank = heading_rank(style, properties)
     numbered = numbering(properties)
@@ -108,6 +123,16 @@ def add_paragraph(paragraph: Any, builder: Builder, metadata: Metadata | None = 
     for box in inline.boxes:
         builder.close_list()
         add_blocks(box, builder, _TEXT_BOX)
+
+
+def list_label(style: Style, properties: Any, lists: Numbering) -> str:
+    """Return the number (or bullet) Word prints before this paragraph, and a space; or ""."""
+    num_id, ilvl = list_reference(properties)
+    if num_id is None:
+        num_id, ilvl = style.num_id, style.ilvl if ilvl is None else ilvl
+    if num_id is None or num_id == "0":
+        return ""
+    return lists.label(num_id, ilvl, style.style_id)
 
 
 def _add_item(text: str, builder: Builder, breaks: list[tuple[int, str]]) -> int:
