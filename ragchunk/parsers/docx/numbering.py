@@ -86,10 +86,10 @@ class Numbering:
             restart = levels.get(deeper, Level()).restart
             if restart is None or (restart != 0 and restart - 1 >= ilvl):
                 counts[deeper] = None
-        return _render(level, levels, counts, ilvl)
+        return _render(level, levels, counts)
 
 
-def _render(level: Level, levels: dict[int, Level], counts: list[int | None], ilvl: int) -> str:
+def _render(level: Level, levels: dict[int, Level], counts: list[int | None]) -> str:
     if level.fmt == "bullet":
         return _BULLET + " "
     text = level.text
@@ -99,7 +99,7 @@ def _render(level: Level, levels: dict[int, Level], counts: list[int | None], il
             continue
         other = levels.get(index, Level())
         value = counts[index] if counts[index] is not None else other.start
-        fmt = "decimal" if level.legal and index < ilvl else other.fmt
+        fmt = "decimal" if level.legal else other.fmt
         text = text.replace(placeholder, format_number(value or 0, fmt))
     text = text.strip()[:_MAX_LABEL]
     if not text:
