@@ -65,14 +65,14 @@ def test_headings_lists_and_tables_in_document_order() -> None:
 
     doc = parsed(fill)
     assert doc.text == (
-        "Intro\n\nPlain text.\n\nParts\n\nfirst\nsecond\n\n| a | b\\|c |\n| 1 | 2 |"
+        "Intro\n\nPlain text.\n\nParts\n\n• first\n1. second\n\n| a | b\\|c |\n| 1 | 2 |"
         "\n\nDeep\n\nbody\n\nNext"
     )
     assert blocks(doc) == [
         ("heading", "Intro", ("Intro",)),
         ("prose", "Plain text.", ("Intro",)),
         ("heading", "Parts", ("Intro", "Parts")),
-        ("list", "first\nsecond", ("Intro", "Parts")),
+        ("list", "• first\n1. second", ("Intro", "Parts")),  # numbers as Word prints them
         ("table", "| a | b\\|c |\n| 1 | 2 |", ("Intro", "Parts")),
         ("heading", "Deep", ("Intro", "Parts", "Deep")),
         ("prose", "body", ("Intro", "Parts", "Deep")),
@@ -80,7 +80,7 @@ def test_headings_lists_and_tables_in_document_order() -> None:
     ]
     assert [s.level for s in doc.sections if s.kind == "heading"] == [1, 2, 3, 1]
     listing, table = doc.sections[3], doc.sections[4]
-    assert [doc.text[s:e] for s, e in listing.parts] == ["first", "second"]
+    assert [doc.text[s:e] for s, e in listing.parts] == ["• first", "1. second"]
     assert table.header is not None
     assert doc.text[slice(*table.header)] == "| a | b\\|c |"
     assert [doc.text[s:e] for s, e in table.parts] == ["| 1 | 2 |"]
