@@ -5,7 +5,9 @@ feed; a table row reads ``| a | b |`` (empty rows and tables are left out). Runs
 hyperlinks, content controls, fields and tracked insertions; Office Math reads as linear text;
 text boxes and shapes follow their paragraph; footnotes and endnotes (and comments with
 ``--comments``) follow the body as sections linked to their reference marks (``runs``,
-``body``, ``notes``). Tracked deletions, placeholders, headers and footers are left out and
+``body``, ``notes``). List and heading numbers are printed as Word shows them (``numbering``);
+a chart reads as its title and a table of its cached data where it is drawn (``charts``).
+Tracked deletions, placeholders, headers and footers are left out and
 counted in ``Document.extraction``, and a coverage check (``coverage``) warns of any text run
 not read. Headings come from the styles Title and Heading 1–9 and from outline levels
 (``styles``); Title is the root of the heading path (level 1, like Heading 1, but Heading 1
@@ -34,6 +36,7 @@ from ragchunk.parsers._archive import open_zip, refuse_doctypes
 from ragchunk.parsers._builder import BLOCK_SEPARATOR, LINE_SEPARATOR
 from ragchunk.parsers._spec import Format
 from ragchunk.parsers.docx.body import Builder, add_blocks, pages
+from ragchunk.parsers.docx.charts import chart_parts
 from ragchunk.parsers.docx.coverage import unread_runs
 from ragchunk.parsers.docx.notes import add_notes, left_out_parts, related_parts
 from ragchunk.parsers.docx.numbering import read_numbering
@@ -80,6 +83,7 @@ def parse(data: bytes, request: ParseRequest) -> Document:
         reading=Reading(),
         spend=request.spend_text,
         lists=read_numbering(_numbering(document)),
+        charts=chart_parts(document),
     )
     add_blocks(body, builder)
     parts = _related(document, request)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.model import Page
 from ragchunk.parsers._builder import TextBuilder
+from ragchunk.parsers.docx.charts import chart_references, chart_rows, chart_title
 from ragchunk.parsers.docx.numbering import Numbering
 from ragchunk.parsers.docx.runs import EXPLICIT, MC, Reading, read_runs
 from ragchunk.parsers.docx.styles import (
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 _CONTAINERS: Final = frozenset({W + "sdt", W + "customXml", W + "sdtContent", MC + "Choice"})
 _TEXT_BOX: Final = {"container": "text box"}
+_CHART: Final = {"container": "chart"}
 
 
 @dataclass(slots=True, kw_only=True)
@@ -47,6 +49,7 @@ class Builder(TextBuilder):
     references: list[tuple[int, str, str]] = field(default_factory=list)
     items: list[Span] = field(default_factory=list)
     lists: Numbering = field(default_factory=Numbering)
+    charts: dict[str, Any] = field(default_factory=dict)
 
     def close_list(self) -> None:
         """End the list being built, if any, as one ``list`` section."""
@@ -123,6 +126,31 @@ def add_paragraph(paragraph: Any, builder: Builder, metadata: Metadata | None = 
     for box in inline.boxes:
         builder.close_list()
         add_blocks(box, builder, _TEXT_BOX)
+    for rid in chart_references(paragraph):
+        if rid in builder.charts:
+            builder.close_list()
+            add_chart(builder.charts[rid], builder)
+
+
+def add_chart(space: Any, builder: Builder) -> None:
+    """Add a chart's title as a block and its data as a table section (``charts``)."""
+    title = chart_title(space)
+    if title:
+        builder.add_block(title, metadata=_CHART)
+    rows: list[Span] = []
+    for cells in chart_rows(space):
+        builder.line("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |", rows)
+    if len(rows) > 1:
+        builder.record(
+            rows[0][0],
+            "table",
+            end=rows[-1][1],
+            header=rows[0],
+            parts=tuple(rows[1:]),
+            metadata=_CHART,
+        )
+    elif rows:
+        builder.record(rows[0][0], "table", end=rows[-1][1], metadata=_CHART)
 
 
 def list_label(style: Style, properties: Any, lists: Numbering) -> str:
