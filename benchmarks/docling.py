@@ -153,7 +153,7 @@ def mammoth_html(data: bytes) -> tuple[str, list[str]]:
     import html
     import io
 
-    import mammoth
+    import mammoth  # type: ignore[import-untyped]
 
     markup = mammoth.convert_to_html(io.BytesIO(data)).value
     headings = re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", markup, re.S)
@@ -187,7 +187,7 @@ def score(
     pdf: bool = True,
 ) -> list[dict[str, Any]]:
     """Return one row per reader and file, and one ``ALL`` row per reader."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in readers:
         total: dict[str, Any] = {"reader": name, "file": "ALL", "found": [], "truth": []}
         hits = heads = outside = 0

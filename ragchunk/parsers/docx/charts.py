@@ -58,7 +58,9 @@ def chart_rows(space: Any) -> list[list[str]]:
     series = list(space.iter(C + "ser"))
     if not series:
         return []
-    names, columns, categories = [], [], []
+    names: list[str] = []
+    columns: list[dict[int, str]] = []
+    categories: list[str] = []
     for number, ser in enumerate(series, start=1):
         name = _points(ser.find(C + "tx"))
         names.append(" ".join(name.values()) if name else f"Series {number}")
