@@ -63,12 +63,13 @@ def transitional(archive: zipfile.ZipFile) -> bytes:
     that ``open_zip`` checked. A part in UTF-16 is copied unchanged (Word writes UTF-8).
     """
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as rewritten:
+    # Stored, not deflated: the bytes are in memory already, and no ratio check can trip.
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as rewritten:
         for member in archive.infolist():
             data = archive.read(member)
             if member.filename.endswith((".xml", ".rels")) or data[:_HEAD].lstrip().startswith(
                 b"<"
             ):
                 data = _NAME.sub(_translate, data)
-            rewritten.writestr(member.filename, data, compress_type=zipfile.ZIP_DEFLATED)
+            rewritten.writestr(member.filename, data)
     return out.getvalue()
