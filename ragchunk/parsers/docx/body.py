@@ -206,7 +206,8 @@ def _cell_text(cell: Any, breaks: list[tuple[int, str]], builder: Builder, boxes
     texts = []
     for paragraph in cell.iter(W + "p"):
         inline = read_runs(paragraph, builder.reading)
-        texts.append(inline.text)
+        label = list_label(*paragraph_style(paragraph, builder.styles), builder.lists)
+        texts.append(label + inline.text if label and inline.text.strip() else inline.text)
         breaks += inline.breaks
         boxes += inline.boxes
         # A reference in a cell is placed at the end of the text so far (the row is built

@@ -149,3 +149,15 @@ def test_heading_numbers_from_the_style_are_in_the_heading_path() -> None:
     assert doc.text == "1. Scope\n\n1.1 Terms\n\nBody.\n\n2. Methods"
     body = next(s for s in doc.sections if doc.text[s.start : s.end] == "Body.")
     assert body.headings == ("1. Scope", "1.1 Terms")
+
+
+def test_numbered_paragraphs_in_a_table_cell_carry_their_numbers() -> None:
+    def fill(document: Any) -> None:
+        cell = document.add_table(rows=1, cols=2).rows[0].cells
+        cell[0].text = "Steps"
+        cell[1].paragraphs[0].text = "open"
+        cell[1].paragraphs[0].style = document.styles["List Number"]
+        cell[1].add_paragraph("close", style="List Number")
+
+    doc = parse(_build(fill), ParseRequest(source="t.docx"))
+    assert doc.text == "| Steps | 1. open 2. close |"
