@@ -5,13 +5,16 @@ Run from the repository root, with ``../shared/benchdata/`` beside the checkout 
 
     python benchmarks/docling.py             # the table, one row per reader and per file
     python benchmarks/docling.py --files right_to_left_01.pdf
+    python benchmarks/docling.py --docx      # the Word files, beside python-docx and mammoth
 
 Scoring follows ``benchdata/README.md``: both sides normalised (Unicode NFKC, Markdown syntax
 dropped, case folded), then bag-of-words F1 (``Counter`` intersection, so order does not count),
 and headings found: the ground truth's ``#`` lines that are among ragchunk's section headings
-(normalised the same way). "Outside" counts ragchunk's words that are not words of PDFium's own
-raw text of the same file after the documented cleaning (NFKC, hyphenated line ends joined,
-lam-alef in one order): a word there was made by ragchunk, not read.
+(normalised the same way; a heading's number ``1.`` reads ``1``: Docling drops the dot Word
+prints, and the Markdown list rule would drop the number). "Outside" counts ragchunk's words
+that are not words of PDFium's own raw text of the same file (PDF only) after the documented
+cleaning (NFKC, hyphenated line ends joined, lam-alef in one order): a word there was made by
+ragchunk, not read.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ sys.path[:0] = [str(ROOT)]
 DATA = ROOT.parent / "shared" / "benchdata" / "docling"
 _MARKUP = re.compile(r"^\s*(#+|[-*+]|\d+\.)\s+|[*_`|]+|^\s*:?-{3,}:?\s*$|<!--.*?-->", re.M)
 _WORD = re.compile(r"\w+(?:['\u2019.-]\w+)*")
+_LABEL = re.compile(r"^\s*(\d+(?:\.\d+)*)\.(?=\s)")
 _LAM_ALEF = re.compile("\u0644[\u0622\u0623\u0625\u0627]")
 
 
@@ -58,10 +62,15 @@ def f1(found: list[str], truth: list[str]) -> float:
     return 200 * precision * recall / (precision + recall)
 
 
+def heading_words(heading: str) -> str:
+    """Return a heading's scored words; a leading number keeps its digits (``1.`` reads ``1``)."""
+    return " ".join(words(_LABEL.sub(r"\1", heading)))
+
+
 def gt_headings(markdown: str) -> list[str]:
     """Return the ground truth's headings, normalised."""
     return [
-        " ".join(words(line.lstrip("#")))
+        heading_words(line.lstrip("#"))
         for line in markdown.splitlines()
         if line.startswith("#") and words(line.lstrip("#"))
     ]
@@ -115,24 +124,87 @@ READERS: dict[str, Callable[[bytes], tuple[str, list[str]]]] = {
 }
 
 
-def score(files: list[Path], readers: list[str]) -> list[dict[str, Any]]:
+def ragchunk_docx(data: bytes) -> tuple[str, list[str]]:
+    """ragchunk's DOCX text and its section headings (as printed, numbers included)."""
+    from ragchunk.parsers._spec import ParseRequest
+    from ragchunk.parsers.docx import parse
+
+    doc = parse(data, ParseRequest())
+    return doc.text, [s.headings[-1] for s in doc.sections if s.kind == "heading" and s.headings]
+
+
+def python_docx_raw(data: bytes) -> tuple[str, list[str]]:
+    """python-docx's body paragraphs, raw (no tables, numbers, boxes); headings by style name."""
+    import io
+
+    import docx
+
+    paragraphs = docx.Document(io.BytesIO(data)).paragraphs
+    headings = [
+        p.text
+        for p in paragraphs
+        if p.style is not None and p.style.name.startswith(("Heading", "Title"))
+    ]
+    return "\n\n".join(p.text for p in paragraphs), headings
+
+
+def mammoth_html(data: bytes) -> tuple[str, list[str]]:
+    """mammoth's HTML, tags dropped; its headings are its ``<hN>`` elements."""
+    import html
+    import io
+
+    import mammoth  # type: ignore[import-untyped]
+
+    markup = mammoth.convert_to_html(io.BytesIO(data)).value
+    headings = re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", markup, re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", markup.replace("</p>", "\n\n")))
+    return text, [html.unescape(re.sub(r"<[^>]+>", "", h)) for h in headings]
+
+
+DOCX_READERS: dict[str, Callable[[bytes], tuple[str, list[str]]]] = {
+    "ragchunk": ragchunk_docx,
+    "python-docx": python_docx_raw,
+    "mammoth": mammoth_html,
+}
+
+
+def _read(reader: Callable[[bytes], tuple[str, list[str]]], data: bytes) -> tuple[str, list[str]]:
+    """Run one reader; a file it cannot read scores as empty text (counted, not hidden)."""
+    try:
+        return reader(data)
+    except ImportError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a peer's failure on one file is a score of 0
+        print(f"  {getattr(reader, '__name__', reader)}: {type(exc).__name__}: {exc}"[:160])
+        return "", []
+
+
+def score(
+    files: list[Path],
+    readers: list[str],
+    table: dict[str, Callable[[bytes], tuple[str, list[str]]]] = READERS,
+    *,
+    pdf: bool = True,
+) -> list[dict[str, Any]]:
     """Return one row per reader and file, and one ``ALL`` row per reader."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in readers:
         total: dict[str, Any] = {"reader": name, "file": "ALL", "found": [], "truth": []}
         hits = heads = outside = 0
         for path in files:
             data = path.read_bytes()
             try:
-                text, headings = READERS[name](data)
+                text, headings = _read(table[name], data)
             except ImportError:
                 break
             truth_md = path.with_suffix(".gt.md").read_text(encoding="utf-8")
             found, truth = words(text), words(truth_md)
-            raw = {_lam_alef(word) for word in words(pdfium_raw(data)[0])}
-            out = sum(1 for word in found if _lam_alef(word) not in raw)
+            out = 0
+            if pdf:
+                raw = {_lam_alef(word) for word in words(pdfium_raw(data)[0])}
+                out = sum(1 for word in found if _lam_alef(word) not in raw)
             expected = gt_headings(truth_md)
-            seen = {" ".join(words(h)) for h in headings}
+            seen = {heading_words(h) for h in headings}
             hit = sum(1 for h in expected if h in seen)
             rows.append(
                 {
@@ -149,6 +221,17 @@ def score(files: list[Path], readers: list[str]) -> list[dict[str, Any]]:
             hits, heads, outside = hits + hit, heads + len(expected), outside + out
             total["claimed"] = total.get("claimed", 0) + len(seen)
         else:
+            per_file = [row["f1"] for row in rows if row["reader"] == name]
+            rows.append(
+                {
+                    "reader": name,
+                    "file": "MEAN (per-file F1)",
+                    "f1": sum(per_file) / max(len(per_file), 1),
+                    "outside": outside,
+                    "headings": f"{hits}/{heads}",
+                    "claimed": total.get("claimed", 0),
+                }
+            )
             rows.append(
                 {
                     "reader": name,
@@ -166,13 +249,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--files", nargs="*", default=None)
-    parser.add_argument("--readers", default=",".join(READERS))
+    parser.add_argument("--readers", default=None)
+    parser.add_argument("--docx", action="store_true", help="score the Word files instead")
     args = parser.parse_args(argv)
-    pdfs = sorted((args.data / "pdf").glob("*.pdf"))
+    table = DOCX_READERS if args.docx else READERS
+    readers = args.readers.split(",") if args.readers else list(table)
+    pdfs = sorted(
+        (args.data / "docx").glob("*.docx") if args.docx else (args.data / "pdf").glob("*.pdf")
+    )
     if args.files:
         pdfs = [p for p in pdfs if p.name in args.files]
     print(f"{'reader':15} {'file':34} {'F1':>6} {'outside':>8} {'headings':>9} {'claimed':>8}")
-    for row in score(pdfs, args.readers.split(",")):
+    for row in score(pdfs, readers, table, pdf=not args.docx):
         print(
             f"{row['reader']:15} {row['file']:34} {row['f1']:6.1f} {row['outside']:8} "
             f"{row['headings']:>9} {row['claimed']:8}"

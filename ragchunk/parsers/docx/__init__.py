@@ -5,14 +5,17 @@ feed; a table row reads ``| a | b |`` (empty rows and tables are left out). Runs
 hyperlinks, content controls, fields and tracked insertions; Office Math reads as linear text;
 text boxes and shapes follow their paragraph; footnotes and endnotes (and comments with
 ``--comments``) follow the body as sections linked to their reference marks (``runs``,
-``body``, ``notes``). Tracked deletions, placeholders, headers and footers are left out and
+``body``, ``notes``). List and heading numbers are printed as Word shows them (``numbering``);
+a chart reads as its title and a table of its cached data where it is drawn (``charts``).
+Tracked deletions, placeholders, headers and footers are left out and
 counted in ``Document.extraction``, and a coverage check (``coverage``) warns of any text run
 not read. Headings come from the styles Title and Heading 1–9 and from outline levels
 (``styles``); Title is the root of the heading path (level 1, like Heading 1, but Heading 1
 stays under it). Pages come from rendered page breaks (``w:lastRenderedPageBreak``) and
 explicit ones (page breaks, page-break-before, section breaks); without any, the document has
 no pages rather than guessed ones. Before python-docx opens the file, zip and XML bomb checks
-run (``_archive``). Core properties (title, author, created) become document metadata.
+run (``_archive``); a Strict Open XML file is then rewritten with Transitional names
+(``strict``). Core properties (title, author, created) become document metadata.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import zlib
 from typing import TYPE_CHECKING, Any, Final
 
 import docx
+from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.exceptions import OpcError
 
 from ragchunk.errors import CorruptDocumentError
@@ -32,9 +36,12 @@ from ragchunk.parsers._archive import open_zip, refuse_doctypes
 from ragchunk.parsers._builder import BLOCK_SEPARATOR, LINE_SEPARATOR
 from ragchunk.parsers._spec import Format
 from ragchunk.parsers.docx.body import Builder, add_blocks, pages
+from ragchunk.parsers.docx.charts import chart_parts
 from ragchunk.parsers.docx.coverage import unread_runs
 from ragchunk.parsers.docx.notes import add_notes, left_out_parts, related_parts
+from ragchunk.parsers.docx.numbering import read_numbering
 from ragchunk.parsers.docx.runs import Reading
+from ragchunk.parsers.docx.strict import is_strict, transitional
 from ragchunk.parsers.docx.styles import W, read_styles
 
 if TYPE_CHECKING:
@@ -57,16 +64,27 @@ def parse(data: bytes, request: ParseRequest) -> Document:
         CorruptDocumentError: not a zip, no ``word/document.xml``, or malformed parts.
         LimitExceededError: zip or XML bomb, or more data than ``request.max_bytes``.
     """
+    original = data
     with open_zip(data, request, kind="DOCX") as archive:
         if "word/document.xml" not in archive.namelist():
             raise CorruptDocumentError(
                 f"{request.source}: not a DOCX: the zip has no word/document.xml"
             )
         refuse_doctypes(archive, request)
+        if is_strict(archive):
+            data = transitional(archive)
+    if data is not original:
+        open_zip(data, request, kind="DOCX").close()  # the rewritten archive, checked again
     document = _open(data, request)
     body = _body(document, request)
     comments = request.options.comments
-    builder = Builder(styles=read_styles(document), reading=Reading(), spend=request.spend_text)
+    builder = Builder(
+        styles=read_styles(document),
+        reading=Reading(),
+        spend=request.spend_text,
+        lists=read_numbering(_numbering(document)),
+        charts=chart_parts(document),
+    )
     add_blocks(body, builder)
     parts = _related(document, request)
     add_notes(parts, builder, comments=comments)
@@ -108,17 +126,25 @@ def _body(document: Any, request: ParseRequest) -> Any:
     """Return the main part's ``w:body`` (an empty one when it has none).
 
     Raises:
-        CorruptDocumentError: the main part is not a transitional WordprocessingML document
-            (a Strict Open XML file, or another namespace: python-docx reads neither).
+        CorruptDocumentError: the main part is not a WordprocessingML document (another
+            namespace; Strict Open XML is translated to Transitional before, ``strict``).
     """
     element = document.element
     if element.tag != W + "document":
         raise CorruptDocumentError(
-            f"{request.source}: unsupported DOCX: its main part is not a WordprocessingML "
-            "document (Strict Open XML files are not read)"
+            f"{request.source}: unsupported DOCX: its main part is not a WordprocessingML document"
         )
     body = element.find(W + "body")
     return () if body is None else body
+
+
+def _numbering(document: Any) -> Any:
+    """Return the ``w:numbering`` element, or None when the document has no numbering part."""
+    try:
+        part = document.part.part_related_by(RT.NUMBERING)
+    except KeyError:
+        return None
+    return getattr(part, "element", None)
 
 
 def _related(document: Any, request: ParseRequest) -> list[Any]:

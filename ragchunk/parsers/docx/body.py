@@ -15,8 +15,17 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.model import Page
 from ragchunk.parsers._builder import TextBuilder
+from ragchunk.parsers.docx.charts import chart_references, chart_rows, chart_title
+from ragchunk.parsers.docx.numbering import Numbering
 from ragchunk.parsers.docx.runs import EXPLICIT, MC, Reading, read_runs
-from ragchunk.parsers.docx.styles import W, flag, heading_rank, numbering, paragraph_style
+from ragchunk.parsers.docx.styles import (
+    W,
+    flag,
+    heading_rank,
+    list_reference,
+    numbering,
+    paragraph_style,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -27,6 +36,7 @@ if TYPE_CHECKING:
 
 _CONTAINERS: Final = frozenset({W + "sdt", W + "customXml", W + "sdtContent", MC + "Choice"})
 _TEXT_BOX: Final = {"container": "text box"}
+_CHART: Final = {"container": "chart"}
 
 
 @dataclass(slots=True, kw_only=True)
@@ -38,6 +48,8 @@ class Builder(TextBuilder):
     breaks: list[tuple[int, str]] = field(default_factory=list)
     references: list[tuple[int, str, str]] = field(default_factory=list)
     items: list[Span] = field(default_factory=list)
+    lists: Numbering = field(default_factory=Numbering)
+    charts: dict[str, Any] = field(default_factory=dict)
 
     def close_list(self) -> None:
         """End the list being built, if any, as one ``list`` section."""
@@ -87,6 +99,12 @@ def add_paragraph(paragraph: Any, builder: Builder, metadata: Metadata | None = 
         lead = len(text) - len(text.lstrip())
         text = text.strip()
         inline.references = [(max(at - lead, 0), kind, key) for at, kind, key in inline.references]
+    label = list_label(style, properties, builder.lists)
+    if label and text.strip():
+        shift = len(label) - (len(text) - len(text.lstrip()))
+        text = label + text.lstrip()
+        inline.breaks = [(max(at + shift, 0), kind) for at, kind in inline.breaks]
+        inline.references = [(max(at + shift, 0), kind, key) for at, kind, key in inline.references]
     breaks += inline.breaks
     rank = heading_rank(style, properties)
     numbered = numbering(properties)
@@ -108,6 +126,41 @@ def add_paragraph(paragraph: Any, builder: Builder, metadata: Metadata | None = 
     for box in inline.boxes:
         builder.close_list()
         add_blocks(box, builder, _TEXT_BOX)
+    for rid in chart_references(paragraph):
+        if rid in builder.charts:
+            builder.close_list()
+            add_chart(builder.charts[rid], builder)
+
+
+def add_chart(space: Any, builder: Builder) -> None:
+    """Add a chart's title as a block and its data as a table section (``charts``)."""
+    title = chart_title(space)
+    if title:
+        builder.add_block(title, metadata=_CHART)
+    rows: list[Span] = []
+    for cells in chart_rows(space):
+        builder.line("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |", rows)
+    if len(rows) > 1:
+        builder.record(
+            rows[0][0],
+            "table",
+            end=rows[-1][1],
+            header=rows[0],
+            parts=tuple(rows[1:]),
+            metadata=_CHART,
+        )
+    elif rows:
+        builder.record(rows[0][0], "table", end=rows[-1][1], metadata=_CHART)
+
+
+def list_label(style: Style, properties: Any, lists: Numbering) -> str:
+    """Return the number (or bullet) Word prints before this paragraph, and a space; or ""."""
+    num_id, ilvl = list_reference(properties)
+    if num_id is None:
+        num_id, ilvl = style.num_id, style.ilvl if ilvl is None else ilvl
+    if num_id is None or num_id == "0":
+        return ""
+    return lists.label(num_id, ilvl, style.style_id)
 
 
 def _add_item(text: str, builder: Builder, breaks: list[tuple[int, str]]) -> int:
@@ -153,7 +206,8 @@ def _cell_text(cell: Any, breaks: list[tuple[int, str]], builder: Builder, boxes
     texts = []
     for paragraph in cell.iter(W + "p"):
         inline = read_runs(paragraph, builder.reading)
-        texts.append(inline.text)
+        label = list_label(*paragraph_style(paragraph, builder.styles), builder.lists)
+        texts.append(label + inline.text if label and inline.text.strip() else inline.text)
         breaks += inline.breaks
         boxes += inline.boxes
         # A reference in a cell is placed at the end of the text so far (the row is built

@@ -24,6 +24,10 @@ class Style:
     outline: int | None
     numbered: bool
     break_before: bool
+    style_id: str = ""
+    num_id: str | None = None
+    """The list this style numbers its paragraphs in (``w:numPr/w:numId``), inherited."""
+    ilvl: int | None = None
 
 
 def read_styles(document: Any) -> dict[str, Style]:
@@ -53,6 +57,8 @@ def _resolve(style_id: str, raw: dict[str, tuple[str, Any, str | None]]) -> Styl
     name = raw[style_id][0]
     outline: int | None = None
     numbered = break_before = None
+    num_id: str | None = None
+    ilvl: int | None = None
     seen: set[str] = set()
     current: str | None = style_id
     while current in raw and current not in seen:
@@ -64,8 +70,26 @@ def _resolve(style_id: str, raw: dict[str, tuple[str, Any, str | None]]) -> Styl
             numbered = numbering(properties)
         if break_before is None:
             break_before = flag(properties, "pageBreakBefore")
+        own_id, own_level = list_reference(properties)
+        num_id = own_id if num_id is None else num_id
+        ilvl = own_level if ilvl is None else ilvl
         current = current_base
-    return Style(name, outline, bool(numbered), bool(break_before))
+    return Style(
+        name, outline, bool(numbered), bool(break_before), style_id, num_id=num_id, ilvl=ilvl
+    )
+
+
+def list_reference(properties: Any) -> tuple[str | None, int | None]:
+    """Return the ``w:numPr`` numId and ilvl set in paragraph properties (None when unset)."""
+    if properties is None:
+        return None, None
+    number = properties.find(f"{W}numPr/{W}numId")
+    level = properties.find(f"{W}numPr/{W}ilvl")
+    value = level.get(W + "val") if level is not None else None
+    return (
+        None if number is None else number.get(W + "val"),
+        int(value) if value is not None and value.isdigit() else None,
+    )
 
 
 def outline_level(properties: Any) -> int | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import zipfile
 from collections.abc import Callable
 from typing import Any
 
@@ -64,14 +65,14 @@ def test_headings_lists_and_tables_in_document_order() -> None:
 
     doc = parsed(fill)
     assert doc.text == (
-        "Intro\n\nPlain text.\n\nParts\n\nfirst\nsecond\n\n| a | b\\|c |\n| 1 | 2 |"
+        "Intro\n\nPlain text.\n\nParts\n\n• first\n1. second\n\n| a | b\\|c |\n| 1 | 2 |"
         "\n\nDeep\n\nbody\n\nNext"
     )
     assert blocks(doc) == [
         ("heading", "Intro", ("Intro",)),
         ("prose", "Plain text.", ("Intro",)),
         ("heading", "Parts", ("Intro", "Parts")),
-        ("list", "first\nsecond", ("Intro", "Parts")),
+        ("list", "• first\n1. second", ("Intro", "Parts")),  # numbers as Word prints them
         ("table", "| a | b\\|c |\n| 1 | 2 |", ("Intro", "Parts")),
         ("heading", "Deep", ("Intro", "Parts", "Deep")),
         ("prose", "body", ("Intro", "Parts", "Deep")),
@@ -79,7 +80,7 @@ def test_headings_lists_and_tables_in_document_order() -> None:
     ]
     assert [s.level for s in doc.sections if s.kind == "heading"] == [1, 2, 3, 1]
     listing, table = doc.sections[3], doc.sections[4]
-    assert [doc.text[s:e] for s, e in listing.parts] == ["first", "second"]
+    assert [doc.text[s:e] for s, e in listing.parts] == ["• first", "1. second"]
     assert table.header is not None
     assert doc.text[slice(*table.header)] == "| a | b\\|c |"
     assert [doc.text[s:e] for s, e in table.parts] == ["| 1 | 2 |"]
@@ -267,7 +268,8 @@ def test_chunks_under_a_heading_2_carry_the_heading_1_to_heading_2_path(
 
 
 def test_a_main_part_in_another_namespace_is_unsupported_not_an_internal_error() -> None:
-    """Found by fuzzing: python-docx gives such a part no .body (Strict Open XML files)."""
+    """Found by fuzzing: python-docx gives such a part no .body (a Strict main part that the
+    package's relationships do not declare Strict is not translated)."""
     from ragchunk.errors import CorruptDocumentError
     from tests.data.make_bad import rewritten_docx
 
@@ -280,6 +282,58 @@ def test_a_main_part_in_another_namespace_is_unsupported_not_an_internal_error()
     with pytest.raises(CorruptDocumentError) as caught:
         parse(rewritten_docx(change), ParseRequest(source="strict.docx"))
     assert str(caught.value) == (
-        "strict.docx: unsupported DOCX: its main part is not a WordprocessingML document "
-        "(Strict Open XML files are not read)"
+        "strict.docx: unsupported DOCX: its main part is not a WordprocessingML document"
     )
+
+
+def _as_strict(name: str, body: bytes, _out: object) -> bytes:
+    """Rename a Transitional part's namespaces and relationship types the Strict way."""
+    del name
+    for transitional, strict in (
+        (
+            b"schemas.openxmlformats.org/officeDocument/2006/relationships/extended-properties",
+            b"purl.oclc.org/ooxml/officeDocument/relationships/extendedProperties",
+        ),
+        (
+            b"schemas.openxmlformats.org/officeDocument/2006/",
+            b"purl.oclc.org/ooxml/officeDocument/",
+        ),
+        (
+            b"schemas.openxmlformats.org/wordprocessingml/2006/",
+            b"purl.oclc.org/ooxml/wordprocessingml/",
+        ),
+        (b"schemas.openxmlformats.org/drawingml/2006/", b"purl.oclc.org/ooxml/drawingml/"),
+    ):
+        body = body.replace(transitional, strict)
+    return body
+
+
+def test_a_strict_open_xml_file_reads_like_its_transitional_twin() -> None:
+    """Issue 30: Strict files failed with "no relationship of type …officeDocument"."""
+    from tests.data.make_bad import DOCX, rewritten_docx
+
+    strict = rewritten_docx(_as_strict)
+    with zipfile.ZipFile(io.BytesIO(strict)) as archive:
+        assert b"purl.oclc.org/ooxml/wordprocessingml" in archive.read("word/document.xml")
+    twin = parse(DOCX.read_bytes(), ParseRequest(source="t.docx"))
+    doc = parse(strict, ParseRequest(source="s.docx"))
+    assert doc.text == twin.text
+    assert blocks(doc) == blocks(twin)
+    assert doc.metadata == twin.metadata
+
+
+def test_a_strict_file_still_passes_the_doctype_check() -> None:
+    from ragchunk.errors import LimitExceededError
+    from tests.data.make_bad import rewritten_docx
+
+    def change(name: str, body: bytes, out: object) -> bytes:
+        body = _as_strict(name, body, out)
+        if name == "word/styles.xml":
+            return (
+                b'<?xml version="1.0"?><!DOCTYPE w [<!ENTITY a "b">]>'
+                + body[body.index(b"?>") + 2 :]
+            )
+        return body
+
+    with pytest.raises(LimitExceededError, match="declares a DOCTYPE"):
+        parse(rewritten_docx(change), ParseRequest(source="s.docx"))
