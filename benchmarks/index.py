@@ -243,14 +243,21 @@ def run_ragchunk(store: str, where: Servers, paths: list[Path], folder: Path, wo
     return row
 
 
-def run_langchain(store: str, where: Servers, model: Any, folder: Path, work: Path) -> Row:
-    """LangChain's index() with an SQL record manager: first, unchanged rerun, one-file edit."""
+def run_langchain(
+    store: str, where: Servers, model: Any, folder: Path, work: Path, batch_size: int = 100
+) -> Row:
+    """LangChain's index() with an SQL record manager: first, unchanged rerun, one-file edit.
+
+    ``batch_size`` is index()'s (100 by default): with ``cleanup="incremental"`` a document
+    whose chunks straddle two batches has the later ones deleted by the first batch's cleanup
+    and written (and embedded) again by the next, on every run (index()'s docstring warns of it).
+    """
     from langchain_classic.indexes import SQLRecordManager
     from langchain_core.documents import Document
     from langchain_core.indexing import index
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-    row = Row(store, "LangChain index()")
+    row = Row(store, "LangChain index()" if batch_size == 100 else f"LangChain b={batch_size}")
     counted = Counted()
     embeddings = langchain_embeddings(model, counted)
     name = f"langchain_{next(_names)}"
@@ -276,6 +283,7 @@ def run_langchain(store: str, where: Servers, model: Any, folder: Path, work: Pa
                 records,
                 vectors,
                 cleanup="incremental",
+                batch_size=batch_size,
                 source_id_key="source",
                 key_encoder="sha256",
             )
@@ -394,6 +402,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only", default="ragchunk,langchain,chonkie", help="contestants (comma-separated)"
     )
     parser.add_argument(
+        "--langchain-batch-size", type=int, default=100, help="index()'s batch_size (default 100)"
+    )
+    parser.add_argument(
         "--rounds", type=int, default=1, help="times each contestant runs (the fastest is shown)"
     )
     args = parser.parse_args(argv)
@@ -434,7 +445,7 @@ def run_one(
     if who == "ragchunk":
         return run_ragchunk(store, where, paths, folder, work)
     if who == "langchain":
-        return run_langchain(store, where, model, folder, work)
+        return run_langchain(store, where, model, folder, work, args.langchain_batch_size)
     return run_chonkie(store, where, model, folder)
 
 
