@@ -206,6 +206,8 @@ class _Sync:
 
     def run(self) -> None:
         """Sync every input, in input order."""
+        from ragchunk.runs.worker import unchanged
+
         hashes: dict[int, str] = {}
         plans: dict[int, Plan] = {}
         jobs = []
@@ -218,9 +220,20 @@ class _Sync:
             known = entry.content_hash if entry and entry.settings_hash == hashes[key] else None
             jobs.append(dataclasses.replace(job, plan=plans[key], known_hash=known))
         digests = [hashes[id(job.plan)] for job in self.batch.jobs]
-        batch = dataclasses.replace(self.batch, jobs=tuple(jobs))
+        # Unchanged documents are told here, their bytes hashed in this process: a rerun with
+        # nothing to chunk starts no worker process (forking one costs more than hashing).
+        same = [unchanged(job) for job in jobs]
+        todo = [k for k, result in enumerate(same) if result is None]
+        batch = dataclasses.replace(
+            self.batch,
+            jobs=tuple(jobs[k] for k in todo),
+            outputs=tuple(self.batch.outputs[k] for k in todo),
+        )
         with results(batch) as outcomes:
-            for (job, _, result), digest in zip(outcomes, digests, strict=True):
+            made = iter(outcomes)
+            for job, result, digest in zip(jobs, same, digests, strict=True):
+                if result is None:
+                    job, _, result = next(made)
                 self._document(job, result, digest)
                 if self.stopped:
                     break

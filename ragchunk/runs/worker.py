@@ -1,6 +1,7 @@
 """What a worker process runs (``--jobs``): the jobs a pool sends it, one after another.
 
 ``Job`` is one input and its plan; ``work`` chunks one job (in this process or a worker);
+``unchanged`` tells, in this process, a job whose file still has its known hash;
 ``serve`` is a worker's loop: it receives batches of jobs (``JobMessage``: a plan crosses
 once per worker), answers each batch at once, each job as a flat tuple of ``FileResult``'s
 fields holding the encoded records, and retires once it grew by ``RECYCLE_MIB``. The pool
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk import backends
+from ragchunk.defaults import STDIN
 from ragchunk.errors import RagchunkError
 from ragchunk.measure import use_one_encoding_thread
 from ragchunk.pipeline.engine import process
@@ -74,6 +76,30 @@ def work(job: Job, *, path: str | None = None, data: bytes | None = None) -> Fil
     except (RagchunkError, MemoryError) as exc:  # a record over the sink's cap; no memory
         return render_failed(result, exc)
     return dataclasses.replace(result, chunks=(), rendered=pieces)
+
+
+def unchanged(job: Job) -> FileResult | None:
+    """Return ``work``'s ``unchanged`` result for a file that still has its known hash, else None.
+
+    Only the bytes are read and hashed, as ``work`` does before parsing; anything else (no known
+    hash, standard input, a file over the size cap or unreadable, other bytes) is None and left
+    to ``work``, which reports it.
+    """
+    import hashlib
+    from pathlib import Path
+
+    if job.known_hash is None or job.source == STDIN:
+        return None
+    try:
+        with Path(job.source).open("rb") as handle:
+            if os.fstat(handle.fileno()).st_size > job.plan.policy.max_bytes:
+                return None
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
+    if digest != job.known_hash:
+        return None
+    return FileResult(job.source, job.doc_id, content_hash=digest, unchanged=True)
 
 
 def render_failed(result: FileResult, exc: RagchunkError | MemoryError) -> FileResult:

@@ -171,3 +171,48 @@ def test_a_second_index_run_waits_then_fails_saying_why(
         f"Error: {store}?timeout=0.5: another ragchunk run is writing this store "
         "(waited 0.5 s for its lock); run again once it is done\n"
     )
+
+
+def test_a_rerun_hashes_unchanged_files_here_and_starts_no_worker(
+    scripted_server: ScriptedServer, docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ragchunk
+    from ragchunk.runs import workers
+    from ragchunk.runs.index import IndexReport
+    from ragchunk.settings import scope
+
+    (docs / "tides.md").write_text("# Tides\n\nHigh water is at noon.\n", encoding="utf-8")
+    started: list[object] = []
+    real = workers._Worker.__init__
+
+    def counted(worker: workers._Worker) -> None:
+        started.append(worker)
+        real(worker)
+
+    monkeypatch.setattr(workers._Worker, "__init__", counted)
+    server = scripted_server.base_url
+    settings = scope(
+        {"embedder": "openai", "embed_url": server, "embed_model": "m", "no_cache": True}
+        | {"jobs": 2}
+    )
+    store = f"sqlite:///{tmp_path}/index.db"
+    said: list[tuple[str, str]] = []
+
+    def run() -> IndexReport:
+        said.clear()
+        started.clear()
+        return ragchunk.index([str(docs)], store, settings=settings, on_document=remember)
+
+    def remember(source: str, status: str) -> None:
+        said.append((Path(source).name, status))
+
+    scripted_server.on(EMBEDDINGS, fake_embeddings(dim=8))
+    assert run().added == 3
+    assert len(started) == 2  # the first index chunks in worker processes
+    again = run()
+    assert (again.unchanged, again.counts.written, again.embedded) == (3, 0, 0)
+    assert started == []  # nothing to chunk: the files were hashed here
+    (docs / "notes.txt").write_text("Changed notes.\n", encoding="utf-8")
+    edited = run()
+    assert (edited.changed, edited.unchanged) == (1, 2)
+    assert said == [("cranes.md", "unchanged"), ("notes.txt", "changed"), ("tides.md", "unchanged")]
