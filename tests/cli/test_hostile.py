@@ -11,9 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.data import make_bad
+from tests.support import measured
+from tests.support.measured import Outcome, assert_complete
 
 pytestmark = pytest.mark.timeout(60)  # a hang guard; the time bound is CPU_SECONDS
 
@@ -31,71 +30,11 @@ GOOD_MD = "# Good\n\nThis file is fine, and it comes first.\n"
 GOOD_TXT = "Another good file.\n\nIt comes last, after the bad one.\n"
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """A finished run: exit code, standard streams, CPU seconds and peak memory (RSS)."""
-
-    code: int
-    stdout: str
-    stderr: str
-    cpu_seconds: float
-    peak_mib: float
-
-    def records(self, source: str) -> list[dict[str, object]]:
-        lines = self.stdout.splitlines()
-        return [r for r in map(json.loads, lines) if r["source"] == source]
-
-
-# A small process runs ragchunk and reports its children's peak RSS and CPU time: measured
-# from the test process, the peak would include the test process's own (the kernel keeps the
-# larger of the forked copy and the program run in it).
-LAUNCHER = """
-import resource, subprocess, sys
-code = subprocess.call(sys.argv[2:])
-usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-with open(sys.argv[1], "w") as report:
-    report.write(f"{usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}")
-sys.exit(code)
-"""
-
-
 def run_split(*args: str, cwd: Path) -> Outcome:
-    """Run `python -m ragchunk split ARGS` in ``cwd``; check its CPU time, note its peak memory.
-
-    The CPU time counts the run's worker processes too (they are its children).
-    """
-    with tempfile.TemporaryDirectory() as scratch:
-        report = Path(scratch) / "usage"
-        command = [sys.executable, "-m", "ragchunk", "split", *args]
-        result = subprocess.run(
-            [sys.executable, "-c", LAUNCHER, str(report), *command],
-            cwd=cwd,
-            capture_output=True,
-            check=False,
-        )
-        peak_kib, cpu_seconds = report.read_text(encoding="utf-8").split()
-    stdout, stderr = result.stdout.decode("utf-8"), result.stderr.decode("utf-8")
-    outcome = Outcome(result.returncode, stdout, stderr, float(cpu_seconds), int(peak_kib) / 1024)
+    """Run `python -m ragchunk split ARGS` in ``cwd``; check its CPU time, note its peak memory."""
+    outcome = measured.run_split(*args, cwd=cwd)
     assert outcome.cpu_seconds < CPU_SECONDS, f"{args}: {outcome.cpu_seconds:.1f} s of CPU"
     return outcome
-
-
-def assert_complete(outcome: Outcome, source: str, text: str, doc_id: str | None = None) -> None:
-    """The chunks of ``source`` are verbatim, in order, and cover every non-space of ``text``.
-
-    ``doc_id`` picks one document of a container (a message of an mbox).
-    """
-    records = [r for r in outcome.records(source) if doc_id is None or r["doc_id"] == doc_id]
-    covered = 0
-    for index, record in enumerate(records):
-        start, end = record["start"], record["end"]
-        assert isinstance(start, int)
-        assert isinstance(end, int)
-        assert record["index"] == index
-        assert record["text"] == text[start:end]
-        assert text[covered:start].strip() == "", f"{source}: text lost before {start}"
-        covered = max(covered, end)
-    assert text[covered:].strip() == "", f"{source}: text lost at the end"
 
 
 @pytest.fixture(scope="session")

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import json
 import re
-import resource
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+
+from tests.support import measured
+from tests.support.measured import Outcome, assert_complete
 
 pytestmark = pytest.mark.timeout(240)  # a hang guard; the bound checked is CPU_SECONDS
 
@@ -30,52 +30,9 @@ GOOD_MD = "# Good\n\nThis file is fine, and it comes first.\n"
 GOOD_TXT = "Another good file.\n\nIt comes last, after the bad one.\n"
 
 
-def _limit_memory() -> None:
-    """In the child, before it runs ragchunk: at most 1 GiB of address space."""
-    resource.setrlimit(resource.RLIMIT_AS, (GIB, GIB))
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """A finished run: exit code, standard streams, CPU seconds of the process."""
-
-    code: int
-    stdout: str
-    stderr: str
-    cpu_seconds: float
-
-    def records(self, source: str) -> list[dict[str, object]]:
-        return [r for r in map(json.loads, self.stdout.splitlines()) if r["source"] == source]
-
-
 def run_split(*args: str, cwd: Path) -> Outcome:
     """Run `python -m ragchunk split ARGS -j 1` in ``cwd`` under the memory limit."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    result = subprocess.run(
-        [sys.executable, "-m", "ragchunk", "split", *args, "-j", "1"],
-        cwd=cwd,
-        capture_output=True,
-        check=False,
-        preexec_fn=_limit_memory,
-        timeout=200,
-    )
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    stdout, stderr = result.stdout.decode("utf-8"), result.stderr.decode("utf-8")
-    return Outcome(result.returncode, stdout, stderr, cpu)
-
-
-def assert_written(outcome: Outcome, source: str, text: str) -> None:
-    """The chunks of ``source`` are verbatim and cover every non-space of ``text``."""
-    covered = 0
-    for record in outcome.records(source):
-        start, end = record["start"], record["end"]
-        assert isinstance(start, int)
-        assert isinstance(end, int)
-        assert record["text"] == text[start:end]
-        assert text[covered:start].strip() == ""
-        covered = max(covered, end)
-    assert text[covered:].strip() == "", f"{source}: text lost"
+    return measured.run_split(*args, "-j", "1", cwd=cwd, limit=GIB, timeout=200)
 
 
 # --- the generators ---------------------------------------------------------------------------
@@ -280,8 +237,8 @@ def test_hostile_input_between_two_good_ones(case: Case, corpus: Path) -> None:
     for line, pattern in zip(lines, case.stderr, strict=True):
         assert re.fullmatch(pattern, line), line
     assert outcome.cpu_seconds < CPU_SECONDS, f"{outcome.cpu_seconds:.1f} s of CPU"
-    assert_written(outcome, "good.md", GOOD_MD)
-    assert_written(outcome, "good.txt", GOOD_TXT)
+    assert_complete(outcome, "good.md", GOOD_MD)
+    assert_complete(outcome, "good.txt", GOOD_TXT)
     records = outcome.records(case.name)
     if case.text is None:
         assert records == []
@@ -346,7 +303,7 @@ def test_a_record_past_the_cap_fails_its_input_alone(
     assert errors == [
         "error: big.txt: refused: chunk 0 makes a JSONL record of 2197 bytes (limit 1000)"
     ]
-    outcome = Outcome(result.exit_code, result.stdout, result.stderr, 0.0)
+    outcome = Outcome(result.exit_code, result.stdout, result.stderr, 0.0, 0.0)
     assert outcome.records("big.txt") == []
-    assert_written(outcome, "good.md", GOOD_MD)
-    assert_written(outcome, "good.txt", GOOD_TXT)
+    assert_complete(outcome, "good.md", GOOD_MD)
+    assert_complete(outcome, "good.txt", GOOD_TXT)

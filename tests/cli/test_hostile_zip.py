@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.data import make_hostile_zip
+from tests.support import measured
+from tests.support.measured import Outcome, assert_complete
 
 pytestmark = pytest.mark.timeout(120)  # a hang guard; the bounds are CPU_SECONDS and LIMIT
 
@@ -33,68 +33,11 @@ BUDGET = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    code: int
-    stdout: str
-    stderr: str
-    cpu_seconds: float
-    peak_mib: float
-
-    def records(self, source: str) -> list[dict[str, object]]:
-        return [r for r in map(json.loads, self.stdout.splitlines()) if r["source"] == source]
-
-
-# A small launcher runs ragchunk under the limit (set in its child by preexec_fn) and reports
-# that child's own peak RSS and CPU time: measured from the test process, whose forked copy the
-# child starts as, the peak would include the test process's memory.
-LAUNCHER = """
-import os, resource, subprocess, sys
-limit = int(sys.argv[2])
-def limited():
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-child = subprocess.Popen(sys.argv[3:], preexec_fn=limited)
-_, status, usage = os.wait4(child.pid, 0)
-with open(sys.argv[1], "w") as report:
-    report.write(f"{usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}")
-sys.exit(os.waitstatus_to_exitcode(status))
-"""
-
-
 def run_split(*args: str, cwd: Path) -> Outcome:
     """Run `python -m ragchunk split ARGS` in ``cwd`` under ``LIMIT``; measure it alone."""
-    report = cwd / ".usage"
-    command = [sys.executable, "-m", "ragchunk", "split", *args]
-    result = subprocess.run(
-        [sys.executable, "-c", LAUNCHER, str(report), str(LIMIT), *command],
-        cwd=cwd,
-        capture_output=True,
-        check=False,
-    )
-    peak_kib, cpu_seconds = report.read_text(encoding="utf-8").split()
-    outcome = Outcome(
-        result.returncode,
-        result.stdout.decode("utf-8"),
-        result.stderr.decode("utf-8"),
-        float(cpu_seconds),
-        int(peak_kib) / 1024,
-    )
+    outcome = measured.run_split(*args, cwd=cwd, limit=LIMIT)
     assert outcome.cpu_seconds < CPU_SECONDS, f"{args}: {outcome.cpu_seconds:.1f} s of CPU"
     return outcome
-
-
-def assert_complete(outcome: Outcome, source: str, text: str) -> None:
-    """The chunks of ``source`` are verbatim, in order, and cover every non-space of ``text``."""
-    covered = 0
-    for index, record in enumerate(outcome.records(source)):
-        start, end = record["start"], record["end"]
-        assert isinstance(start, int)
-        assert isinstance(end, int)
-        assert record["index"] == index
-        assert record["text"] == text[start:end]
-        assert text[covered:start].strip() == "", f"{source}: text lost before {start}"
-        covered = max(covered, end)
-    assert text[covered:].strip() == "", f"{source}: text lost at the end"
 
 
 @pytest.fixture(scope="module")
