@@ -1,7 +1,7 @@
-"""What the timed formats share (WebVTT, SubRip): times, cue text without markup, the document.
+r"""What the timed formats share (WebVTT, SubRip): times, cue text without markup, the document.
 
 A cue's text is its payload lines without markup (``<i>``, ``<c.yellow>``, ``<00:00:01.000>``,
-SubRip's ``{\\an8}``), each line stripped, blank lines dropped, joined by line feeds; cues are
+SubRip's ``{\an8}``), each line stripped, blank lines dropped, joined by line feeds; cues are
 blocks of ``Document.text`` (joined by a blank line), each a ``cue`` section, and each a ``Cue``
 in ``Document.cues`` with its times in seconds and its speakers (WebVTT ``<v Name>``), from
 which every chunk gets ``timestamp_start``/``timestamp_end`` and ``metadata.speakers``. Cue

@@ -100,8 +100,11 @@ def document(
 
 
 def _line_start(text: str, start: int, comment: str | None) -> int:
-    """Move ``start`` back to its line's first mark when only list dashes and spaces precede it,
-    then over the comment lines right above it."""
+    """Return where a member starting at ``start`` starts its section.
+
+    That is its line's first mark when only list dashes and spaces precede it, then the first
+    of the comment lines right above it.
+    """
     line = text.rfind("\n", 0, start) + 1
     before = text[line:start]
     if before.strip(" \t-"):

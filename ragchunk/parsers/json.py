@@ -3,8 +3,9 @@
 The standard library's parser checks the file (an error names its line and column) and a
 small scanner finds where each key and list item starts, which the standard library does not
 tell: the key path of a chunk is where it starts (``servers › 0 › ports``; list items by
-their 0-based index), a top-level key holding an object or array is a heading, and no chunk of a structure-aware strategy cuts a string or number in
-two unless it alone is larger than the size.
+their 0-based index), a top-level key holding an object or array is a heading, and no chunk
+of a structure-aware strategy cuts a string or number in two unless it alone is larger than
+the size.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ def members(
     stack: list[_Frame] = []
     pending: tuple[int, str, bool] | None = None  # an object's key: start, name, first
     for match in _TOKEN.finditer(text, start, end):
-        string, mark, bare = match.group(1, 2, 3)
+        string, mark = match.group(1, 2)
         at = match.start(1 if string else 2 if mark else 3)
         top = stack[-1] if stack else None
         if mark in (",", ":") or mark in ("}", "]"):

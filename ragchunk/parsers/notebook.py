@@ -147,7 +147,8 @@ def _outputs(cell: dict[str, object]) -> list[str]:
             text = _joined(output.get("text"))
         elif kind in _TEXT_OUTPUTS or kind == "pyout":  # pyout: nbformat 3
             data = output.get("data", output)
-            text = _joined(data.get("text/plain", data.get("text"))) if isinstance(data, dict) else ""
+            plain = data.get("text/plain", data.get("text")) if isinstance(data, dict) else None
+            text = _joined(plain)
         else:
             continue
         text = text.rstrip()

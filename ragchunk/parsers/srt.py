@@ -1,8 +1,8 @@
-"""srt: SubRip subtitles, each cue a section with its times (``_cues``).
+r"""srt: SubRip subtitles, each cue a section with its times (``_cues``).
 
 A cue is a block of lines: its number, the timing line (``00:00:01,000 --> 00:00:04,000``,
 coordinates after it ignored) and its text. Numbers and timing lines are not text; HTML-like
-tags (``<i>``, ``<font color=...>``) and ``{\\an8}`` overrides are left out of it. A block
+tags (``<i>``, ``<font color=...>``) and ``{\an8}`` overrides are left out of it. A block
 without a timing line is left out with a warning naming its line; a file with text but no cue
 at all is not SubRip.
 """

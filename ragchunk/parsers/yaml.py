@@ -2,9 +2,9 @@
 
 PyYAML composes the file (an error names its line and column) and its nodes' marks say where
 each key and list item starts; a list item's section starts at its ``-``, and comment lines
-right above a key go with it; a top-level key holding a mapping or a list is a heading. An alias is not followed (its anchor's members were already
-seen). A file of several documents (``---``) starts each key path with ``document N``.
-Needs PyYAML (the ``yaml`` extra).
+right above a key go with it; a top-level key holding a mapping or a list is a heading. An
+alias is not followed (its anchor's members were already seen). A file of several documents
+(``---``) starts each key path with ``document N``. Needs PyYAML (the ``yaml`` extra).
 """
 
 from __future__ import annotations
@@ -71,6 +71,7 @@ def _members(root: Node, path: tuple[str, ...], top: int) -> Iterator[Member]:
     A key of the root mapping (its path ``top`` long) holding a container is a heading.
     """
     from yaml.nodes import MappingNode
+
     yield Member(root.start_mark.index, path)
     seen = {id(root)}
     stack = [_children(root, path)]
@@ -104,8 +105,9 @@ def _children(node: Node, own: tuple[str, ...]) -> Iterator[tuple[Member, Node |
     for position, (start, value, label) in enumerate(items):
         container = isinstance(value, MappingNode | SequenceNode)
         child = (*own, label)
-        yield Member(start, child if container else own, position == 0), (
-            value if container else None
+        yield (
+            Member(start, child if container else own, position == 0),
+            (value if container else None),
         )
 
 

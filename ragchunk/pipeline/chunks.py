@@ -23,6 +23,7 @@ from ragchunk.text.sections import heading_lookup
 
 if TYPE_CHECKING:
     from ragchunk.measure import Sizer
+    from ragchunk.model import JSONValue
 
 
 def chunk_id(doc_id: str, strategy: str, fingerprint: str, start: int, end: int, n: int) -> str:
@@ -282,13 +283,15 @@ class _CueLookup:
         self._cues = cues
         self._ends = [cue.end for cue in cues]
 
-    def __call__(self, start: int, end: int) -> tuple[tuple[float, float], list[str]]:
+    def __call__(self, start: int, end: int) -> tuple[tuple[float, float], list[JSONValue]]:
         cues, last = self._cues, len(self._cues) - 1
         first = min(bisect_right(self._ends, start), last)
         k = first
         while k < last and cues[k + 1].start < end:
             k += 1
         touched = [cues[i] for i in range(first, k + 1)]
-        speakers = dict.fromkeys(name for cue in touched for name in cue.speakers)
+        speakers: dict[JSONValue, None] = {}
+        for cue in touched:
+            speakers.update(dict.fromkeys(cue.speakers))
         begin = min(cue.time_start for cue in touched)
         return (begin, max(cue.time_end for cue in touched)), list(speakers)

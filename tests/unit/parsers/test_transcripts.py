@@ -144,7 +144,7 @@ def test_bad_transcripts_fail_alone_with_one_line(tmp_path: Path) -> None:
 def test_a_block_without_timing_is_left_out_with_a_warning() -> None:
     warnings: list[str] = []
     data = b"WEBVTT\n\n1\nnot a timing line\nlost\n\n00:03.000 --> 00:04.000\nkept\n"
-    doc = parse_vtt(data, ParseRequest(source="t.vtt", warn=lambda c, m: warnings.append(m)))
+    doc = parse_vtt(data, ParseRequest(source="t.vtt", warn=lambda _code, m: warnings.append(m)))
     assert doc.text == "kept"
     assert warnings == ["t.vtt: line 4: no cue timing line, block left out"]
 
