@@ -62,10 +62,15 @@ def sections(text: str, members: Iterable[Member], *, comment: str | None = None
     starts: list[tuple[int, tuple[str, ...], bool]] = []
     after_heading = False
     for member in members:
-        if (member.first and not after_heading) or len(member.path) > MAX_DEPTH:
+        if (member.first and not member.heading and not after_heading) or (
+            len(member.path) > MAX_DEPTH
+        ):
             continue
         after_heading = member.heading
         start = _line_start(text, member.start, comment)
+        if starts and start == starts[-1][0] and member.heading:
+            starts[-1] = (start, member.path, True)  # a heading opening its container
+            continue
         if starts and start <= starts[-1][0]:
             continue  # an alias (YAML) points back at its anchor; or the same line
         starts.append((start, member.path, member.heading))

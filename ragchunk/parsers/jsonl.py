@@ -42,7 +42,7 @@ def _members(text: str, request: ParseRequest) -> Iterator[Member]:
         start, end = match.span()
         if start == end or not text[start:end].strip():
             continue
-        check(text[start:end], request.source, number - 1)
+        check(text[start:end].rstrip("\r\n"), request.source, number - 1)
         yield from members(text, start, end, (f"line {number}",), headings=False)
 
 
