@@ -87,6 +87,13 @@ class CueDocument:
         """Add one cue (a cue without text is left out)."""
         if not text.text:
             return
+        if time_end < time_start:
+            self.request.warn(
+                "bad-cue",
+                f"{self.request.source}: a cue at {time_start} s ends before it starts "
+                f"({time_end} s); its end is taken as its start",
+            )
+            time_end = time_start
         builder = self.builder
         start = builder.append(text.text)
         metadata: dict[str, JSONValue] = {"time_start": time_start, "time_end": time_end}

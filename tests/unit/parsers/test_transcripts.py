@@ -157,3 +157,14 @@ def test_view_shows_the_timestamps(tmp_path: Path) -> None:
     assert '"timestamp_start":0.0' in page
     assert "record.timestamp_start" in page  # the script turns them into a time range
     assert "function clock(seconds)" in page
+
+
+def test_a_cue_ending_before_it_starts_ends_where_it_starts() -> None:
+    warnings: list[str] = []
+    data = b"1\n00:01:01,000 --> 00:00:04,500\nBackwards.\n"
+    doc = parse_srt(data, ParseRequest(source="b.srt", warn=lambda _code, m: warnings.append(m)))
+    ((start, end),) = [(c.time_start, c.time_end) for c in doc.cues]
+    assert start == end == 61.0
+    assert warnings == [
+        "b.srt: a cue at 61.0 s ends before it starts (4.5 s); its end is taken as its start"
+    ]
