@@ -169,3 +169,11 @@ def test_a_cue_ending_before_it_starts_ends_where_it_starts() -> None:
     assert warnings == [
         "b.srt: a cue at 61.0 s ends before it starts (4.5 s); its end is taken as its start"
     ]
+
+
+def test_the_table_shows_times_where_others_show_pages_or_lines() -> None:
+    result = runner.invoke(app, ["split", str(TALK), "--table"], env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.stderr
+    assert "time" in result.stdout
+    assert "0:00.000–0:21.000" in result.stdout
+    assert "1:00:09.000" in result.stdout  # past the hour: hours shown
