@@ -201,3 +201,15 @@ def test_deep_nesting_is_refused_not_crashed() -> None:
     for text in ("[" * 100_000 + "]" * 100_000, "[" * 100_000):
         with pytest.raises(InputError, match=r"^d\.json: "):
             parse_json(text.encode(), ParseRequest(source="d.json"))
+
+
+def test_yaml_aliases_are_not_expanded_and_deep_nesting_is_refused() -> None:
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for i in range(20):  # a billion laughs: 9**20 items if aliases were followed
+        name, previous = chr(98 + i), chr(97 + i)
+        lines.append(f"{name}: &{name} [{', '.join(['*' + previous] * 9)}]")
+    text = "\n".join(lines) + "\n"
+    doc = parse_yaml(text.encode(), ParseRequest(source="laughs.yaml"))
+    assert len(doc.sections) < 40
+    with pytest.raises(InputError, match=r"^deep\.yaml: "):
+        parse_yaml(("[" * 50_000 + "]" * 50_000).encode(), ParseRequest(source="deep.yaml"))
