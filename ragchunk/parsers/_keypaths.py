@@ -18,8 +18,7 @@ a path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from ragchunk.model import Document, Section
 
@@ -36,8 +35,7 @@ MAX_KEY: Final = 120
 _BLANK: Final = " \t\r\n\f\v"
 
 
-@dataclass(frozen=True, slots=True)
-class Member:
+class Member(NamedTuple):
     """Where a member starts and the key path of a chunk starting there.
 
     ``first``: the first member of its container (it starts no section); ``heading``: a member
@@ -134,6 +132,6 @@ def _skip_blank(text: str, start: int, end: int) -> int:
 
 
 def _trim_end(text: str, start: int, end: int) -> int:
-    while end > start and text[end - 1] in _BLANK:
-        end -= 1
-    return end
+    if end > start and text[end - 1] not in _BLANK:
+        return end
+    return start + len(text[start:end].rstrip(_BLANK))

@@ -83,14 +83,17 @@ def members(
     pending: tuple[int, str, bool] | None = None  # an object's key: start, name, first
     for match in _TOKEN.finditer(text, start, end):
         string, mark = match.group(1, 2)
+        if mark == ",":
+            if stack[-1].is_object:
+                stack[-1].expects_key = True
+            continue
+        if mark == ":":
+            continue
+        if mark == "}" or mark == "]":
+            stack.pop()
+            continue
         at = match.start(1 if string else 2 if mark else 3)
         top = stack[-1] if stack else None
-        if mark in (",", ":") or mark in ("}", "]"):
-            if mark == "," and top is not None and top.is_object:
-                top.expects_key = True
-            elif mark in ("}", "]"):
-                stack.pop()
-            continue
         if string is not None and top is not None and top.expects_key:
             name = json.loads(string) if "\\" in string else string[1:-1]
             pending = (at, key(name), top.count == 0)
