@@ -49,7 +49,7 @@ _ragchunk_eval() {
         --plot) return ;;
         --include) return ;;
         --exclude) return ;;
-        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html json jsonl markdown mbox notebook pdf pptx rst srt text toml vtt xlsx yaml"; return ;;
         --password) return ;;
         --max-bytes) return ;;
         --max-text) return ;;
@@ -84,7 +84,7 @@ _ragchunk_index() {
         --unit) _ragchunk_words "chars tokens"; return ;;
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
         -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= buffer= emit_passages= front_matter= grounding= headers= language= max_depth= max_propositions= method= min_level= overlap_sentences= prompt= question_column= references= sentences= separators= threshold="; return ;;
-        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html json jsonl markdown mbox notebook pdf pptx rst srt text toml vtt xlsx yaml"; return ;;
         --password) return ;;
         --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
         --min-size) return ;;
@@ -122,7 +122,7 @@ _ragchunk_index() {
 
 _ragchunk_inspect() {
     case "$prev" in
-        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html json jsonl markdown mbox notebook pdf pptx rst srt text toml vtt xlsx yaml"; return ;;
         --password) return ;;
         --pdf-engine) _ragchunk_words "pdfium pypdf"; return ;;
         --ocr) _ragchunk_words "off auto all"; return ;;
@@ -159,7 +159,7 @@ _ragchunk_split() {
         --tokenizer) _ragchunk_words "cl100k_base"; _ragchunk_files; return ;;
         -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= buffer= emit_passages= front_matter= grounding= headers= language= max_depth= max_propositions= method= min_level= overlap_sentences= prompt= question_column= references= sentences= separators= threshold="; return ;;
         -o|--output) _ragchunk_files; return ;;
-        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html json jsonl markdown mbox notebook pdf pptx rst srt text toml vtt xlsx yaml"; return ;;
         --password) return ;;
         --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
         --include) return ;;
@@ -229,7 +229,7 @@ _ragchunk_view() {
         -o|--output) _ragchunk_files; return ;;
         --min-size) return ;;
         --parents) return ;;
-        --format) _ragchunk_words "code csv docx email epub html markdown mbox pdf pptx rst text xlsx"; return ;;
+        --format) _ragchunk_words "code csv docx email epub html json jsonl markdown mbox notebook pdf pptx rst srt text toml vtt xlsx yaml"; return ;;
         --password) return ;;
         --language) _ragchunk_words "c cpp csharp go java javascript kotlin php python ruby rust swift tsx typescript"; return ;;
         --timeout) return ;;

@@ -38,6 +38,25 @@ class Page:
 
 
 @dataclass(frozen=True, slots=True)
+class Cue:
+    """One cue of a transcript or subtitles (WebVTT, SubRip) and its span in ``Document.text``.
+
+    Attributes:
+        start: first code point of the cue's text.
+        end: one past its last code point.
+        time_start: when the cue is shown, in seconds from the start of the media.
+        time_end: when it is hidden, in seconds.
+        speakers: the voices that speak in it (WebVTT ``<v Name>`` tags), in order.
+    """
+
+    start: int
+    end: int
+    time_start: float
+    time_end: float
+    speakers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Section:
     """A structural block of a document: a heading, a paragraph, a table, a definition...
 
@@ -98,6 +117,7 @@ class Document:
     metadata: Metadata = field(default_factory=_no_metadata)
     wraps: tuple[int, ...] = ()
     extraction: Metadata = field(default_factory=_no_metadata)
+    cues: tuple[Cue, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +204,8 @@ class Chunk:
     hash: str | None = None
     embedding: tuple[float, ...] | None = None
     parent_id: str | None = None
+    timestamp_start: float | None = None
+    timestamp_end: float | None = None
 
     @property
     def is_parent(self) -> bool:
@@ -204,6 +226,9 @@ class Chunk:
         if self.page_start is not None:
             record["page_start"] = self.page_start
             record["page_end"] = self.page_end
+        if self.timestamp_start is not None:
+            record["timestamp_start"] = self.timestamp_start
+            record["timestamp_end"] = self.timestamp_end
         if self.line_start is not None:
             record["line_start"] = self.line_start
             record["line_end"] = self.line_end

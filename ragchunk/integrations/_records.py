@@ -22,6 +22,8 @@ OWN_KEYS: Final = (
     "tokens",
     "page_start",
     "page_end",
+    "timestamp_start",
+    "timestamp_end",
     "line_start",
     "line_end",
     "parent_id",

@@ -2,7 +2,8 @@
 
 Detection imports nothing: by ``--format`` first, then by extension, then by content (``%PDF-``;
 a zip holding ``word/document.xml``, ``ppt/presentation.xml``, ``xl/workbook.xml`` or an EPUB
-container; an HTML start; an mbox's ``From`` line or e-mail headers; else text). Each module
+container; an HTML start; an mbox's ``From`` line or e-mail headers; a ``WEBVTT`` line; else
+text). Each module
 exposes ``FORMAT`` (see ``_spec.py``). To add a format, write ``parsers/<name>.py`` and add
 one line here.
 """
@@ -61,6 +62,13 @@ FORMATS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "email": ("ragchunk.parsers.email", (".eml",)),
     "mbox": ("ragchunk.parsers.mbox", (".mbox", ".mbx")),
     "epub": ("ragchunk.parsers.epub", (".epub",)),
+    "vtt": ("ragchunk.parsers.vtt", (".vtt",)),
+    "srt": ("ragchunk.parsers.srt", (".srt",)),
+    "notebook": ("ragchunk.parsers.notebook", (".ipynb",)),
+    "json": ("ragchunk.parsers.json", (".json", ".geojson", ".webmanifest")),
+    "jsonl": ("ragchunk.parsers.jsonl", (".jsonl", ".ndjson")),
+    "yaml": ("ragchunk.parsers.yaml", (".yaml", ".yml")),
+    "toml": ("ragchunk.parsers.toml", (".toml",)),
 }
 
 
@@ -116,6 +124,7 @@ _ZIP_MARKERS: Final = (
 _HTML_START: Final = re.compile(
     rb"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
 )
+_WEBVTT: Final = re.compile(rb"WEBVTT(?:[ \t\r\n]|$)")
 _MAIL_HEADER: Final = re.compile(
     rb"(?:Return-Path|Received|From|To|Subject|Date|Message-ID|MIME-Version|Delivered-To|"
     rb"X-[A-Za-z-]+):[ \t]",
@@ -126,6 +135,8 @@ _MAIL_HEADER: Final = re.compile(
 def _sniff_text(head: bytes) -> str:
     """Return ``html``, ``mbox``, ``email`` or ``text`` from the first bytes of a text file."""
     head = head.removeprefix(b"\xef\xbb\xbf")
+    if _WEBVTT.match(head):
+        return "vtt"
     if _HTML_START.match(head) or (head.lstrip().startswith(b"<?xml") and b"<html" in head):
         return "html"
     if head.startswith(b"From ") and b"\n" in head:

@@ -164,7 +164,7 @@ def _record_problems(
 
 
 def _range_problems(chunk: Chunk) -> Iterator[str]:
-    """Pages and lines: both ends or neither, 1-based, in order."""
+    """Pages, lines and timestamps: both ends or neither, pages and lines 1-based, in order."""
     for kind, first, last in (
         ("page", chunk.page_start, chunk.page_end),
         ("line", chunk.line_start, chunk.line_end),
@@ -173,6 +173,11 @@ def _range_problems(chunk: Chunk) -> Iterator[str]:
             yield f"{kind}_start and {kind}_end must both be present or absent"
         elif first is not None and last is not None and not 1 <= first <= last:
             yield f"{kind}s {first}-{last} are not in order"
+    first_time, last_time = chunk.timestamp_start, chunk.timestamp_end
+    if (first_time is None) != (last_time is None):
+        yield "timestamp_start and timestamp_end must both be present or absent"
+    elif first_time is not None and last_time is not None and not 0 <= first_time <= last_time:
+        yield f"timestamps {first_time}-{last_time} are not in order"
 
 
 def _check_sizes(chunks: Sequence[Chunk], limits: Limits) -> Iterator[_Found]:

@@ -1,7 +1,8 @@
 """Spans → chunk records: the only place that slices text and derives ids, lines and pages.
 
-``text == doc.text[start:end]`` holds by construction (SPEC §3.1). Headings, pages and lines
-are derived from offsets, so every strategy gets them for free. ``context`` (the text to embed)
+``text == doc.text[start:end]`` holds by construction (SPEC §3.1). Headings, pages, lines and a
+transcript's timestamps and speakers are derived from offsets, so every strategy gets them for
+free. ``context`` (the text to embed)
 is the heading breadcrumb with ``--contextualize``, then the span's prefix, then the text.
 """
 
@@ -16,12 +17,13 @@ from hashlib import blake2b
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.errors import LimitExceededError
-from ragchunk.model import TOP_LEVEL_SYMBOL, Chunk, Document, Page, Section, Span
+from ragchunk.model import TOP_LEVEL_SYMBOL, Chunk, Cue, Document, Page, Section, Span
 from ragchunk.text.breadcrumb import format_breadcrumb
 from ragchunk.text.sections import heading_lookup
 
 if TYPE_CHECKING:
     from ragchunk.measure import Sizer
+    from ragchunk.model import JSONValue
 
 
 def chunk_id(doc_id: str, strategy: str, fingerprint: str, start: int, end: int, n: int) -> str:
@@ -80,6 +82,8 @@ def assemble(
     headings_at = heading_lookup(doc.sections)
     symbols = _SymbolLookup(doc.sections) if doc.format == "code" else None
     pages = _PageLookup(doc.pages) if doc.pages else None
+    cues = _CueLookup(doc.cues) if doc.cues else None
+    times: tuple[float | None, float | None] = (None, None)
     allowance = repeat_allowance(text)
     repeated = 0  # characters of breadcrumbs and prefixes put into contexts so far
     chunks: list[Chunk] = []
@@ -109,6 +113,10 @@ def assemble(
         metadata = {**doc_metadata, **span.metadata} if doc_metadata else span.metadata
         if symbols is not None and "symbol" not in metadata:
             metadata = {**metadata, "symbol": symbols(start, end)}
+        if cues is not None:
+            times, speakers = cues(start, end)
+            if speakers:
+                metadata = {**metadata, "speakers": speakers}
         headings = span.headings if span.headings is not None else headings_at(start)
         piece = text[start:end] if span.text is None else span.text
         context = None
@@ -141,6 +149,8 @@ def assemble(
                 None,
                 None,
                 None if span.embedding is None else compact_vector(span.embedding),
+                timestamp_start=times[0],
+                timestamp_end=times[1],
             )
         )
     return chunks
@@ -262,3 +272,26 @@ class _PageLookup:
         while k < last and self._pages[k + 1].start < end:
             k += 1
         return self._pages[first].number, self._pages[max(k, first)].number
+
+
+class _CueLookup:
+    """The time range and speakers of the cues a span touches (cues are sorted, disjoint)."""
+
+    __slots__ = ("_cues", "_ends")
+
+    def __init__(self, cues: Sequence[Cue]) -> None:
+        self._cues = cues
+        self._ends = [cue.end for cue in cues]
+
+    def __call__(self, start: int, end: int) -> tuple[tuple[float, float], list[JSONValue]]:
+        cues, last = self._cues, len(self._cues) - 1
+        first = min(bisect_right(self._ends, start), last)
+        k = first
+        while k < last and cues[k + 1].start < end:
+            k += 1
+        touched = [cues[i] for i in range(first, k + 1)]
+        speakers: dict[JSONValue, None] = {}
+        for cue in touched:
+            speakers.update(dict.fromkeys(cue.speakers))
+        begin = min(cue.time_start for cue in touched)
+        return (begin, max(cue.time_end for cue in touched)), list(speakers)

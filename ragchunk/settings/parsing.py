@@ -119,6 +119,15 @@ class ParseOptions:
         key=False,
     )
 
+    # Notebooks (issue 31).
+    outputs: bool = leaf(
+        default=False,
+        help="Jupyter notebooks: keep the text outputs of code cells (streams and text/plain "
+        "results; left out by default).",
+        panel=FORMATS,
+        key=False,
+    )
+
     def __post_init__(self) -> None:
         if self.pdf_engine not in PDF_ENGINES:
             listed = ", ".join(PDF_ENGINES)

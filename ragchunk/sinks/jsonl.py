@@ -116,6 +116,9 @@ def _record(chunk: Chunk) -> dict[str, Any]:
     if chunk.page_start is not None:
         record["page_start"] = chunk.page_start
         record["page_end"] = chunk.page_end
+    if chunk.timestamp_start is not None:
+        record["timestamp_start"] = chunk.timestamp_start
+        record["timestamp_end"] = chunk.timestamp_end
     if chunk.line_start is not None:
         record["line_start"] = chunk.line_start
         record["line_end"] = chunk.line_end

@@ -10,6 +10,7 @@ column                             Arrow type                      null when
 ``text``                           string                          never
 ``start``, ``end``                 int64                           never
 ``page_start``, ``page_end``       int64                           the input has no pages
+``timestamp_start``, ``_end``      float64: seconds                the input is not timed
 ``line_start``, ``line_end``       int64                           the input has no lines
 ``headings``                       list<string>                    never (may be empty)
 ``strategy``                       string                          never
@@ -81,6 +82,7 @@ INTEGER_COLUMNS: Final = (
     "chars",
     "tokens",
 )
+FLOAT_COLUMNS: Final = ("timestamp_start", "timestamp_end")
 EMBEDDING: Final = "embedding"
 _REQUIRED: Final = frozenset(
     {"id", "doc_id", "source", "index", "text", "start", "end", "headings", "strategy", "chars"}
@@ -96,6 +98,8 @@ _ORDER: Final = (
     "end",
     "page_start",
     "page_end",
+    "timestamp_start",
+    "timestamp_end",
     "line_start",
     "line_end",
     "headings",
@@ -132,6 +136,7 @@ def schema(embedding_size: int | None = None) -> pa.Schema:
 
     types = {name: pa.int64() for name in INTEGER_COLUMNS}
     # "element": the name Parquet readers give list items, so a file read back has this schema.
+    types.update(dict.fromkeys(FLOAT_COLUMNS, pa.float64()))
     types["headings"] = pa.list_(pa.field("element", pa.string()))
     fields = [
         pa.field(name, types.get(name, pa.string()), nullable=name not in _REQUIRED)

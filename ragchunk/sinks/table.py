@@ -56,12 +56,23 @@ def preview(text: str) -> str:
 
 
 def _where(chunk: Chunk) -> str:
+    if chunk.timestamp_start is not None and chunk.timestamp_end is not None:
+        return f"{_clock(chunk.timestamp_start)}–{_clock(chunk.timestamp_end)}"
     if chunk.page_start is not None:
         pages = f"p{chunk.page_start}"
         return pages if chunk.page_end == chunk.page_start else f"{pages}–{chunk.page_end}"
     if chunk.line_start is not None:
         return f"{chunk.line_start}–{chunk.line_end}"
     return ""
+
+
+def _clock(seconds: float) -> str:
+    """Return a media player's time: ``1:15.500``, ``1:02:03.000`` past the hour."""
+    millis = round(seconds * 1000)
+    hours, rest = divmod(millis, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    clock = f"{minutes}:{rest / 1000:06.3f}"
+    return f"{hours}:{minutes:02d}:{rest / 1000:06.3f}" if hours else clock
 
 
 def build(chunks: Sequence[Chunk], title: str, width: int = 160) -> Table:
@@ -88,6 +99,7 @@ def build(chunks: Sequence[Chunk], title: str, width: int = 160) -> Table:
         spans = [f"{c.start}–{c.end}" for c in chunks]
         columns.append(("span", spans, {"no_wrap": True}))
     place = "pages" if any(c.page_start for c in chunks) else "lines"
+    place = "time" if any(c.timestamp_start is not None for c in chunks) else place
     columns.append((place, places, {"no_wrap": True}))
     columns.append(("chars", [str(c.chars) for c in chunks], {"justify": "right", "no_wrap": True}))
     tokens = ["" if c.tokens is None else str(c.tokens) for c in chunks]

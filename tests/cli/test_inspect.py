@@ -16,7 +16,18 @@ from tests.pending import settled
 
 runner = CliRunner()
 SUFFIXES = {".txt", ".md", ".pdf", ".docx", ".html", ".htm", ".xhtml", ".pptx", ".eml", ".csv"}
-SUFFIXES |= {".tsv", ".xlsx", ".epub"}
+SUFFIXES |= {
+    ".tsv",
+    ".xlsx",
+    ".epub",
+    ".vtt",
+    ".srt",
+    ".ipynb",
+    ".json",
+    ".jsonl",
+    ".yaml",
+    ".toml",
+}
 DOCUMENTS = sorted(
     path
     for path in FIXTURES.rglob("*")

@@ -259,6 +259,13 @@ TARGETS: dict[str, Target] = {
     "xlsx": Target(_parser("xlsx", "fuzz.xlsx"), ("fixtures/tables/*.xlsx",)),
     "pptx": Target(_parser("pptx", "fuzz.pptx"), ("fixtures/pptx/*",)),
     "epub": Target(_parser("epub", "fuzz.epub"), ("fixtures/epub/*",)),
+    "vtt": Target(_parser("vtt", "fuzz.vtt"), ("fixtures/transcripts/*.vtt",)),
+    "srt": Target(_parser("srt", "fuzz.srt"), ("fixtures/transcripts/*.srt",)),
+    "notebook": Target(_parser("notebook", "fuzz.ipynb"), ("fixtures/notebooks/*",)),
+    "json": Target(_parser("json", "fuzz.json"), ("fixtures/data/*.json",)),
+    "jsonl": Target(_parser("jsonl", "fuzz.jsonl"), ("fixtures/data/*.jsonl",)),
+    "yaml": Target(_parser("yaml", "fuzz.yaml"), ("fixtures/data/*.yaml",)),
+    "toml": Target(_parser("toml", "fuzz.toml"), ("fixtures/data/*.toml",)),
     "docx-body": Target(docx_body, ("tests/fuzz/seeds/docx-body/*",)),
     "pdf-content": Target(pdf_content, ("tests/fuzz/seeds/pdf-content/*",)),
     "markdown-strategy": Target(

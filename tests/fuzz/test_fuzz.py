@@ -34,6 +34,13 @@ BUDGET = {
     "xlsx": 10,
     "pptx": 10,
     "epub": 10,
+    "vtt": 40,
+    "srt": 40,
+    "notebook": 30,
+    "json": 40,
+    "jsonl": 40,
+    "yaml": 40,
+    "toml": 40,
 }
 """Examples per target and test run: the slowest parse a few hundred ms per example."""
 

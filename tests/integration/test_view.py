@@ -137,6 +137,25 @@ def test_a_pdf_shows_its_pages_and_heading_paths(open_page: Opener, tmp_path: Pa
     assert_offline(offline, page_file)
 
 
+def test_a_transcript_shows_its_time_ranges(open_page: Opener, tmp_path: Path) -> None:
+    talk = FIXTURES / "transcripts" / "talk.vtt"
+    page_file = view(tmp_path, talk, "--size", "300")
+    offline = opened(open_page, page_file)
+    page = offline.page
+    expected = records(talk, "--size", "300")
+    assert [e["text"] for e in chunk_elements(page)] == [r["text"] for r in expected]
+    rows = page.evaluate(
+        "[...document.querySelectorAll('#side0 .row .rw')].map(r => r.textContent)"
+    )
+    assert rows[0] == f"0:00.000–0:{expected[0]['timestamp_end']:06.3f}"
+    assert rows[-1].startswith("1:00:")  # past the hour: hours shown
+    page.hover('#side0 .chunk[data-index="1"]', position={"x": 30, "y": 5})
+    tip = page.inner_text("#tip")
+    assert "time" in tip
+    assert "timestamp_start" not in tip
+    assert_offline(offline, page_file)
+
+
 def test_the_list_shows_size_place_headings_and_flags(open_page: Opener, tmp_path: Path) -> None:
     source = tmp_path / "fence.md"
     code = "".join(f"value_{i} = compute({i})\n" for i in range(30))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import email
+import json
 import mailbox
 import re
 import zipfile
@@ -276,3 +277,25 @@ def test_templates() -> None:
     )
     for section in ("Profile", "Experience", "Education", "Skills", "Languages"):
         assert section in cv
+
+
+def test_transcripts_notebook_and_data_files() -> None:
+    talk = (FIXTURES / "transcripts" / "talk.vtt").read_text(encoding="utf-8")
+    for mark in ("WEBVTT The Rising", "\nNOTE ", "\nSTYLE\n", "<v.question Tom Ashby>", "&amp;"):
+        assert mark in talk
+    assert "\n01:00:00.000 --> 01:00:06.250\n" in talk
+    assert "align:start position:10%" in talk
+    film = (FIXTURES / "transcripts" / "harbour-film.srt").read_bytes()
+    assert b"\r\n00:00:01,000 --> 00:00:04,500\r\n{\\an8}<i>" in film
+    notebook = json.loads((FIXTURES / "notebooks" / "tide-analysis.ipynb").read_text("utf-8"))
+    kinds = [o["output_type"] for c in notebook["cells"] for o in c.get("outputs", [])]
+    assert kinds == ["stream", "execute_result", "error", "display_data"]
+    assert notebook["metadata"]["kernelspec"]["language"] == "python"
+    config = (FIXTURES / "data" / "config.yaml").read_text(encoding="utf-8")
+    for mark in ("&defaults", "<<: *defaults", "ports: [502, 8080]", "summary: >", "runbook: |"):
+        assert mark in config
+    pyproject = (FIXTURES / "data" / "pyproject.toml").read_text(encoding="utf-8")
+    assert pyproject.count("[[tool.gauges.site]]") == 2
+    assert 'notes = """' in pyproject
+    lines = (FIXTURES / "data" / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["event"] for line in lines] == ["reading", "gap", "alert", "reading"]

@@ -20,7 +20,7 @@
   const EAGER = 262144; // documents up to this long are drawn at once
   const ROW = 40; // height of a chunk list row, px (--row in the CSS)
   const TIP_CHARS = 240; // long values are cut in the tooltip, shown whole in the panel
-  const ORDER = ["id", "index", "span", "chars", "tokens", "lines", "pages", "headings",
+  const ORDER = ["id", "index", "span", "chars", "tokens", "time", "lines", "pages", "headings",
     "strategy", "metadata", "context", "parent_id", "doc_hash", "hash", "text", "doc_id",
     "source"];
   const offsetOf = new WeakMap(); // text node -> its UTF-16 offset in TEXT
@@ -47,8 +47,24 @@
     return first === last ? `${first}` : `${first}–${last}`;
   }
 
+  function clock(seconds) {
+    // 75.5 -> "1:15.500", 3723 -> "1:02:03.000": a media player's time.
+    const ms = Math.round(seconds * 1000);
+    const h = Math.floor(ms / 3600000);
+    const m = Math.floor((ms % 3600000) / 60000);
+    const s = ((ms % 60000) / 1000).toFixed(3).padStart(6, "0");
+    return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+  }
+
+  function times(record) {
+    // "0:04.000–0:09.500" for a transcript's chunk; "" for others.
+    if (record.timestamp_start === undefined) return "";
+    return `${clock(record.timestamp_start)}–${clock(record.timestamp_end)}`;
+  }
+
   function where(record) {
-    // "page 2", "pages 2–3", "line 4" or "lines 4–9".
+    // "0:04.000–0:09.500" (a transcript), "page 2", "pages 2–3", "line 4" or "lines 4–9".
+    if (record.timestamp_start !== undefined) return times(record);
     const [first, last, word] = record.page_start !== undefined
       ? [record.page_start, record.page_end, "page"]
       : [record.line_start, record.line_end, "line"];
@@ -306,7 +322,9 @@
     shown.span = `${record.start}–${record.end}`;
     if (record.line_start !== undefined) shown.lines = range(record.line_start, record.line_end);
     if (record.page_start !== undefined) shown.pages = range(record.page_start, record.page_end);
-    for (const key of ["start", "end", "line_start", "line_end", "page_start", "page_end"]) {
+    if (record.timestamp_start !== undefined) shown.time = times(record);
+    for (const key of ["start", "end", "line_start", "line_end", "page_start", "page_end",
+      "timestamp_start", "timestamp_end"]) {
       delete shown[key];
     }
     const keys = ORDER.filter((key) => key in shown);

@@ -22,7 +22,7 @@ from tests.meaning import LOCAL, every_strategy
 from tests.pending import settled
 
 KINDS = {"text", "markdown", "docx", "pdf", "code", "html", "pptx", "email", "tables", "epub"}
-KINDS |= {"templates"}
+KINDS |= {"templates", "transcripts", "notebooks", "data"}
 DOCUMENTS = sorted(
     path
     for path in FIXTURES.rglob("*")

@@ -36,6 +36,8 @@ DOCUMENTED = {
     "end": ("int64", False),
     "page_start": ("int64", True),
     "page_end": ("int64", True),
+    "timestamp_start": ("double", True),
+    "timestamp_end": ("double", True),
     "line_start": ("int64", True),
     "line_end": ("int64", True),
     "headings": ("list<element: string>", False),
@@ -63,8 +65,9 @@ def jsonl_records(chunks: list[Chunk]) -> list[dict[str, Any]]:
 
 
 def varied_chunks() -> list[Chunk]:
-    """Chunks with pages, lines, headings, metadata, tokens, contexts and hashes."""
+    """Chunks with pages, timestamps, lines, headings, metadata, tokens, contexts and hashes."""
     pdf = chunk_file(str(FIXTURES / "pdf" / "report-outline.pdf"), size=400)
+    talk = chunk_file(str(FIXTURES / "transcripts" / "talk.vtt"), size=300)
     markdown = chunk_file(str(FIXTURES / "markdown" / "station-guide.md"), strategy="markdown")
     code = chunk_file(str(FIXTURES / "code" / "inventory.py"), strategy="code", size=300)
     family = chunk_file(str(FIXTURES / "docx" / "report.docx"), size=200, parents="800")
@@ -82,7 +85,7 @@ def varied_chunks() -> list[Chunk]:
     from ragchunk.pipeline.engine import process
 
     rich = process(str(FIXTURES / "markdown" / "git-readme.md"), "git-readme.md", plan).chunks
-    return [*pdf, *markdown, *code, *family, *rich]
+    return [*pdf, *talk, *markdown, *code, *family, *rich]
 
 
 def test_the_schema_is_the_documented_one() -> None:
