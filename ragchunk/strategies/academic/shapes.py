@@ -15,7 +15,8 @@ import re
 from typing import Final
 
 _ABSTRACT: Final = re.compile(
-    r"(?:^|\n[ \t]*\n)[ \t]*(?:[*_]{1,2})?(?:abstract|ABSTRACT|Abstract)\b"
+    r"(?:^|\n[ \t]*\n)[ \t]*[*_]{0,2}(?:ABSTRACT[*_]{0,2}[ \t]|"
+    r"(?:Abstract|ABSTRACT)[*_]{0,2}[ \t]*(?:[.:\u2014\u2013-][*_]{0,2}|\n|$))"
 )
 _ENTRY: Final = re.compile(r"[ \t]*(?:\[\d{1,4}\]|\d{1,4}\.)[ \t]+\S")
 _YEAR: Final = re.compile(r"\b(?:1[6-9]\d\d|20\d\d)[a-z]?\b")

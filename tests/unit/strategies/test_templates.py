@@ -225,3 +225,22 @@ def test_academic_finds_an_abstract_paragraph_and_a_reference_list_by_their_shap
     assert listed
     assert listed[0].text.startswith("**References**\n\n[1] Alder, J. and Brook, T. (2015).")
     assert listed[0].metadata["section"] == "References"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("# T\n\nAbstract\nWe measured oxygen.\n\n## 1 Introduction\n\nText.", True),
+        ("# T\n\nABSTRACT We measured oxygen.\n\n## 1 Introduction\n\nText.", True),
+        ("# T\n\nAbstract\u2014We measured oxygen.\n\n## 1 Introduction\n\nText.", True),
+        ("# T\n\nabstract class Limiter {}\n\n## 1 Introduction\n\nText.", False),
+        ("# T\n\nAbstract classes are useful.\n\n## 1 Introduction\n\nText.", False),
+    ],
+)
+def test_academic_abstract_by_shape_only_where_the_word_opens_a_paragraph_alone(
+    text: str, found: bool
+) -> None:
+    from ragchunk.strategies.academic.shapes import abstract_start
+
+    at = abstract_start(text, 0, text.index("## 1"))
+    assert (at is not None) == found
