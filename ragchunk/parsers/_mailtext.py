@@ -3,8 +3,9 @@
 Mail clients hard-wrap plain text at 72 to 78 columns. A line feed between two lines of a
 paragraph only wraps it when the next line's first word would not have fitted on the line at
 the body's wrap width (its longest line of at most 80 columns, counting only lines a paragraph
-goes on after), or after a ``format=flowed`` line's trailing space (RFC 3676). List items,
-indented lines and quoted (``>``) lines are never joined.
+goes on after; at least 40), the line filling at least 60% of it, or after a ``format=flowed``
+line's trailing space (RFC 3676). List items, indented lines, quoted (``>``) lines and short
+lines (``Kind regards,`` above a name) are never joined.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ def lines_of(block: str) -> list[str]:
 _ITEM: Final = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)]|[a-z][.)])\s")
 _WRAP_WIDTH: Final = 80
 """Lines at most this long are taken for hard-wrapped ones (mail clients wrap at 72 to 78)."""
+_MIN_WIDTH: Final = 40
+"""A body whose longest such line is shorter is not hard-wrapped (short lines kept as sent)."""
+_FULL: Final = 0.6
+"""A line wraps only when it fills at least this share of the width."""
 
 
 def wrap_width(blocks: list[list[str]]) -> int:
@@ -38,7 +43,8 @@ def wrap_width(blocks: list[list[str]]) -> int:
         if lines and not is_quote(lines) and lines[0].rstrip() != "--"
         for line in lines[:-1]
     ]
-    return max((n for n in lengths if n <= _WRAP_WIDTH), default=0)
+    width = max((n for n in lengths if n <= _WRAP_WIDTH), default=0)
+    return width if width >= _MIN_WIDTH else 0
 
 
 def is_quote(lines: list[str]) -> bool:
@@ -60,4 +66,5 @@ def wraps_at(line: str, after: str, width: int, *, flowed: bool) -> bool:
     if flowed and line.endswith(" "):
         return True
     line, word = line.rstrip(), after.split()[0]
-    return width > 0 and len(line.rstrip()) + 1 + len(word) > width
+    full = len(line) >= _FULL * width  # a greeting or a closing line ("Kind regards,") is not
+    return width > 0 and full and len(line) + 1 + len(word) > width

@@ -105,3 +105,10 @@ def test_a_malformed_header_warning_is_one_clear_line_without_python_text(header
     parse(data, request)
     name = header.split(b":")[0].decode()
     assert warnings == [f"m.eml: malformed {name} header read as is"]
+
+
+@pytest.mark.parametrize("name", ["latin1-notice.eml", "results-with-attachments.eml"])
+def test_mail_that_is_not_hard_wrapped_keeps_its_short_lines(name: str) -> None:
+    doc = read(name)
+    closing = "Muchas gracias,\nJosé Núñez" if name.startswith("latin1") else "Kind regards,\n"
+    assert closing in doc.text

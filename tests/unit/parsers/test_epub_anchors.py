@@ -104,3 +104,15 @@ def test_book_labels_each_chapters_chunks_with_its_own_chapter() -> None:
     assert seen == set(TITLES)
     storm = next(c for c in chunks if "So Nell went up alone" in c.text)
     assert storm.metadata["chapter"] == "CHAPTER IV. THE STORM"
+    front = next(c for c in chunks if "Release date: June 3, 2024" in c.text)
+    assert front.metadata["chapter"] == "Front matter"
+
+
+def test_book_can_drop_the_front_matter_an_epub_names() -> None:
+    doc = parse(BOOK.read_bytes(), ParseRequest(source="keepers-lamp.epub"))
+    plan = make_plan(shortcuts({"strategy": "book", "options": {"front_matter": False}}))
+    dropped: list = []
+    chunks = chunk_document(doc, plan.recipe, dropped=dropped)
+    assert find_violations(doc, chunks, limits_for(plan.recipe), dropped) == []
+    assert [d.reason for d in dropped] == ["front matter", "table of contents"]
+    assert all("Release date" not in c.text for c in chunks)
