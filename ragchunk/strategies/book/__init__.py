@@ -94,8 +94,8 @@ def _regions(
         if named:  # text before the first heading that the document names (EPUB's)
             metadata["chapter"], is_front = named, True
         if is_front and not front_matter:
-            # front matter a document names ends where its contents start, if they are in it
-            stop = next((a for a, _, _ in drops if named and start < a < end), end)
+            # front matter ends where the contents (or the index) start, if they are in it
+            stop = next((a for a, _, _ in drops if start < a < end), end)
             drops.append((start, stop, "front matter"))
             if stop == end:
                 continue

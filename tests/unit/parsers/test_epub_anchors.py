@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -108,11 +109,22 @@ def test_book_labels_each_chapters_chunks_with_its_own_chapter() -> None:
     assert front.metadata["chapter"] == "Front matter"
 
 
-def test_book_can_drop_the_front_matter_an_epub_names() -> None:
-    doc = parse(BOOK.read_bytes(), ParseRequest(source="keepers-lamp.epub"))
+@pytest.mark.parametrize(
+    ("book", "reasons"),
+    [
+        (BOOK, ["front matter", "table of contents"]),
+        (
+            FIXTURES / "epub" / "estuary-year.epub",
+            ["front matter", "table of contents", "front matter", "index"],
+        ),
+    ],
+    ids=["keepers-lamp", "estuary-year"],
+)
+def test_book_can_drop_the_front_matter_an_epub_names(book: Path, reasons: list[str]) -> None:
+    doc = parse(book.read_bytes(), ParseRequest(source=book.name))
     plan = make_plan(shortcuts({"strategy": "book", "options": {"front_matter": False}}))
     dropped: list = []
     chunks = chunk_document(doc, plan.recipe, dropped=dropped)
     assert find_violations(doc, chunks, limits_for(plan.recipe), dropped) == []
-    assert [d.reason for d in dropped] == ["front matter", "table of contents"]
-    assert all("Release date" not in c.text for c in chunks)
+    assert [d.reason for d in dropped] == reasons
+    assert all("Release date" not in c.text and "First published" not in c.text for c in chunks)
