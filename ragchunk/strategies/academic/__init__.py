@@ -102,15 +102,16 @@ def _by_shape(text: str, regions: list[tuple[Region, str]]) -> list[tuple[Region
     kinds = {kind for _, kind in regions}
     out: list[tuple[Region, str]] = []
     for region, kind in regions:
-        cut = None
+        at: int | None = None
         if kind == "title" and "abstract" not in kinds:
-            cut = abstract_start(text, region.start, region.end), "Abstract", "abstract"
+            at = abstract_start(text, region.start, region.end)
+            title, found = "Abstract", "abstract"
         elif kind not in ("title", "references") and "references" not in kinds:
-            cut = references_start(text, region.start, region.end), "References", "references"
-        if cut is None or cut[0] is None or not region.start < cut[0] < region.end:
+            at = references_start(text, region.start, region.end)
+            title, found = "References", "references"
+        if at is None or not region.start < at < region.end:
             out.append((region, kind))
             continue
-        at, title, found = cut
         metadata = {**region.metadata, "section": title, "section_kind": found}
         metadata.pop("subsection", None)
         out += [
