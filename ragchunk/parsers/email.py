@@ -175,7 +175,7 @@ def _text_payload(part: EmailMessage, request: ParseRequest) -> str:
     raw = part.get_payload(decode=True)
     data = raw if isinstance(raw, bytes) else b""
     if part.defects:
-        kinds = ", ".join(sorted({type(d).__name__ for d in part.defects}))
+        kinds = ", ".join(sorted({_defect(d) for d in part.defects}))
         request.warn("transfer-encoding", f"{request.source}: damaged part read as is ({kinds})")
     charset = (part.get_content_charset() or "utf-8").lower()
     codec = text_codec(_LEGACY.get(charset, charset))
@@ -192,6 +192,13 @@ def _text_payload(part: EmailMessage, request: ParseRequest) -> str:
         )
         text = data.decode(codec, errors="replace")
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _defect(defect: object) -> str:
+    """Return a defect in words (``InvalidBase64PaddingDefect``: ``invalid base64 padding``)."""
+    name = type(defect).__name__.removesuffix("Defect")
+    words = re.findall(r"[A-Z]?[a-z]+\d*|[A-Z]+\d*(?![a-z])", name)
+    return " ".join(words).lower() or "damage"
 
 
 def _add_body(

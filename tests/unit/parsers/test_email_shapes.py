@@ -112,3 +112,13 @@ def test_mail_that_is_not_hard_wrapped_keeps_its_short_lines(name: str) -> None:
     doc = read(name)
     closing = "Muchas gracias,\nJosé Núñez" if name.startswith("latin1") else "Kind regards,\n"
     assert closing in doc.text
+
+
+def test_a_damaged_part_is_named_in_words_not_by_a_python_class() -> None:
+    data = (
+        b"Subject: x\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+        b"SGVsbG8gd29ybGQ=x\r\n"
+    )
+    warnings: list[str] = []
+    parse(data, ParseRequest(source="m.eml", warn=lambda _c, m: warnings.append(m)))
+    assert warnings == ["m.eml: damaged part read as is (invalid base64 characters)"]
