@@ -10,7 +10,8 @@ its heading). Each piece sits under its entry's title path (``Part One: Winter â
 The Weir in Flood``), the heading it starts with standing for that title (never repeated
 below it); a heading as high, named by no entry, is a sibling. Text before the first entry is
 under ``Front matter``, spine documents after the last one named under ``Back matter``, and a
-file's text before its first anchor goes on with the chapter open before it. Sections carry
+file's text before its first anchor goes on with the chapter open before it (an entry whose
+anchor is missing counts only when its file has no other: at the file's start). Sections carry
 ``metadata.file`` (the spine document's path). The zip caps (``_archive``) apply; XML is read
 without loading DTDs or resolving entities, and nothing referenced is fetched. A spine entry
 naming a document already read is left out with a warning (each is read once), and the book's
@@ -85,11 +86,13 @@ def _read(archive: zipfile.ZipFile, request: ParseRequest) -> Document:
     last_named = max((k for k, path in enumerate(spine) if path in named), default=-1)
     book = TextBuilder(spend=request.spend_text)
     state = _Open()
+    by_file: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for where, fragment, titles in entries:
+        by_file.setdefault(where, []).append((fragment, titles))
     for k, path in enumerate(spine):
         if k > last_named >= 0 and path not in named:
             state = _Open(titles=(BACK_MATTER,))
-        mine = [(fragment, titles) for where, fragment, titles in entries if where == path]
-        state = _add_file(book, archive, path, mine, state, request)
+        state = _add_file(book, archive, path, by_file.get(path, []), state, request)
     return book.document(request, "epub", _metadata(package))
 
 
@@ -136,10 +139,12 @@ def _add_file(
     """Add one spine document cut at its navigation entries; return what is open after it."""
     where = replace(request, source=f"{request.source}: {path}")
     markup = decode_html(archive.read(path), where)
+    anchors = _anchors(markup) if any(fragment for fragment, _ in entries) else {}
+    found = [(f, t) for f, t in entries if not f or f in anchors] or entries[:1]  # else the start
     cuts = sorted(
         {
-            (_anchor_at(markup, fragment), k): titles
-            for k, (fragment, titles) in enumerate(entries)
+            (_cut_before(markup, anchors[fragment]) if fragment in anchors else 0, k): titles
+            for k, (fragment, titles) in enumerate(found)
         }.items()
     )
     starts: list[tuple[int, _Open | None]] = []
@@ -253,24 +258,35 @@ def _ncx_entries(ncx: Any, base: str) -> list[Entry]:
     return entries
 
 
-_OPENING: Final = re.compile(r"(?:\s*<[A-Za-z][^<>]*>)+\s*\Z")
+_ANCHOR: Final = re.compile(r"""<[A-Za-z][^<>]*?\s(?:id|name)\s*=\s*["']([^"'<>]*)["']""")
+_BACK_OVER: Final = 32
+"""At most this many tags opened right before an anchor are moved back over."""
 
 
-def _anchor_at(markup: str, fragment: str) -> int:
-    """Return where the element ``id`` (or ``name``) ``fragment`` opens in ``markup``.
+def _anchors(markup: str) -> dict[str, int]:
+    """Return where each element with an ``id`` (or ``name``) opens (its first one), one pass."""
+    found: dict[str, int] = {}
+    for match in _ANCHOR.finditer(markup):
+        found.setdefault(match.group(1), match.start())
+    return found
 
-    The cut moves back over the tags opened just before it (``<div><h2><a id=...>``), so a
-    chapter starts with its heading and the element that holds it. 0 when not found.
+
+def _cut_before(markup: str, at: int) -> int:
+    """Return ``at`` moved back over the tags opened just before it (``<div><h2><a id=...>``).
+
+    So a chapter starts with its heading and the element that holds it.
     """
-    if not fragment:
-        return 0
-    quoted = re.escape(fragment)
-    found = re.search(rf"""<[A-Za-z][^<>]*?\s(?:id|name)\s*=\s*["']{quoted}["']""", markup)
-    if found is None:
-        return 0
-    at = found.start()
-    before = _OPENING.search(markup, max(0, at - 2000), at)
-    return before.start() if before is not None else at
+    for _ in range(_BACK_OVER):
+        end = at
+        while end and markup[end - 1].isspace():
+            end -= 1
+        if not end or markup[end - 1] != ">":
+            break
+        start = markup.rfind("<", 0, end)
+        if start < 0 or not markup[start + 1 : start + 2].isalpha():
+            break  # a closing tag, a comment or a declaration: what comes before is not ours
+        at = start
+    return at
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,3 +128,47 @@ def test_book_can_drop_the_front_matter_an_epub_names(book: Path, reasons: list[
     assert find_violations(doc, chunks, limits_for(plan.recipe), dropped) == []
     assert [d.reason for d in dropped] == reasons
     assert all("Release date" not in c.text and "First published" not in c.text for c in chunks)
+
+
+def many_anchors(count: int) -> bytes:
+    """An EPUB whose nav names ``count`` anchors inside one file, and as many missing ones."""
+    body = "".join(
+        f'<h2 id="c{k}">Chapter {k}</h2><p>Text of chapter {k}.</p>' for k in range(count)
+    )
+    links = "".join(
+        f'<li><a href="t.xhtml#c{k}">Chapter {k}</a></li><li><a href="t.xhtml#x{k}">X</a></li>'
+        for k in range(count)
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as out:
+        out.writestr("mimetype", "application/epub+zip")
+        out.writestr(
+            "META-INF/container.xml",
+            '<container xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+            '<rootfile full-path="content.opf"/></rootfiles></container>',
+        )
+        out.writestr(
+            "content.opf",
+            '<package xmlns="http://www.idpf.org/2007/opf"><manifest>'
+            '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
+            '<item id="t" href="t.xhtml" media-type="application/xhtml+xml"/></manifest>'
+            '<spine><itemref idref="t"/></spine></package>',
+        )
+        out.writestr(
+            "nav.xhtml",
+            '<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">'
+            f'<body><nav epub:type="toc"><ol>{links}</ol></nav></body></html>',
+        )
+        out.writestr("t.xhtml", f"<html><body>{body}</body></html>")
+    return buffer.getvalue()
+
+
+@pytest.mark.timeout(30)
+def test_thousands_of_anchors_in_one_file_are_cut_in_one_pass() -> None:
+    doc = parse(many_anchors(3000), ParseRequest(source="many.epub"))
+    heads = [s for s in doc.sections if s.kind == "heading"]
+    assert len(heads) == 3000
+    assert heads[2999].headings == ("Chapter 2999",)
+    assert chapter_of(doc, "Text of chapter 1234.") == ("Chapter 1234",)
+    assert chapter_of(doc, "Text of chapter 0.") == ("Chapter 0",)  # not the missing anchor's "X"
+    assert not any("X" in s.headings for s in doc.sections)
