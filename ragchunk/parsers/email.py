@@ -4,15 +4,21 @@ The standard library reads the message (modern policy). The text starts with the
 (``From``, ``To``, ``Cc``, ``Date``, ``Subject``; a ``headers`` section), then the body:
 text/plain when there is one, else the HTML through the HTML parser; a plain body's
 paragraphs are ``prose``, ``>`` paragraphs ``quote`` and what follows a ``-- `` line
-``signature``. Each attachment follows under a ``Attachment: NAME`` heading, parsed by the
-format its name or type gives (a forwarded message as an e-mail, at most ``MAX_DEPTH`` deep);
+``signature``. Hard-wrapped prose is reflowed as PDF text is: a line feed that only wraps a
+paragraph (the next line's first word would not have fitted on the line, at the body's wrap
+width of at most 80 columns; or a ``format=flowed`` soft break) is a space, or with ``--keep
+linebreaks`` a line feed listed in ``Document.wraps``; list items, indented lines, quotes and
+signatures keep their lines. Each attachment follows under a ``Attachment: NAME`` heading,
+parsed by the format its name or type gives (a forwarded message as an e-mail, at most
+``MAX_DEPTH`` deep); a ``message/*`` part without a file name (a forwarded ``message/rfc822``
+or ``message/news``) is read the same way under ``Forwarded message: SUBJECT``;
 one larger than ``--max-bytes``, of no readable format or that fails is left out with a
 warning and named in ``metadata.left_out`` (but attachments share the message's ``--max-text``
 budget: passing it fails the message). Every section carries ``metadata.part``:
-``headers``, ``body`` or ``attachment:NAME``; the subject is the heading. Undecodable bytes
-and unknown charsets, or charsets naming no text encoding (``rot13``, ``zlib``), are replaced
-with a warning; C1 controls in headers (windows-1252 text labelled ISO-8859-1) read as
-windows-1252, as in bodies. Header values are bounded before they are parsed
+``headers``, ``body``, ``attachment:NAME`` or ``forwarded:N``; the subject is the heading.
+Undecodable bytes and unknown charsets, or charsets naming no text encoding (``rot13``,
+``zlib``), are replaced with a warning; C1 controls in headers (windows-1252 text labelled
+ISO-8859-1) read as windows-1252, as in bodies. Header values are bounded before they are parsed
 (``_mailheaders``: length, nested parentheses), and the metadata every chunk carries is capped
 (``_metadata``: a long ``To`` list). A warning inside attached messages names their path once:
 ``m.eml: attachment fwd.eml > report.docx: ...``.
@@ -21,6 +27,7 @@ windows-1252, as in bodies. Header values are bounded before they are parsed
 from __future__ import annotations
 
 import email.errors
+import itertools
 import re
 from dataclasses import replace
 from email.message import EmailMessage
@@ -32,9 +39,10 @@ from ragchunk import parsers
 from ragchunk.errors import CorruptDocumentError, InputError, LimitExceededError
 from ragchunk.model import Document
 from ragchunk.parsers._budget import TextBudgetError
-from ragchunk.parsers._builder import TextBuilder
+from ragchunk.parsers._builder import BLOCK_SEPARATOR, TextBuilder
 from ragchunk.parsers._decode import charset_problem, text_codec
 from ragchunk.parsers._mailheaders import bounded_policy
+from ragchunk.parsers._mailtext import is_quote, lines_of, wrap_width, wraps_at
 from ragchunk.parsers._metadata import capped
 from ragchunk.parsers._spec import MAX_DEPTH, Format
 
@@ -108,30 +116,35 @@ def read_message(message: EmailMessage, request: ParseRequest) -> Document:
     if lines:
         builder.add_block("\n".join(lines), "headers", metadata={"part": "headers"})
     left_out: list[JSONValue] = []
+    wraps: list[int] = []
     try:
         body = message.get_body(preferencelist=("plain", "html"))
         attachments = list(message.iter_attachments())
     except (*_HEADER_ERRORS, KeyError) as exc:
-        raise CorruptDocumentError(f"{request.source}: malformed MIME structure ({exc})") from exc
+        raise CorruptDocumentError(
+            f"{request.source}: malformed MIME structure (a part's headers cannot be read)"
+        ) from exc
     except RecursionError:
         raise _too_deep(request) from None
     if body is not None:
-        _add_body(builder, body, request)  # type: ignore[arg-type]  # default policy
+        _add_body(builder, body, request, wraps)  # type: ignore[arg-type]  # default policy
     under = builder.headings()
     for number, part in enumerate(attachments, start=1):
-        _add_attachment(builder, under, part, number, request, left_out)
+        _add_attachment(builder, under, part, number, request, left_out, wraps)
     metadata = _metadata(message, headers, request)
     if left_out:
         metadata["left_out"] = {"attachments": left_out}
-    return builder.document(request, "email", capped(metadata))
+    doc = builder.document(request, "email", capped(metadata))
+    return replace(doc, wraps=tuple(sorted(wraps))) if wraps else doc
 
 
 def _header(message: EmailMessage, name: str, request: ParseRequest) -> str:
     """Return a header's value on one line; a malformed one is read raw, with a warning."""
     try:
         value = message.get(name)
-    except _HEADER_ERRORS as exc:
-        request.warn("bad-header", f"{request.source}: malformed {name} header read as is ({exc})")
+    except _HEADER_ERRORS:
+        # the exception's text is the library's, not the user's: it names no fault in the mail
+        request.warn("bad-header", f"{request.source}: malformed {name} header read as is")
         value = _raw(message, name)
     text = " ".join(str(value or "").split())
     return _C1.sub(_windows_1252, text)
@@ -162,7 +175,7 @@ def _text_payload(part: EmailMessage, request: ParseRequest) -> str:
     raw = part.get_payload(decode=True)
     data = raw if isinstance(raw, bytes) else b""
     if part.defects:
-        kinds = ", ".join(sorted({type(d).__name__ for d in part.defects}))
+        kinds = ", ".join(sorted({_defect(d) for d in part.defects}))
         request.warn("transfer-encoding", f"{request.source}: damaged part read as is ({kinds})")
     charset = (part.get_content_charset() or "utf-8").lower()
     codec = text_codec(_LEGACY.get(charset, charset))
@@ -181,7 +194,16 @@ def _text_payload(part: EmailMessage, request: ParseRequest) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _add_body(builder: TextBuilder, body: EmailMessage, request: ParseRequest) -> None:
+def _defect(defect: object) -> str:
+    """Return a defect in words (``InvalidBase64PaddingDefect``: ``invalid base64 padding``)."""
+    name = type(defect).__name__.removesuffix("Defect")
+    words = re.findall(r"[A-Z]?[a-z]+\d*|[A-Z]+\d*(?![a-z])", name)
+    return " ".join(words).lower() or "damage"
+
+
+def _add_body(
+    builder: TextBuilder, body: EmailMessage, request: ParseRequest, wraps: list[int]
+) -> None:
     text = _text_payload(body, request)
     if body.get_content_subtype() == "html":
         from ragchunk.parsers.html import parse_text
@@ -190,20 +212,34 @@ def _add_body(builder: TextBuilder, body: EmailMessage, request: ParseRequest) -
         path = builder.headings()
         builder.splice(doc, path=path, level=1 if path else 0, metadata={"part": "body"})
         return
+    blocks = [lines_of(block) for block in re.split(r"\n[ \t]*\n", text)]
+    width = wrap_width(blocks)
+    flowed = str(body.get_param("format", "") or "").lower() == "flowed"
     signature = False
-    for block in re.split(r"\n[ \t]*\n", text):
-        lines = [line.rstrip() for line in block.strip("\n").split("\n")]
-        while lines and not lines[0].strip():
-            lines.pop(0)
+    for raw in blocks:
+        lines = [line.rstrip() for line in raw]
         if not lines:
             continue
-        if lines[0] == "--" or block.startswith("-- \n"):
+        if lines[0] == "--":
             signature = True
-        # A quoted reply: ">" lines, perhaps under an attribution ("On ..., X wrote:").
-        quoted = lines[1:] if len(lines) > 1 and lines[0].endswith(":") else lines
-        is_quote = all(line.startswith(">") for line in quoted if line)
-        kind = "signature" if signature else "quote" if is_quote else "prose"
-        builder.add_block("\n".join(lines), kind, metadata={"part": "body"})
+        kind = "signature" if signature else "quote" if is_quote(lines) else "prose"
+        if kind != "prose":
+            builder.add_block("\n".join(lines), kind, metadata={"part": "body"})
+            continue
+        joins = [wraps_at(a, b, width, flowed=flowed) for a, b in itertools.pairwise(raw)]
+        reflow = request.options.cleans("linebreaks")
+        block = lines[0] + "".join(
+            (" " if join and reflow else "\n") + line
+            for join, line in zip(joins, lines[1:], strict=True)
+        )
+        start = builder.add_block(block, kind, metadata={"part": "body"})
+        if not reflow:
+            at = start
+            for join, line in zip(joins, lines, strict=False):
+                at += len(line)
+                if join:
+                    wraps.append(at)
+                at += 1
 
 
 def _add_attachment(
@@ -213,6 +249,7 @@ def _add_attachment(
     number: int,
     request: ParseRequest,
     left_out: list[JSONValue],
+    wraps: list[int],
 ) -> None:
     """Parse one attachment with its own format and add it; or leave it out with a warning.
 
@@ -236,10 +273,28 @@ def _add_attachment(
         left_out.append(name)
         return
     title = f"Attachment: {name}"
-    path = (*under, title)
     metadata: dict[str, JSONValue] = {"part": f"attachment:{name}"}
+    if _is_message(part) and not part.get_filename():  # forwarded inline, not a file
+        subject = str(doc.metadata.get("subject") or "")
+        title = f"Forwarded message: {subject or name}"
+        metadata = {"part": f"forwarded:{number}"}
+        if subject:  # the heading names the subject: it is not repeated below it
+            own = tuple(
+                replace(s, headings=s.headings[1:]) if s.headings[:1] == (subject,) else s
+                for s in doc.sections
+            )
+            doc = replace(doc, sections=own)
+    path = (*under, title)
     builder.add_heading(title, len(path), metadata=metadata)  # it closes the attachment before
+    offset = builder.length + len(BLOCK_SEPARATOR)
     builder.splice(doc, path=path, level=len(path), metadata=metadata)
+    kept = len(doc.text.rstrip())
+    wraps.extend(offset + w for w in doc.wraps if w < kept)
+
+
+def _is_message(part: EmailMessage) -> bool:
+    """A forwarded message (``message/rfc822``, ``message/news``...), parsed as a nested one."""
+    return part.get_content_maintype() == "message" and isinstance(part.get_payload(), list)
 
 
 def _attachment_name(part: EmailMessage, number: int) -> str:
@@ -257,7 +312,7 @@ def _read_attachment(part: EmailMessage, name: str, request: ParseRequest) -> Do
         InputError: it is larger than ``--max-bytes`` or its parser fails.
     """
     kind = part.get_content_type()
-    if kind == "message/rfc822":
+    if _is_message(part):
         inner = part.get_payload()
         message = inner[0] if isinstance(inner, list) and inner else None
         if not isinstance(message, EmailMessage):  # parsed with the default policy, or empty

@@ -3,9 +3,15 @@
 The package (``META-INF/container.xml`` → the OPF) gives the metadata (title, creator,
 language, publisher, date) and the spine; each spine document is read by the HTML parser and
 its text follows the last one's after a blank line. The navigation document (EPUB 3 ``nav``,
-else the NCX of EPUB 2) names the chapters: a spine document it names sits under its title
-path (``Part One: Winter › Chapter 1. The Weir in Flood``), its first top heading standing for
-that title at the navigation's depth, its other headings below. Sections carry
+else the NCX of EPUB 2) names the chapters, each starting where its entry points: at the
+start of its file, or at the anchor inside it (``part-1.xhtml#chap03``, as Project Gutenberg
+books do; the cut moves back over the tags opened just before the anchor, so the chapter holds
+its heading). Each piece sits under its entry's title path (``Part One: Winter › Chapter 1.
+The Weir in Flood``), the heading it starts with standing for that title (never repeated
+below it); a heading as high, named by no entry, is a sibling. Text before the first entry is
+under ``Front matter``, spine documents after the last one named under ``Back matter``, and a
+file's text before its first anchor goes on with the chapter open before it (an entry whose
+anchor is missing counts only when its file has no other: at the file's start). Sections carry
 ``metadata.file`` (the spine document's path). The zip caps (``_archive``) apply; XML is read
 without loading DTDs or resolving entities, and nothing referenced is fetched. A spine entry
 naming a document already read is left out with a warning (each is read once), and the book's
@@ -15,14 +21,15 @@ text counts against the input's ``--max-text``.
 from __future__ import annotations
 
 import posixpath
+import re
 import zipfile
 import zlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import unquote
 
 from ragchunk.errors import CorruptDocumentError
-from ragchunk.model import Document
+from ragchunk.model import Document, Section
 from ragchunk.parsers._archive import open_zip
 from ragchunk.parsers._builder import TextBuilder
 from ragchunk.parsers._spec import Format
@@ -73,9 +80,33 @@ def _read(archive: zipfile.ZipFile, request: ParseRequest) -> Document:
         for item in package.iter(f"{_OPF}item")
         if item.get("id") and item.get("href")
     }
-    titles = _navigation(archive, package, manifest, base, request)
+    entries = _navigation(archive, package, manifest, base, request)
+    spine = _spine(package, manifest, base, names, request)
+    named = {path for path, _, _ in entries}
+    last_named = max((k for k, path in enumerate(spine) if path in named), default=-1)
     book = TextBuilder(spend=request.spend_text)
-    read: set[str] = set()
+    state = _Open()
+    by_file: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for where, fragment, titles in entries:
+        by_file.setdefault(where, []).append((fragment, titles))
+    for k, path in enumerate(spine):
+        if k > last_named >= 0 and path not in named:
+            state = _Open(titles=(BACK_MATTER,))
+        state = _add_file(book, archive, path, by_file.get(path, []), state, request)
+    return book.document(request, "epub", _metadata(package))
+
+
+FRONT_MATTER: Final = "Front matter"
+"""The title path of what comes before the navigation's first entry (title page, a header)."""
+BACK_MATTER: Final = "Back matter"
+"""The title path of spine documents after the last one the navigation names."""
+
+
+def _spine(
+    package: Any, manifest: dict[str, Any], base: str, names: set[str], request: ParseRequest
+) -> list[str]:
+    """Return the spine's XHTML documents in reading order, each once (with warnings)."""
+    spine: list[str] = []
     repeated: list[str] = []
     for itemref in package.iter(f"{_OPF}itemref"):
         item = manifest.get(itemref.get("idref"))
@@ -84,32 +115,54 @@ def _read(archive: zipfile.ZipFile, request: ParseRequest) -> Document:
         path = _resolve(base, item.get("href"))
         if path not in names:
             request.warn("missing-part", f"{request.source}: spine document {path} is missing")
-            continue
-        if path in read:  # a spine entry naming a document already read: read once
+        elif path in spine:  # a spine entry naming a document already read: read once
             repeated.append(path)
-            continue
-        read.add(path)
-        _add_chapter(book, archive, path, titles.get(path, ()), request)
+        else:
+            spine.append(path)
     if repeated:
         request.warn(
             "repeated-part",
             f"{request.source}: {len(repeated)} spine entries name a document already read "
             f"(the first: {repeated[0]}); each document is read once",
         )
-    return book.document(request, "epub", _metadata(package))
+    return spine
 
 
-def _add_chapter(
+def _add_file(
     book: TextBuilder,
     archive: zipfile.ZipFile,
     path: str,
-    titles: tuple[str, ...],
+    entries: list[tuple[str, tuple[str, ...]]],
+    state: _Open,
     request: ParseRequest,
-) -> None:
+) -> _Open:
+    """Add one spine document cut at its navigation entries; return what is open after it."""
     where = replace(request, source=f"{request.source}: {path}")
-    doc = parse_text(decode_html(archive.read(path), where), where, format="epub")
-    level = max(len(titles) - 1, 0)
-    book.splice(doc, path=titles, level=level, metadata={"file": path}, keep_top=not titles)
+    markup = decode_html(archive.read(path), where)
+    anchors = _anchors(markup) if any(fragment for fragment, _ in entries) else {}
+    found = [(f, t) for f, t in entries if not f or f in anchors] or entries[:1]  # else the start
+    cuts = sorted(
+        {
+            (_cut_before(markup, anchors[fragment]) if fragment in anchors else 0, k): titles
+            for k, (fragment, titles) in enumerate(found)
+        }.items()
+    )
+    starts: list[tuple[int, _Open | None]] = []
+    for (at, _), titles in cuts:
+        if not starts or starts[-1][0] != at:
+            starts.append((at, _Open(titles=titles or state.titles)))
+    if not starts or starts[0][0] > 0:
+        starts.insert(0, (0, None))
+    ends = [at for at, _ in starts[1:]] + [len(markup)]
+    for (at, opened), end in zip(starts, ends, strict=True):
+        if opened is None:  # the document's start continues what is open
+            opened = state if state.titles else _Open(titles=(FRONT_MATTER,))
+            state = _splice(book, parse_text(markup[at:end], where, format="epub"), opened, path)
+        else:
+            state = _splice(
+                book, parse_text(markup[at:end], where, format="epub"), opened, path, strip=True
+            )
+    return state
 
 
 def _xml(archive: zipfile.ZipFile, name: str, request: ParseRequest) -> Any:
@@ -131,14 +184,18 @@ def _resolve(base: str, href: str | None) -> str:
     return posixpath.normpath(posixpath.join(base, target)) if target else ""
 
 
+Entry = tuple[str, str, tuple[str, ...]]
+"""A navigation entry: the document's zip path, the fragment it points at, its title path."""
+
+
 def _navigation(
     archive: zipfile.ZipFile,
     package: Any,
     manifest: dict[str, Any],
     base: str,
     request: ParseRequest,
-) -> dict[str, tuple[str, ...]]:
-    """Return the title path of each spine document the navigation names (the first entry)."""
+) -> list[Entry]:
+    """Return the navigation's entries in order: the EPUB 3 ``nav``, else the NCX."""
     nav = next(
         (item for item in manifest.values() if "nav" in (item.get("properties") or "").split()),
         None,
@@ -151,35 +208,42 @@ def _navigation(
             None,
         )
         if toc is not None:
-            return _nav_titles(toc, posixpath.dirname(path))
+            return _nav_entries(toc, posixpath.dirname(path))
     spine = package.find(f"{_OPF}spine")
     ncx = manifest.get(spine.get("toc")) if spine is not None else None
     if ncx is None:
-        return {}
+        return []
     path = _resolve(base, ncx.get("href"))
-    return _ncx_titles(_xml(archive, path, request), posixpath.dirname(path))
+    return _ncx_entries(_xml(archive, path, request), posixpath.dirname(path))
 
 
-def _nav_titles(toc: Any, base: str) -> dict[str, tuple[str, ...]]:
-    """Return each linked document's title path in an EPUB 3 ``nav`` (nested ``ol`` > ``li``)."""
-    titles: dict[str, tuple[str, ...]] = {}
-    stack: list[tuple[Any, tuple[str, ...]]] = [(toc, ())]
+def _fragment(href: str | None) -> str:
+    return unquote((href or "").partition("#")[2])
+
+
+def _items(element: Any) -> list[Any]:
+    return [li for ol in element.findall("{*}ol") for li in ol.findall("{*}li")]
+
+
+def _nav_entries(toc: Any, base: str) -> list[Entry]:
+    """Return the entries of an EPUB 3 ``nav`` (nested ``ol`` > ``li``), parents first."""
+    entries: list[Entry] = []
+    stack: list[tuple[Any, tuple[str, ...]]] = [(li, ()) for li in reversed(_items(toc))]
     while stack:
-        element, path = stack.pop()
-        items = [li for ol in element.findall("{*}ol") for li in ol.findall("{*}li")]
-        for item in reversed(items):
-            link = item.find("{*}a")
-            label = link if link is not None else item.find("{*}span")
-            title = " ".join("".join(label.itertext()).split()) if label is not None else ""
-            here = (*path, title) if title else path
-            if link is not None:
-                titles.setdefault(_resolve(base, link.get("href")), here)
-            stack.append((item, here))
-    return titles
+        item, path = stack.pop()
+        link = item.find("{*}a")
+        label = link if link is not None else item.find("{*}span")
+        title = " ".join("".join(label.itertext()).split()) if label is not None else ""
+        here = (*path, title) if title else path
+        if link is not None:
+            href = link.get("href")
+            entries.append((_resolve(base, href), _fragment(href), here))
+        stack.extend((li, here) for li in reversed(_items(item)))
+    return entries
 
 
-def _ncx_titles(ncx: Any, base: str) -> dict[str, tuple[str, ...]]:
-    titles: dict[str, tuple[str, ...]] = {}
+def _ncx_entries(ncx: Any, base: str) -> list[Entry]:
+    entries: list[Entry] = []
     for point in ncx.iter(f"{_NCX}navPoint"):
         path: list[str] = []
         node = point
@@ -189,8 +253,104 @@ def _ncx_titles(ncx: Any, base: str) -> dict[str, tuple[str, ...]]:
             node = node.getparent()
         content = point.find(f"{_NCX}content")
         if content is not None:
-            titles.setdefault(_resolve(base, content.get("src")), tuple(p for p in path if p))
-    return titles
+            src = content.get("src")
+            entries.append((_resolve(base, src), _fragment(src), tuple(p for p in path if p)))
+    return entries
+
+
+_ANCHOR: Final = re.compile(r"""<[A-Za-z][^<>]*?\s(?:id|name)\s*=\s*["']([^"'<>]*)["']""")
+_BACK_OVER: Final = 32
+"""At most this many tags opened right before an anchor are moved back over."""
+
+
+def _anchors(markup: str) -> dict[str, int]:
+    """Return where each element with an ``id`` (or ``name``) opens (its first one), one pass."""
+    found: dict[str, int] = {}
+    for match in _ANCHOR.finditer(markup):
+        found.setdefault(match.group(1), match.start())
+    return found
+
+
+def _cut_before(markup: str, at: int) -> int:
+    """Return ``at`` moved back over the tags opened just before it (``<div><h2><a id=...>``).
+
+    So a chapter starts with its heading and the element that holds it.
+    """
+    for _ in range(_BACK_OVER):
+        end = at
+        while end and markup[end - 1].isspace():
+            end -= 1
+        if not end or markup[end - 1] != ">":
+            break
+        start = markup.rfind("<", 0, end)
+        if start < 0 or not markup[start + 1 : start + 2].isalpha():
+            break  # a closing tag, a comment or a declaration: what comes before is not ours
+        at = start
+    return at
+
+
+@dataclass(frozen=True, slots=True)
+class _Open:
+    """What the text being read lies in: its title path, and the heading rank of its entry.
+
+    A heading as high as the rank of the heading that stands for the last title, and named
+    by no navigation entry, is that title's sibling, not its child.
+    """
+
+    titles: tuple[str, ...] = ()
+    rank: int | None = None
+
+
+def _splice(
+    book: TextBuilder, doc: Document, opened: _Open, path: str, *, strip: bool = False
+) -> _Open:
+    """Add one piece of a spine document under ``opened``; return what is open after it.
+
+    With ``strip`` the piece starts a navigation entry: its first heading, when the piece
+    starts with one, stands for the entry's title (it is not repeated below it).
+    """
+    text = doc.text.rstrip()
+    titles = opened.titles
+    if not text:
+        return opened
+    offset = book.append(text)
+    last = book.length
+    sections = [s for s in doc.sections if s.start < len(text)]
+    top = sections[0] if strip and sections and sections[0].kind == "heading" else None
+    rank = top.level if top is not None else opened.rank
+    base = top.headings[:-1] if top is not None else ()
+    depth = len(titles)
+    low = min((s.level for s in sections if s.kind == "heading"), default=1)
+    inside = True
+    metadata = {"file": path}
+    for k, s in enumerate(sections):
+        if s.kind == "heading" and k and rank is not None and s.level <= rank:
+            inside = False  # a heading as high as the entry's, not in the navigation
+        own = s.headings[len(base) :] if s.headings[: len(base)] == base else s.headings
+        if top is not None and inside:
+            own = own[1:]
+        heads = (*titles, *own) if inside else (*titles[:-1], *own)
+        if s.kind != "heading":
+            level = 0
+        elif rank is not None:
+            level = max(depth + s.level - rank, 1)
+        else:
+            level = depth + 1 + s.level - low
+        book.sections.append(
+            Section(
+                s.start + offset,
+                min(s.end + offset, last),
+                s.kind,
+                heads,
+                level,
+                {**s.metadata, **metadata},
+                None if s.header is None else (s.header[0] + offset, s.header[1] + offset),
+                tuple((a + offset, b + offset) for a, b in s.parts),
+            )
+        )
+    if not sections:
+        book.sections.append(Section(offset, last, "prose", titles, 0, metadata))
+    return _Open(titles=titles, rank=rank) if inside else _Open(titles=titles[:-1], rank=None)
 
 
 def _metadata(package: Any) -> dict[str, JSONValue]:

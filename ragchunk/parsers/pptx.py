@@ -1,17 +1,21 @@
 """pptx: one page per slide, its title the heading, its text in reading order.
 
-``page_start``/``page_end`` are slide numbers (a skipped hidden slide leaves its number out).
-A slide's title placeholder is a level-1 heading; its other shapes are read top to bottom, then
-left to right (groups at their place, their shapes in the same order): a text frame is a block
-of its paragraphs (one line each, indented two spaces per outline level; several paragraphs
-make a ``list`` whose parts are the lines), a table reads ``| a | b |`` per row (the first row
-its header). With ``notes`` the speaker notes follow the slide's text as a ``notes`` section
-(``metadata.notes``); without, their size is counted in ``metadata.left_out``. Hidden slides are
-skipped and named in ``metadata.hidden_slides`` unless ``hidden_slides``. A slide id naming a
-slide already read is left out with a warning (each slide is read once); a shape without
-geometry or a readable position is read at the top of its slide. The zip and XML bomb checks
-(``_archive``) run before python-pptx opens the file; a part it cannot read is named. The text
-counts against the input's ``--max-text``.
+``page_start``/``page_end`` are slide numbers (a skipped hidden slide leaves its number out). A
+slide's visible title is a level-1 heading: its title placeholder (TITLE, CENTER_TITLE,
+VERTICAL_TITLE) when that holds at most three lines, never a content placeholder python-pptx
+reports as the title (``<p:ph/>`` is OBJECT in the title's idx 0); its other shapes are read top
+to bottom, then left to right (groups at their place, their shapes in the same order): a text
+frame is a block of its paragraphs (one line each, indented two spaces per outline level;
+several paragraphs make a ``list`` whose parts are the lines), a table reads ``| a | b |`` per
+row (the first row its header). With ``notes`` the speaker notes follow the slide's text as a
+``notes`` section (``metadata.notes``); without, their size is counted in ``metadata.left_out``.
+Hidden slides are skipped and named in ``metadata.hidden_slides`` unless ``hidden_slides``.
+Pictures, charts and other graphics have no text: each is named in ``extraction.left_out``
+(``inspect`` lists them, slide by slide). A slide id naming a slide already read is left out
+with a warning (each slide is read once); a shape without geometry or a readable position is
+read at the top of its slide. The zip and XML bomb checks (``_archive``) run before python-pptx
+opens the file; a part it cannot read is named. The text counts against the input's
+``--max-text``.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     builder = TextBuilder(spend=request.spend_text)
     hidden: list[JSONValue] = []
     notes_left = 0
+    shapes_left: list[JSONValue] = []
     read: set[str] = set()
     repeated: list[int] = []
     for number, slide in enumerate(deck.slides, start=1):
@@ -64,7 +69,7 @@ def parse(data: bytes, request: ParseRequest) -> Document:
             continue
         read.add(slide.part.partname)
         try:
-            notes_left += _add_slide(builder, number, slide, request)
+            notes_left += _add_slide(builder, number, slide, request, shapes_left)
         except (AttributeError, KeyError, ValueError, TypeError) as exc:
             raise CorruptDocumentError(
                 f"{request.source}: corrupt PPTX: slide {number} cannot be read ({exc})"
@@ -80,7 +85,8 @@ def parse(data: bytes, request: ParseRequest) -> Document:
         metadata["hidden_slides"] = hidden
     if notes_left:
         metadata["left_out"] = {"notes": notes_left}
-    return builder.document(request, "pptx", metadata)
+    extraction: dict[str, JSONValue] = {"left_out": shapes_left} if shapes_left else {}
+    return builder.document(request, "pptx", metadata, extraction=extraction)
 
 
 def _open(data: bytes, request: ParseRequest) -> Any:
@@ -121,16 +127,25 @@ def _broken_part(data: bytes, request: ParseRequest) -> str | None:
     return None
 
 
-def _add_slide(builder: TextBuilder, number: int, slide: Any, request: ParseRequest) -> int:
-    """Add one slide as a page; return the characters of speaker notes left out."""
+def _add_slide(
+    builder: TextBuilder, number: int, slide: Any, request: ParseRequest, left: list[JSONValue]
+) -> int:
+    """Add one slide as a page; return the characters of speaker notes left out.
+
+    Shapes of no text (pictures, charts) are named in ``left``.
+    """
     builder.open_page()
-    title_shape = slide.shapes.title
+    title_shape = _title(slide)
     title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
     builder.path.clear()  # a slide is headed by its own title only
     if title:
         builder.add_heading(title, 1)
     for shape in _reading_order(slide.shapes):
         if title_shape is not None and shape.shape_id == title_shape.shape_id:
+            continue
+        kind = _no_text(shape)
+        if kind:
+            left.append({"kind": kind, "page": number, "name": str(shape.name)})
             continue
         _add_shape(builder, shape)
     notes = _notes(slide)
@@ -141,6 +156,46 @@ def _add_slide(builder: TextBuilder, number: int, slide: Any, request: ParseRequ
         left_out = len(notes)
     builder.close_page(number)
     return left_out
+
+
+_TITLES: Final = (1, 3, 5)
+"""The placeholder types of a title: TITLE, CENTER_TITLE, VERTICAL_TITLE (``PP_PLACEHOLDER``)."""
+_TITLE_LINES: Final = 3
+_TITLE_CHARS: Final = 200
+
+
+def _title(slide: Any) -> Any:
+    """Return the slide's visible title: a title placeholder holding a short text, or None.
+
+    python-pptx's ``shapes.title`` is the first placeholder of idx 0, which may be a content
+    placeholder (``<p:ph/>`` is type OBJECT, idx 0) before the title in the shape tree; and a
+    title placeholder used as a text box (many lines) heads nothing.
+    """
+    for shape in slide.placeholders:
+        try:
+            kind = shape.placeholder_format.type
+        except (ValueError, KeyError, AttributeError):
+            continue
+        if kind not in _TITLES or not shape.has_text_frame:
+            continue
+        lines = [p.text for p in shape.text_frame.paragraphs if p.text.strip()]
+        if len(lines) <= _TITLE_LINES and len(shape.text_frame.text) <= _TITLE_CHARS:
+            return shape
+    return None
+
+
+_PICTURE: Final = "{http://schemas.openxmlformats.org/presentationml/2006/main}pic"
+_FRAME: Final = "{http://schemas.openxmlformats.org/presentationml/2006/main}graphicFrame"
+
+
+def _no_text(shape: Any) -> str:
+    """Return what a shape of no text is (``picture``, ``chart``, ``graphic``), or ``""``."""
+    tag = shape.element.tag
+    if tag == _PICTURE:
+        return "picture"
+    if tag != _FRAME or getattr(shape, "has_table", False):
+        return ""
+    return "chart" if getattr(shape, "has_chart", False) else "graphic"
 
 
 def _reading_order(shapes: Any) -> Iterator[Any]:

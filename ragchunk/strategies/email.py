@@ -1,11 +1,12 @@
 """email: one chunk (or more, within the size) per part of a message (SPEC §4, templates).
 
 Parts come from the e-mail parser's ``metadata.part`` on sections: ``headers``, ``body`` and
-``attachment:NAME`` (an mbox gives one document per message). Each run of sections of one part
-is a region, split within the size at paragraphs, then sentences. With ``headers`` false the
-headers block is dropped, with ``attachments`` false every attachment; both are reported
-through ``Context.drop``. Every chunk has ``metadata.template = "email"`` and its ``part``. A
-document that is not an e-mail is one ``body`` part.
+``attachment:NAME`` (an mbox gives one document per message); a forwarded message read inline
+(``forwarded:N``) is part of the message, kept with ``attachments`` false. Each run of sections
+of one part is a region, split within the size at paragraphs, then sentences. With ``headers``
+false the headers block is dropped, with ``attachments`` false every attachment; both are
+reported through ``Context.drop``. Every chunk has ``metadata.template = "email"`` and its
+``part``. A document that is not an e-mail is one ``body`` part.
 """
 
 from __future__ import annotations

@@ -4,8 +4,11 @@ Sections come from the document's headings (Markdown, a PDF's outline, DOCX styl
 is read as Markdown) and are named by ``text.papers``. A chunk never crosses the start of a
 section or subsection: the title block, the abstract (its own chunk, split only when larger
 than the size), each section and subsection, split within the size at paragraphs, then
-sentences; figure and table captions stay in their section. The references list (to the next
-heading as high as its own; an appendix after it is kept) is left out and reported through
+sentences; figure and table captions stay in their section. Where no heading names them, the
+abstract (a paragraph opening ``Abstract`` in the title block) and the reference list (numbered
+entries with years and authors ending a section) are found by their shape (``shapes``). The
+references list (to the next heading as high as its own; an appendix after it is kept, or the
+list found by its shape) is left out and reported through
 ``Context.drop`` unless ``references`` is true. Every chunk has ``metadata.template =
 "academic"``, ``section`` (its section's title) and ``section_kind`` (``abstract``,
 ``introduction``, ``methods``, ... or ``""``), and ``subsection`` where it lies in one.
@@ -14,13 +17,14 @@ heading as high as its own; an appendix after it is kept) is left out and report
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
 from ragchunk.strategies._structure import structure
 from ragchunk.strategies.academic.papers import section_kind, section_level
+from ragchunk.strategies.academic.shapes import abstract_start, references_start
 from ragchunk.text.regions import Region, join_short, region_spans
 
 if TYPE_CHECKING:
@@ -52,7 +56,7 @@ def split(doc: Document, options: AcademicOptions, ctx: Context) -> list[Span]:
     """
     found = structure(doc, ctx)
     regions: list[Region] = []
-    for region, kind in _regions(found.sections, len(doc.text)):
+    for region, kind in _regions(found.sections, doc.text):
         if kind == "references" and not options.references:
             ctx.drop(region.start, region.end, "references")
         else:
@@ -62,11 +66,11 @@ def split(doc: Document, options: AcademicOptions, ctx: Context) -> list[Span]:
     return region_spans(doc.text, regions, sizer=sizer, capacity=ctx.capacity)
 
 
-def _regions(sections: Sequence[Section], length: int) -> list[tuple[Region, str]]:
+def _regions(sections: Sequence[Section], text: str) -> list[tuple[Region, str]]:
     """Return a region per section or subsection (and the title block), with its kind."""
     level = section_level(sections)
     cuts = [s for s in sections if s.kind == "heading" and 0 < s.level <= level + 1 and s.headings]
-    bounds = [0, *(s.start for s in cuts), length]
+    bounds = [0, *(s.start for s in cuts), len(text)]
     regions: list[tuple[Region, str]] = []
     section_title, kind = "", "title"
     for position, (start, end) in enumerate(itertools.pairwise(bounds)):
@@ -86,7 +90,36 @@ def _regions(sections: Sequence[Section], length: int) -> list[tuple[Region, str
             metadata["subsection"] = subsection
         if start < end:
             regions.append((Region(start, end, None, metadata), kind))
-    return regions
+    return _by_shape(text, regions)
+
+
+def _by_shape(text: str, regions: list[tuple[Region, str]]) -> list[tuple[Region, str]]:
+    """Cut an abstract and a reference list no heading names out of the regions they are in.
+
+    The abstract is looked for in the title block only, when no section is the abstract; a
+    reference list at the end of a section (the conclusions) when no section is references.
+    """
+    kinds = {kind for _, kind in regions}
+    out: list[tuple[Region, str]] = []
+    for region, kind in regions:
+        at: int | None = None
+        if kind == "title" and "abstract" not in kinds:
+            at = abstract_start(text, region.start, region.end)
+            title, found = "Abstract", "abstract"
+        elif kind not in ("title", "references") and "references" not in kinds:
+            at = references_start(text, region.start, region.end)
+            title, found = "References", "references"
+        if at is None or not region.start < at < region.end:
+            out.append((region, kind))
+            continue
+        metadata = {**region.metadata, "section": title, "section_kind": found}
+        metadata.pop("subsection", None)
+        out += [
+            (replace(region, end=at), kind),
+            (Region(at, region.end, None, metadata), found),
+        ]
+        kinds.add(found)
+    return out
 
 
 STRATEGY = Strategy(

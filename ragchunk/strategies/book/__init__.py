@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING
 
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Context, Strategy
-from ragchunk.strategies.book.chapters import BookParts, find_in_sections, find_in_text
+from ragchunk.strategies.book.chapters import (
+    BookParts,
+    find_in_sections,
+    find_in_text,
+    kind_of,
+)
 from ragchunk.text.regions import Region, region_spans, without
 
 if TYPE_CHECKING:
@@ -85,9 +90,16 @@ def _regions(
         if heading is not None and heading.chapter:
             metadata["chapter"] = heading.chapter
         is_front = heading is not None and heading.start == start and heading.kind == "front"
+        named = _named_front(doc, start, end) if heading is None else ""
+        if named:  # text before the first heading that the document names (EPUB's)
+            metadata["chapter"], is_front = named, True
         if is_front and not front_matter:
-            drops.append((start, end, "front matter"))
-            continue
+            # front matter ends where the contents (or the index) start, if they are in it
+            stop = next((a for a, _, _ in drops if start < a < end), end)
+            drops.append((start, stop, "front matter"))
+            if stop == end:
+                continue
+            start = stop
         first = start if carried is None else carried
         short = len(doc.text[start:end].strip()) < _SHORT and end < len(doc.text)
         if short and not any(a < end and b > first for a, b, _ in drops):
@@ -98,6 +110,14 @@ def _regions(
         regions.append(Region(first, end, path if own_headings else None, metadata))  # type: ignore[arg-type]
     drops.sort()
     return regions, _merge(drops)
+
+
+def _named_front(doc: Document, start: int, end: int) -> str:
+    """Return the front matter's title its first section's path starts with, else ``""``."""
+    first = next((s for s in doc.sections if start <= s.start < end and s.headings), None)
+    if first is None or kind_of(first.headings[0]) != "front":
+        return ""
+    return first.headings[0]
 
 
 def _merge(drops: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:

@@ -26,7 +26,8 @@ _PART: Final = re.compile(r"(?:PART|Part|BOOK|Book)\s+(?:[IVXLC]+|\d+|[A-Z][A-Za
 _CONTENTS: Final = re.compile(r"(?:table\s+of\s+)?contents", re.IGNORECASE)
 _INDEX: Final = re.compile(r"(?:general\s+|subject\s+)?index", re.IGNORECASE)
 _FRONT: Final = re.compile(
-    r"(?:foreword|preface|prologue|introduction|acknowledg(?:e)?ments|dedication|epigraph)",
+    r"(?:foreword|preface|prologue|introduction|acknowledg(?:e)?ments|dedication|epigraph"
+    r"|front\s+matter)",
     re.IGNORECASE,
 )
 _ENTRY: Final = re.compile(r"(?:\.{3,}|\s)\s*(?:\d+|[ivxlcdm]+)(?:[–-]\d+)?\s*$", re.IGNORECASE)

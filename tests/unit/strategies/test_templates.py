@@ -203,3 +203,44 @@ def test_an_mbox_gives_one_document_per_message_and_a_failed_one_is_named(tmp_pa
         cli.stderr.splitlines()[0]
         == f"error: {mbox}#2: binary data, not an e-mail (it holds zero bytes)"
     )
+
+
+def test_academic_finds_an_abstract_paragraph_and_a_reference_list_by_their_shape() -> None:
+    paper = TEMPLATES / "tidal-mixing-paper.md"  # no Abstract heading, no References heading
+    _, chunks, dropped = chunked(paper, "academic")
+    [abstract] = [c for c in chunks if c.metadata["section_kind"] == "abstract"]
+    assert abstract.text.startswith("**Abstract.** Bottom-water oxygen in small estuaries")
+    assert "would miss every low-oxygen episode we recorded.\n\n*Keywords:*" in abstract.text
+    assert abstract.metadata["section"] == "Abstract"
+    assert all("Abstract" not in c.text for c in chunks if c is not abstract)
+    assert [d.reason for d in dropped] == ["references"]
+    conclusions = [c for c in chunks if c.metadata["section_kind"] == "conclusions"]
+    assert conclusions
+    assert all("(2015)" not in c.text and "References" not in c.text for c in conclusions)
+    methods = " ".join(c.text for c in chunks if c.metadata["section_kind"] == "methods")
+    assert "1. Lower the probe at 0.2 m/s" in methods  # numbered, but not a reference
+    _, kept, none = chunked(paper, "academic", references=True)
+    assert none == []
+    listed = [c for c in kept if c.metadata["section_kind"] == "references"]
+    assert listed
+    assert listed[0].text.startswith("**References**\n\n[1] Alder, J. and Brook, T. (2015).")
+    assert listed[0].metadata["section"] == "References"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("# T\n\nAbstract\nWe measured oxygen.\n\n## 1 Introduction\n\nText.", True),
+        ("# T\n\nABSTRACT We measured oxygen.\n\n## 1 Introduction\n\nText.", True),
+        ("# T\n\nAbstract\u2014We measured oxygen.\n\n## 1 Introduction\n\nText.", True),
+        ("# T\n\nabstract class Limiter {}\n\n## 1 Introduction\n\nText.", False),
+        ("# T\n\nAbstract classes are useful.\n\n## 1 Introduction\n\nText.", False),
+    ],
+)
+def test_academic_abstract_by_shape_only_where_the_word_opens_a_paragraph_alone(
+    text: str, found: bool
+) -> None:
+    from ragchunk.strategies.academic.shapes import abstract_start
+
+    at = abstract_start(text, 0, text.index("## 1"))
+    assert (at is not None) == found
