@@ -20,12 +20,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.model import Section
+from ragchunk.parsers.pdf.cells import cell_rows, page_chars
 from ragchunk.parsers.pdf.lines import Line
 from ragchunk.parsers.pdf.rulings import SNAP, grids, page_edges
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from ragchunk.parsers.pdf.cells import Char
     from ragchunk.parsers.pdf.lines import PageLines
     from ragchunk.parsers.pdf.rulings import Grid
 
@@ -51,19 +53,23 @@ def with_tables(
     across, down = page_edges(page.raw, height)  # type: ignore[attr-defined]
     if not across:
         return lines
+    chars: list[Char] | None = None
     for number, grid in enumerate(grids(across, down)):
-        lines = _replace(grid, number, textpage, lines, height)
+        if chars is None:
+            chars = page_chars(textpage.raw, height)  # type: ignore[attr-defined]
+        lines = _replace(grid, number, chars, lines)
     return lines
 
 
 def _replace(
-    grid: Grid, number: int, textpage: object, lines: tuple[Line, ...], height: float
+    grid: Grid, number: int, chars: list[Char], lines: tuple[Line, ...]
 ) -> tuple[Line, ...]:
     left, top, right, bottom = grid.box
     inside = [
         index
         for index, line in enumerate(lines)
         if line.placed
+        and not line.rotated
         and left - SNAP <= (line.left + line.right) / 2 <= right + SNAP
         and top - SNAP <= (line.top + line.bottom) / 2 <= bottom + SNAP
     ]
@@ -73,7 +79,7 @@ def _replace(
         lines[index].left < left - SNAP or lines[index].right > right + SNAP for index in inside
     ):
         return lines  # a line runs on beside the table: PDFium joined it, keep the page's order
-    rows = _rows(grid, textpage, height)
+    rows = cell_rows(grid, chars)
     if not rows or _letters(" ".join(lines[index].text for index in inside)) != _letters(
         " ".join(" ".join(cells) for _, cells in rows)
     ):
@@ -96,26 +102,6 @@ def _replace(
     first = inside[0]
     kept = [line for index, line in enumerate(lines) if index not in set(inside)]
     return (*kept[:first], *made, *kept[first:])
-
-
-def _rows(grid: Grid, textpage: object, height: float) -> list[tuple[int, list[str]]]:
-    """Return each row band that holds text with its cells' text, top to bottom."""
-    rows = []
-    for band in range(len(grid.ys) - 1):
-        top, bottom = grid.ys[band], grid.ys[band + 1]
-        cells = [
-            _cell_text(textpage.get_text_bounded(x0, height - bottom, x1, height - top))  # type: ignore[attr-defined]
-            for x0, x1 in grid.cells(band)
-        ]
-        if any(cells):
-            rows.append((band, cells))
-    return rows
-
-
-def _cell_text(text: str) -> str:
-    """Return a cell's text on one line: wraps as spaces, hyphenated line ends joined."""
-    text = text.replace("\ufffe\r\n", "").replace("\ufffe", "").replace("\x00", "")
-    return " ".join(text.split())
 
 
 def _letters(text: str) -> Counter[str]:
