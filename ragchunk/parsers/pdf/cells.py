@@ -5,7 +5,8 @@ printed character with the centre of its box, top-left origin; a character print
 angle (a diagonal watermark across a table) is left out. A space or line break PDFium
 generated goes with the character before it; PDFium's mark of a hyphenated line end (U+FFFE)
 and the line break after it are dropped, so the word reads joined. ``cell_rows`` puts each
-character in the cell its centre lies in, in PDFium's order, and reads each cell on one line.
+character in the cell its centre lies in, in PDFium's order, and reads each cell on one line;
+a grid whose rules split a word is no table.
 """
 
 from __future__ import annotations
@@ -62,15 +63,26 @@ def page_chars(textpage: Any, height: float) -> list[Char]:
     return chars
 
 
-def cell_rows(grid: Grid, chars: list[Char]) -> list[tuple[int, list[str]]]:
-    """Return each row band of ``grid`` that holds text, with its cells' text, top to bottom."""
+def cell_rows(grid: Grid, chars: list[Char]) -> list[tuple[int, list[str]]] | None:
+    """Return each row band of ``grid`` that holds text, with its cells' text, top to bottom.
+
+    None when a rule of the grid runs between two letters of one word (a diagram, a frame
+    around columns of prose): a table's cells never split a word.
+    """
     bands = len(grid.ys) - 1
     cells = [grid.cells(band) for band in range(bands)]
     units: list[list[list[int]]] = [[[] for _ in row] for row in cells]
     where: tuple[int, int] | None = None
+    letter = False  # whether the character before was printed and not a space
     for char in chars:
         if char.placed:
-            where = _cell(grid, cells, char.x, char.y)
+            cell = _cell(grid, cells, char.x, char.y)
+            printed = not chr(char.unit).isspace()
+            if letter and printed and cell != where and where is not None:
+                return None  # a rule between two letters of one word: not a cell's border
+            where, letter = cell, printed
+        else:
+            letter = False
         if where is not None:
             units[where[0]][where[1]].append(char.unit if char.placed else 0x20)
     found = []

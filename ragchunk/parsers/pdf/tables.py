@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
+from unicodedata import bidirectional
 
 from ragchunk.model import Section
 from ragchunk.parsers.pdf.cells import cell_rows, page_chars
@@ -79,8 +80,12 @@ def _replace(
         lines[index].left < left - SNAP or lines[index].right > right + SNAP for index in inside
     ):
         return lines  # a line runs on beside the table: PDFium joined it, keep the page's order
+    if any(_is_right_to_left(lines[index].text) for index in inside):
+        return lines  # PDFium's order of right-to-left cells is not settled here: keep the lines
     rows = cell_rows(grid, chars)
-    if not rows or _letters(" ".join(lines[index].text for index in inside)) != _letters(
+    if rows is None or sum(sum(1 for cell in cells if cell) >= 2 for _, cells in rows) < 2:
+        return lines  # a table has two rows of two filled cells at least
+    if _letters(" ".join(lines[index].text for index in inside)) != _letters(
         " ".join(" ".join(cells) for _, cells in rows)
     ):
         return lines
@@ -102,6 +107,10 @@ def _replace(
     first = inside[0]
     kept = [line for index, line in enumerate(lines) if index not in set(inside)]
     return (*kept[:first], *made, *kept[first:])
+
+
+def _is_right_to_left(text: str) -> bool:
+    return any(bidirectional(char) in ("R", "AL") for char in text)
 
 
 def _letters(text: str) -> Counter[str]:
