@@ -36,11 +36,17 @@ class Char:
     placed: bool
 
 
-def page_chars(textpage: Any, height: float) -> list[Char]:
-    """Return the page's characters in PDFium's order (see the module docstring)."""
+def page_chars(textpage: Any, height: float, box: tuple[float, float, float, float]) -> list[Char]:
+    """Return the page's characters in PDFium's order (see the module docstring).
+
+    Only those printed inside ``box`` (a grid's, top-left origin) are placed: the others are
+    read as gaps, so two calls into PDFium per character are all most of a page costs.
+    """
     chars: list[Char] = []
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    x0, y0, x1, y1 = box
     skip_break = False
+    gap = Char(0x20, 0.0, 0.0, placed=False)
     for index in range(pdfium_c.FPDFText_CountChars(textpage)):
         unit = pdfium_c.FPDFText_GetUnicode(textpage, index)
         if unit == _HYPHEN:
@@ -49,16 +55,17 @@ def page_chars(textpage: Any, height: float) -> list[Char]:
         if skip_break and unit in (0x0D, 0x0A):
             continue
         skip_break = False
-        angle = pdfium_c.FPDFText_GetCharAngle(textpage, index)
-        if _ANGLE < angle < 2 * math.pi - _ANGLE:
-            chars.append(Char(0x20, 0.0, 0.0, placed=False))  # a gap where it was
-            continue
-        if pdfium_c.FPDFText_IsGenerated(textpage, index) or not pdfium_c.FPDFText_GetCharBox(
-            textpage, index, left, right, bottom, top
-        ):
-            chars.append(Char(unit, 0.0, 0.0, placed=False))
+        if not pdfium_c.FPDFText_GetCharBox(textpage, index, left, right, bottom, top):
+            chars.append(gap)
             continue
         x, y = (left.value + right.value) / 2, height - (bottom.value + top.value) / 2
+        if not (x0 <= x <= x1 and y0 <= y <= y1) or pdfium_c.FPDFText_IsGenerated(textpage, index):
+            chars.append(gap)
+            continue
+        angle = pdfium_c.FPDFText_GetCharAngle(textpage, index)
+        if _ANGLE < angle < 2 * math.pi - _ANGLE:
+            chars.append(gap)  # a gap where it was
+            continue
         chars.append(Char(unit, x, y, placed=True))
     return chars
 

@@ -26,7 +26,7 @@ from ragchunk.parsers.pdf.lines import Line
 from ragchunk.parsers.pdf.rulings import SNAP, grids, page_edges
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from ragchunk.parsers.pdf.cells import Char
     from ragchunk.parsers.pdf.lines import PageLines
@@ -54,16 +54,31 @@ def with_tables(
     across, down = page_edges(page.raw, height)  # type: ignore[attr-defined]
     if not across:
         return lines
-    chars: list[Char] | None = None
-    for number, grid in enumerate(grids(across, down)):
-        if chars is None:
-            chars = page_chars(textpage.raw, height)  # type: ignore[attr-defined]
-        lines = _replace(grid, number, chars, lines)
+    found = grids(across, down)
+    box = (
+        (
+            min(g.xs[0] for g in found),
+            min(g.ys[0] for g in found),
+            max(g.xs[-1] for g in found),
+            max(g.ys[-1] for g in found),
+        )
+        if found
+        else (0.0, 0.0, 0.0, 0.0)
+    )
+    chars: list[Char] = []
+
+    def read() -> list[Char]:  # the page's characters, read once, when a grid needs them
+        if not chars:
+            chars.extend(page_chars(textpage.raw, height, box))  # type: ignore[attr-defined]
+        return chars
+
+    for number, grid in enumerate(found):
+        lines = _replace(grid, number, read, lines)
     return lines
 
 
 def _replace(
-    grid: Grid, number: int, chars: list[Char], lines: tuple[Line, ...]
+    grid: Grid, number: int, read: Callable[[], list[Char]], lines: tuple[Line, ...]
 ) -> tuple[Line, ...]:
     left, top, right, bottom = grid.box
     inside = [
@@ -82,7 +97,7 @@ def _replace(
         return lines  # a line runs on beside the table: PDFium joined it, keep the page's order
     if any(_is_right_to_left(lines[index].text) for index in inside):
         return lines  # PDFium's order of right-to-left cells is not settled here: keep the lines
-    rows = cell_rows(grid, chars)
+    rows = cell_rows(grid, read())
     if rows is None or sum(sum(1 for cell in cells if cell) >= 2 for _, cells in rows) < 2:
         return lines  # a table has two rows of two filled cells at least
     if _letters(" ".join(lines[index].text for index in inside)) != _letters(
