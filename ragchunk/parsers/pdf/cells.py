@@ -108,6 +108,7 @@ def _cell(
     band = next((k for k in range(len(grid.ys) - 1) if y <= grid.ys[k + 1]), None)
     if band is None:
         return None
+    band = grid.top_band(band, x)  # a cell spanning rows holds its text in its first
     for column, (left, right) in enumerate(cells[band]):
         if left <= x <= right:
             return band, column

@@ -51,11 +51,21 @@ class Grid:
 
     ``closed[r]`` holds the inner column boundaries (indices into ``xs``) a rule closes in
     row band ``r``: a cell runs from one closed boundary (or the table's edge) to the next.
+    ``ruled[r]`` holds the column bands (between ``xs[c]`` and ``xs[c + 1]``) that a rule
+    separates from the row band above ``r``: a cell without one spans both rows.
     """
 
     xs: tuple[float, ...]
     ys: tuple[float, ...]
     closed: tuple[frozenset[int], ...]
+    ruled: tuple[frozenset[int], ...] = ()
+
+    def top_band(self, band: int, x: float) -> int:
+        """Return the row band where the cell holding ``x`` in row band ``band`` starts."""
+        column = next((c for c in range(len(self.xs) - 2) if x < self.xs[c + 1]), len(self.xs) - 2)
+        while band > 0 and column not in self.ruled[band]:
+            band -= 1
+        return band
 
     @property
     def box(self) -> tuple[float, float, float, float]:
@@ -188,6 +198,12 @@ def _grid(hs: list[Edge], vs: list[Edge]) -> Grid | None:
     """Return the grid of one group of crossing rules, or None when it is no table."""
     ys = tuple(_positions(hs))
     xs = tuple(_positions(vs))
+    if len(ys) < 2 or len(xs) < 2:  # two rules each way, at least
+        return None
+    # A table ruled only between its columns (LaTeX's ``|c|c|`` without the outer bars, or
+    # none at its ends) ends where its horizontal rules end; likewise for rows.
+    xs = _bounded(xs, min(h.low for h in hs), max(h.high for h in hs))
+    ys = _bounded(ys, min(v.low for v in vs), max(v.high for v in vs))
     if len(ys) < 3 or len(xs) < 3:  # two rows and two columns at least
         return None
     closed = []
@@ -203,7 +219,27 @@ def _grid(hs: list[Edge], vs: list[Edge]) -> Grid | None:
                 )
             )
         )
-    return Grid(xs, ys, tuple(closed))
+    ruled = [frozenset(range(len(xs) - 1))] + [
+        frozenset(
+            c
+            for c in range(len(xs) - 1)
+            if any(
+                abs(h.at - top) <= SNAP and h.low - SNAP <= (xs[c] + xs[c + 1]) / 2 <= h.high + SNAP
+                for h in hs
+            )
+        )
+        for top in ys[1:-1]
+    ]
+    return Grid(xs, ys, tuple(closed), tuple(ruled))
+
+
+def _bounded(positions: tuple[float, ...], low: float, high: float) -> tuple[float, ...]:
+    """Return ``positions`` with ``low`` and ``high`` added where they lie beyond both ends."""
+    if low < positions[0] - SHORTEST:
+        positions = (low, *positions)
+    if high > positions[-1] + SHORTEST:
+        positions = (*positions, high)
+    return positions
 
 
 def _positions(edges: Sequence[Edge]) -> list[float]:

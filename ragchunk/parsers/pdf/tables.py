@@ -2,13 +2,14 @@ r"""Ruled tables on a PDFium page: their lines replaced by one line per row, cel
 
 ``with_tables`` runs on each page PDFium reads. Only a page whose path objects draw a ruled
 grid (``rulings``) is read again; every other page keeps its lines as they are. Each cell's
-text is PDFium's text inside the cell's rectangle (``FPDFText_GetBoundedText``), its line
-wraps read as spaces and PDFium's hyphenated line ends (U+FFFE) joined; a row reads as the DOCX
+text is PDFium's characters printed in it (``cells``; a cell spanning rows or columns once),
+its line wraps read as spaces and hyphenated line ends joined; a row reads as the DOCX
 parser writes one: ``| a | b |``, a ``|`` inside a cell as ``\|``, and a row whose cells are
 all empty is left out. The row lines take the place of the lines printed inside the grid, and
 each is marked with a ``TableRow``: layout makes one ``table`` section of them, whose header is
 its first row, or its first rows when a header cell spans columns (a group label over the
-labels under it: each row stays a line of its own). A table is only read when its cells hold
+labels under it: each row stays a line of its own). A table is only read when it has two rows
+of two filled cells, no cell of more than ``MAX_CELL_WORDS`` words, when its cells hold
 exactly the letters and digits of the lines it replaces (nothing lost, nothing read twice),
 and when no line printed in it runs on past its sides; otherwise the page's lines stand.
 """
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from ragchunk.parsers.pdf.lines import PageLines
     from ragchunk.parsers.pdf.rulings import Grid
 
+MAX_CELL_WORDS: Final = 80
+"""A cell holding more words than this is a column of prose: its grid is the page's layout."""
 MAX_HEADER_ROWS: Final = 3
 """The most rows a table's header takes (a header row under one or two rows of group labels)."""
 
@@ -100,6 +103,8 @@ def _replace(
     rows = cell_rows(grid, read())
     if rows is None or sum(sum(1 for cell in cells if cell) >= 2 for _, cells in rows) < 2:
         return lines  # a table has two rows of two filled cells at least
+    if any(len(cell.split()) > MAX_CELL_WORDS for _, cells in rows for cell in cells):
+        return lines  # rules between columns of prose: a page's layout, not a table
     if _letters(" ".join(lines[index].text for index in inside)) != _letters(
         " ".join(" ".join(cells) for _, cells in rows)
     ):
