@@ -22,9 +22,7 @@ from typing import TYPE_CHECKING, Final
 from unicodedata import bidirectional
 
 from ragchunk.model import Section
-from ragchunk.parsers.pdf.cells import cell_rows, page_chars
 from ragchunk.parsers.pdf.lines import Line
-from ragchunk.parsers.pdf.rulings import SNAP, grids, page_edges
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -54,6 +52,9 @@ def with_tables(
 
     ``page`` and ``textpage`` are pypdfium2's ``PdfPage`` and ``PdfTextPage`` of the page.
     """
+    from ragchunk.parsers.pdf.cells import page_chars  # PDFium's: not for layout's import
+    from ragchunk.parsers.pdf.rulings import grids, page_edges
+
     across, down = page_edges(page.raw, height)  # type: ignore[attr-defined]
     if not across:
         return lines
@@ -83,6 +84,9 @@ def with_tables(
 def _replace(
     grid: Grid, number: int, read: Callable[[], list[Char]], lines: tuple[Line, ...]
 ) -> tuple[Line, ...]:
+    from ragchunk.parsers.pdf.cells import cell_rows
+    from ragchunk.parsers.pdf.rulings import SNAP
+
     left, top, right, bottom = grid.box
     inside = [
         index
