@@ -14,6 +14,7 @@ rule between them).
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import itertools
 from dataclasses import dataclass
@@ -32,6 +33,9 @@ SNAP: Final = 2.0
 """Rules this close (points) across their direction are one; pieces this close along it join."""
 MAX_OBJECTS: Final = 5000
 """A page with more objects than this is a drawing: it is not searched for tables."""
+MAX_RULES: Final = 1000
+"""A page with more horizontal and vertical rules than this is a drawing (a chart's grid, a
+hatching): it is not searched for tables, so crossing them stays cheap."""
 MAX_SEGMENTS: Final = 64
 """A path of more segments than this is a drawing's curve, not a rectangle's edges."""
 
@@ -103,6 +107,8 @@ def page_edges(page: Any, height: float) -> tuple[list[Edge], list[Edge]]:
             down.append(Edge((x0 + x1) / 2, y0, y1))
         elif x1 - x0 >= SHORTEST and y1 - y0 >= SHORTEST:
             _segment_edges(obj, height, across, down)
+        if len(across) + len(down) > MAX_RULES:
+            return [], []
     if len(across) < 2 or len(down) < 2:
         return [], []
     return across, down
@@ -206,31 +212,36 @@ def _grid(hs: list[Edge], vs: list[Edge]) -> Grid | None:
     ys = _bounded(ys, min(v.low for v in vs), max(v.high for v in vs))
     if len(ys) < 3 or len(xs) < 3:  # two rows and two columns at least
         return None
-    closed = []
-    for top, bottom in itertools.pairwise(ys):
-        middle = (top + bottom) / 2
-        closed.append(
-            frozenset(
-                index
-                for index in range(1, len(xs) - 1)
-                if any(
-                    abs(v.at - xs[index]) <= SNAP and v.low - SNAP <= middle <= v.high + SNAP
-                    for v in vs
-                )
-            )
+    down, across = _at(vs, xs), _at(hs, ys)
+    closed = [
+        frozenset(
+            index
+            for index in range(1, len(xs) - 1)
+            if _covers(down.get(index, ()), (top + bottom) / 2)
         )
+        for top, bottom in itertools.pairwise(ys)
+    ]
     ruled = [frozenset(range(len(xs) - 1))] + [
         frozenset(
-            c
-            for c in range(len(xs) - 1)
-            if any(
-                abs(h.at - top) <= SNAP and h.low - SNAP <= (xs[c] + xs[c + 1]) / 2 <= h.high + SNAP
-                for h in hs
-            )
+            c for c in range(len(xs) - 1) if _covers(across.get(index, ()), (xs[c] + xs[c + 1]) / 2)
         )
-        for top in ys[1:-1]
+        for index in range(1, len(ys) - 1)
     ]
     return Grid(xs, ys, tuple(closed), tuple(ruled))
+
+
+def _at(edges: Sequence[Edge], positions: Sequence[float]) -> dict[int, list[Edge]]:
+    """Return the edges at each of ``positions`` (by index), snapped."""
+    found: dict[int, list[Edge]] = {}
+    for edge in edges:
+        index = bisect.bisect_left(positions, edge.at - SNAP)
+        if index < len(positions) and abs(positions[index] - edge.at) <= SNAP:
+            found.setdefault(index, []).append(edge)
+    return found
+
+
+def _covers(edges: Sequence[Edge], point: float) -> bool:
+    return any(edge.low - SNAP <= point <= edge.high + SNAP for edge in edges)
 
 
 def _bounded(positions: tuple[float, ...], low: float, high: float) -> tuple[float, ...]:

@@ -157,3 +157,44 @@ def test_pages_without_rules_pay_almost_nothing() -> None:
             assert page_edges(page.raw, page.get_height()) == ([], [])
     per_page = (time.perf_counter() - begin) / (50 * len(pages))
     assert per_page < 0.002  # a pass over the page's object types, no text read
+
+
+def ruled_pdf(rules: int) -> bytes:
+    """A page of ``rules`` horizontal and ``rules`` vertical lines (a hatching), made by PDFium."""
+    import io
+
+    import pypdfium2.raw as pdfium_c
+
+    document = pypdfium2.PdfDocument.new()
+    page = document.new_page(2600, 2600)
+    for k in range(rules):
+        for x0, y0, x1, y1 in (
+            (10, 10 + k * 2.5, 2590, 10 + k * 2.5),
+            (10 + k * 2.5, 10, 10 + k * 2.5, 2590),
+        ):
+            path = pdfium_c.FPDFPageObj_CreateNewPath(x0, y0)
+            pdfium_c.FPDFPath_LineTo(path, x1, y1)
+            pdfium_c.FPDFPath_SetDrawMode(path, 0, 1)  # no fill, stroked
+            pdfium_c.FPDFPage_InsertObject(page.raw, path)
+    pdfium_c.FPDFPage_GenerateContent(page.raw)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("rules", [490, 1000])  # the most under MAX_RULES, and past it
+def test_a_page_of_many_rules_stays_cheap(rules: int) -> None:
+    data = ruled_pdf(rules)
+    begin = time.process_time()
+    doc = parse(data, ParseRequest(source="hatching.pdf"))
+    assert time.process_time() - begin < 2  # CPU seconds (57 s for 1000 before the cap)
+    assert not [s for s in doc.sections if s.kind == "table"]
+
+
+def test_a_page_past_max_rules_is_a_drawing() -> None:
+    data = ruled_pdf(1000)
+    page = pypdfium2.PdfDocument(data)[0]  # kept: its raw handle lives as long as it does
+    assert page_edges(page.raw, 2600) == ([], [])
+    few = pypdfium2.PdfDocument(ruled_pdf(4))[0]
+    across, down = page_edges(few.raw, 2600)
+    assert (len(across), len(down)) == (4, 4)
