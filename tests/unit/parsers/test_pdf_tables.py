@@ -1,7 +1,7 @@
 """PDF tables (issue 30): ruled tables read as table sections, header rows repeated like DOCX's.
 
 The fixture ``pdf/gauge-tables.pdf`` is printed by Chromium from HTML (two bordered tables,
-one with a two-row header); ``report-plain.pdf`` is LibreOffice's print of ``report.docx``, so
+one with a two-row header, and one ruled only across and between its columns); ``report-plain.pdf`` is LibreOffice's print of ``report.docx``, so
 the same table reaches the strategies from both parsers.
 """
 
@@ -27,7 +27,7 @@ from tests.meaning import SHAPES
 
 GAUGES = FIXTURES / "pdf" / "gauge-tables.pdf"
 TABLES_PER_PDF = {
-    "gauge-tables.pdf": 2,
+    "gauge-tables.pdf": 3,
     "report-plain.pdf": 1,
     "report-outline.pdf": 1,
     "estuary-report.pdf": 3,
@@ -52,7 +52,7 @@ def tables(doc: Document) -> list[tuple[str, list[str]]]:
 
 def test_the_ruled_tables_are_table_sections_with_their_header_rows() -> None:
     doc = parsed(GAUGES)
-    (header, rows), (header2, rows2) = tables(doc)
+    (header, rows), (header2, rows2), (header3, rows3) = tables(doc)
     assert header == "| Station | Sensor | Drift (mm) | Action |"
     assert rows[1] == (
         "| East basin | Radar R2 | 11 | lens cleaned and the bracket tightened; read again the "
@@ -65,6 +65,11 @@ def test_the_ruled_tables_are_table_sections_with_their_header_rows() -> None:
         "| | Surface | Bed | Surface | Bed |",
     ]
     assert rows2[0] == "| North pier | 9.8 | 9.1 | 11.2 | 10.6 |"
+    # Ruled across and between its columns only (no rule at its sides), on the next page.
+    assert (header3, rows3) == (
+        "| Month | Visits | Hours on site |",
+        ["| March | 7 | 19.5 |", "| April | 9 | 26.0 |", "| May | 7 | 18.5 |"],
+    )
     table = next(s for s in doc.sections if s.kind == "table")
     assert doc.text[table.start : table.end] == "\n".join([header, *rows])
     assert table.headings == ("Gauge readings, spring 2024", "Monthly drift")
@@ -107,7 +112,7 @@ def repeats_header(chunk: Chunk, header: str) -> bool:
 
 def test_row_chunks_repeat_the_header_rows() -> None:
     doc = parsed(GAUGES)
-    (header, _), (header2, _) = tables(doc)
+    (header, _), (header2, _), _ = tables(doc)
     pieces = chunks(GAUGES, "markdown", 120)
     assert any(repeats_header(chunk, header) for chunk in pieces)
     assert any(repeats_header(chunk, header2) for chunk in pieces)  # both header rows
