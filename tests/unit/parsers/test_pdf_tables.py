@@ -1,8 +1,9 @@
 """PDF tables (issue 30): ruled tables read as table sections, header rows repeated like DOCX's.
 
-The fixture ``pdf/gauge-tables.pdf`` is printed by Chromium from HTML (two bordered tables,
-one with a two-row header, and one ruled only across and between its columns); ``report-plain.pdf`` is LibreOffice's print of ``report.docx``, so
-the same table reaches the strategies from both parsers.
+The fixture ``pdf/gauge-tables.pdf`` is printed by Chromium from HTML: two bordered tables, one
+with a two-row header, and one ruled only across and between its columns. ``report-plain.pdf``
+is LibreOffice's print of ``report.docx``, so the same table reaches the strategies from both
+parsers.
 """
 
 from __future__ import annotations
