@@ -78,11 +78,13 @@ def test_table_for_a_pdf_shows_pages_and_metadata() -> None:
     result = runner.invoke(app, ["inspect", str(REPORT_PDF)], env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines()[0].rstrip() == (
-        f"{REPORT_PDF} · pdf · 1940 chars · 30 sections · 3 pages"
+        f"{REPORT_PDF} · pdf · 2000 chars · 25 sections · 3 pages"
     )
     rows = [line for line in result.stdout.splitlines() if line.startswith("│")]
-    first_on_page_2 = [cell.strip() for cell in rows[15].strip("│").split("│")]
-    assert first_on_page_2[:5] == ["15", "heading 1", "Maintenance in 2024", "2", "932–951"]
+    table = [cell.strip() for cell in rows[9].strip("│").split("│")]
+    assert table[:5] == ["9", "table", "Network overview › Instruments", "1", "714–990"]
+    first_on_page_2 = [cell.strip() for cell in rows[10].strip("│").split("│")]
+    assert first_on_page_2[:5] == ["10", "heading 1", "Maintenance in 2024", "2", "992–1011"]
     assert "lines" not in result.stdout.splitlines()[2]
     assert "author: Coastal Observations Unit" in result.stdout
 

@@ -146,6 +146,7 @@ _PDF: Final = (
     "ragchunk.parsers._builder",
     "ragchunk.parsers.pdf",
     "ragchunk.parsers.pdf.budget",
+    "ragchunk.parsers.pdf.cells",
     "ragchunk.parsers.pdf.clean",
     "ragchunk.parsers.pdf.fonts",
     "ragchunk.parsers.pdf.hyphens",
@@ -154,6 +155,8 @@ _PDF: Final = (
     "ragchunk.parsers.pdf.outline",
     "ragchunk.parsers.pdf.pdfium",
     "ragchunk.parsers.pdf.reader",
+    "ragchunk.parsers.pdf.rulings",
+    "ragchunk.parsers.pdf.tables",
 )
 _RECURSIVE: Final = ("ragchunk.strategies.recursive", "ragchunk.text.separators")
 _TOKEN: Final = (

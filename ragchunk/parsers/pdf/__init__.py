@@ -9,7 +9,9 @@ hyphenation; ``--keep`` turns each part off. What it changed is in ``Document.ex
 the removed lines per page, the joins, the characters replaced, OCR confidence. Headings come
 from the outline (``outline``), and from font sizes and weights (``fonts``) where there is
 none or it is sparse; ``layout`` builds the text,
-one ``prose`` section per paragraph, and ``Document.wraps``. Offsets index the cleaned text.
+one ``prose`` section per paragraph, and ``Document.wraps``. With PDFium, a ruled table
+(``tables``, ``rulings``, ``cells``) reads as rows ``| a | b |`` in a ``table`` section with
+its header rows. Offsets index the cleaned text.
 """
 
 from __future__ import annotations

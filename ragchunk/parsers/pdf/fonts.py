@@ -193,6 +193,8 @@ def _kind(line: Line, body: float, emphasis: frozenset[str]) -> str | None:
     text = line.text
     if line.rotated or line.fixed or len(text) > MAX_HEADING_CHARS or _CLAUSE_END.search(text):
         return None
+    if line.row is not None:  # a table's row (tables.py) heads nothing
+        return None
     if _ADDRESS.search(text):
         return None
     if line.size >= body * HEADING_RATIO:

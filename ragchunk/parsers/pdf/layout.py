@@ -11,7 +11,8 @@ lines around it), or the first ends mid-sentence in the second's column and size
 paragraph gap, first-line indent, change of font size, table row or list item between them.
 A page turn inside a paragraph, and the line feed after a heading (a heading stays with what
 it heads), keep their line feeds and go to ``Document.wraps``, so chunk boundaries rank them
-as spaces. Sections: a heading per heading, a ``prose`` section per paragraph.
+as spaces. Sections: a heading per heading, a ``prose`` section per paragraph, a ``table``
+section per ruled table (``tables``: its rows are lines of their own, never wraps).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Final
 
 from ragchunk.model import PAGE_SEPARATOR, Page, Section
 from ragchunk.parsers._builder import LINE_SEPARATOR, TextBuilder
+from ragchunk.parsers.pdf.tables import table_sections
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -92,6 +94,7 @@ def build(
         offsets.append(spans)
         builder.close_page(number + 1, keep_empty=True)  # a blank page still has its number
     sections = _sections(offsets, headings, joins)
+    sections = table_sections(sections, pages, offsets)  # tables.py: row lines into a table
     return Layout(builder.text(), tuple(builder.pages), tuple(sections), tuple(wraps))
 
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ragchunk.parsers.pdf.budget import Budget
+    from ragchunk.parsers.pdf.tables import TableRow
 
 CHAR_WIDTH: Final = 0.5
 """A character's estimated width, in ems, where an engine does not say (pypdf)."""
@@ -53,6 +54,7 @@ class Line:
         spaced: whether gaps wider than a word space split it (table cells, tab stops).
         bold, italic, fixed: whether most of its letters are set in a bold, an italic, a
             fixed-pitch (code) font, by the font's name or descriptor flags (``font_style``).
+        row: set when the line is a row of a ruled table (``tables``), its cells separated.
     """
 
     text: str
@@ -66,6 +68,7 @@ class Line:
     bold: bool = False
     italic: bool = False
     fixed: bool = False
+    row: TableRow | None = None
 
     @property
     def placed(self) -> bool:

@@ -27,6 +27,7 @@ import pypdfium2.raw as pdfium_c
 
 from ragchunk.errors import CorruptDocumentError
 from ragchunk.parsers.pdf.lines import CELL_GAP, Line, PageLines, font_style, has_gap
+from ragchunk.parsers.pdf.tables import with_tables
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -88,6 +89,8 @@ def pdfium_pages(document: Any, budget: Budget, request: ParseRequest) -> list[P
             text = textpage.get_text_range(0, count) if count > 0 else ""
             budget.count_text(text)
             lines = tuple(_lines(textpage.raw, text, height))
+            # tables hook (parsers/pdf/tables.py): a ruled table's lines become its rows
+            lines = with_tables(page, textpage, lines, height)
         finally:
             textpage.close()
             page.close()

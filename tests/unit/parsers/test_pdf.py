@@ -95,8 +95,9 @@ def test_pages_map_each_page_text_joined_by_the_separator(engine: str) -> None:
     assert doc.text == PAGE_SEPARATOR.join(doc.text[p.start : p.end] for p in doc.pages)
     assert [p.number for p in doc.pages] == [1, 2, 3]
     for page, expected in zip(doc.pages, words, strict=True):
-        # The same words as pypdf's text of the page; lines stripped, spaces single.
-        assert doc.text[page.start : page.end].split() == expected
+        # The same words as pypdf's text of the page; lines stripped, spaces single; a ruled
+        # table's rows add their cell separators (PDFium engine).
+        assert [w for w in doc.text[page.start : page.end].split() if w != "|"] == expected
         assert "  " not in doc.text[page.start : page.end]
     assert doc.text[doc.pages[0].end : doc.pages[1].start] == PAGE_SEPARATOR
 
