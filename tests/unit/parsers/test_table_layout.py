@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import pytest
 
@@ -116,3 +117,26 @@ def test_a_workbook_sheet_with_a_caption_and_two_header_rows() -> None:
     assert row.headings == ("Sales", "Table 3. Sales and costs by region, 2023 (thousands of euros)")
     assert "Sales (a) › January–June 2023: 12553" in doc.text[row.start : row.end]
     assert doc.metadata["repeated_headers"] == 1
+
+
+def test_every_piece_of_a_split_row_repeats_its_label_in_context(tmp_path: Path) -> None:
+    import ragchunk
+
+    path = tmp_path / "wide.csv"
+    names = [f"Indicator {n}" for n in range(1, 301)]
+    with path.open("w", newline="") as out:
+        csv.writer(out).writerows(
+            [["Country", *names], ["France", *map(str, range(300))], ["Chile", *"1" * 300]]
+        )
+    chunks = ragchunk.chunk_file(str(path), strategy="markdown", size=400, overlap=0)
+    assert len(chunks) > 20
+    for chunk in chunks:
+        if chunk.text.startswith("Country: "):
+            assert chunk.context is None
+            continue
+        assert chunk.context is not None
+        assert chunk.context.split("\n")[0] in ("Country: France", "Country: Chile")
+        assert chunk.context.endswith(chunk.text)
+        assert all(line.startswith("Indicator ") for line in chunk.text.split("\n"))
+    chile = [c for c in chunks if c.context and c.context.startswith("Country: Chile")]
+    assert chile and all(c.start > chunks[0].end for c in chile)
