@@ -5,7 +5,8 @@ without one; a value's own line breaks continue on lines indented by two spaces.
 separated by a blank line. Each row is a section of kind ``row`` whose ``parts`` are its lines,
 with ``metadata.row`` (its 1-based row number in the file or sheet), ``metadata.columns`` (the
 column of each part, by name, else by 1-based number) and ``metadata.label`` (its first line,
-which a strategy repeats before every piece of a row it must split).
+which a strategy repeats before every piece of a row it must split). A column whose header cell
+is blank has no name: its values stand alone, and its number names it in ``metadata.columns``.
 
 A grid's layout is found by ``add_table``: rows of one cell above the table (a caption, a merged
 title) are its heading; the header is one row of labels, or up to ``MAX_HEADER_ROWS`` rows of
@@ -69,8 +70,8 @@ def add_row(
 
 
 def name_columns(header: Sequence[str]) -> list[str]:
-    """Return the header's cells as column names; a blank one is named by its number."""
-    return [" ".join(cell.split()) or f"column {n}" for n, cell in enumerate(header, start=1)]
+    """Return the header's cells as column names; a blank one is ``""`` (its values stand alone)."""
+    return [" ".join(cell.split()) for cell in header]
 
 
 def looks_like_header(first: Sequence[str], rest: Sequence[Sequence[str]]) -> bool:
@@ -191,6 +192,7 @@ def _joined_names(header: Sequence[Sequence[str]], width: int) -> list[str]:
 
     In a row above the last, an empty cell takes the band to its left (a merged cell's value
     sits in its first column) when that band has a label below it too, and the column has one.
+    A column without a name is ``""``: its values stand alone, as in a row without a header.
     """
     grid = [[" ".join(cell.split()) for cell in row] + [""] * (width - len(row)) for row in header]
     names: list[str] = []
@@ -202,7 +204,7 @@ def _joined_names(header: Sequence[Sequence[str]], width: int) -> list[str]:
                 cell = _band(grid, level, column)
             if cell and (not parts or parts[-1] != cell):
                 parts.append(cell)
-        names.append(JOIN.join(parts) or f"column {column + 1}")
+        names.append(JOIN.join(parts))
     return names
 
 

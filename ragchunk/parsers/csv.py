@@ -58,7 +58,8 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     rows = _read(text, _delimiter(text, request.source), request)
     builder = TextBuilder()
     columns, repeated = add_table(builder, rows, header=request.options.header, rank=1)
-    metadata: dict[str, JSONValue] = capped({"columns": [*columns]}) if columns else {}
+    names = [name or str(n) for n, name in enumerate(columns or (), start=1)]
+    metadata: dict[str, JSONValue] = capped({"columns": names}) if names else {}
     if repeated:
         metadata["repeated_headers"] = repeated
     return builder.document(request, "csv", metadata)

@@ -13,6 +13,7 @@ from ragchunk.parsers import csv as csv_parser
 from ragchunk.parsers import xlsx
 from ragchunk.parsers._rows import find_layout
 from ragchunk.parsers._spec import ParseOptions, ParseRequest
+from tests.conftest import FIXTURES
 
 
 def csv_doc(rows: list[list[str]], header: bool | None = None) -> Document:
@@ -78,8 +79,8 @@ def test_a_note_after_the_numbers_is_prose_without_an_empty_row() -> None:
 
 def test_words_over_numbers_are_a_header_even_with_a_blank_corner() -> None:
     doc = csv_doc([["", "Jan", "Feb", "Mar"], ["Rain (mm)", "81", "60", "62"], ["Sun (h)", "1", "2", "3"]])
-    assert doc.metadata["columns"] == ["column 1", "Jan", "Feb", "Mar"]
-    assert doc.text.startswith("column 1: Rain (mm)\nJan: 81\nFeb: 60")
+    assert doc.metadata["columns"] == ["1", "Jan", "Feb", "Mar"]
+    assert doc.text.startswith("Rain (mm)\nJan: 81\nFeb: 60")
     dotted = csv_doc([["Station", "Depth (m.)", "Temp."], ["A", "3.5", "11.2"], ["B", "4", "10.9"]])
     assert dotted.metadata["columns"] == ["Station", "Depth (m.)", "Temp."]
 
@@ -98,7 +99,7 @@ def test_a_band_reaches_only_the_columns_under_it(band: str) -> None:
         [["", band, "", "", ""], ["Region", "Jan", "Feb", "", "Note"], ["N", "1", "2", "", "x"]]
     )
     lead = f"{band} › " if band else ""
-    assert layout.columns == ("Region", f"{lead}Jan", f"{lead}Feb", "column 4", "Note")
+    assert layout.columns == ("Region", f"{lead}Jan", f"{lead}Feb", "", "Note")
 
 
 def test_a_workbook_sheet_with_a_caption_and_two_header_rows() -> None:
@@ -140,3 +141,45 @@ def test_every_piece_of_a_split_row_repeats_its_label_in_context(tmp_path: Path)
         assert all(line.startswith("Indicator ") for line in chunk.text.split("\n"))
     chile = [c for c in chunks if c.context and c.context.startswith("Country: Chile")]
     assert chile and all(c.start > chunks[0].end for c in chile)
+
+
+def test_the_regional_sales_fixtures_read_alike_in_csv_and_xlsx() -> None:
+    tables = FIXTURES / "tables"
+    sheet = xlsx.parse((tables / "regional-sales.xlsx").read_bytes(), ParseRequest())
+    flat = csv_parser.parse((tables / "regional-sales.csv").read_bytes(), ParseRequest())
+    caption = "Table 3. Sales and costs by region, 2023 (thousands of euros)"
+    for doc, path in ((sheet, ("Sales", caption)), (flat, (caption,))):
+        rows = [s for s in doc.sections if s.kind == "row" and s.headings == path]
+        assert [s.metadata["label"] for s in rows] == [
+            f"Region: {name}" for name in ("North", "South", "East", "West", "Islands")
+        ]
+        assert "Sales (a) › January–June 2023: 12553\n" in doc.text
+        assert "Costs (b) › July–December 2023: 2410" in doc.text
+        assert "Region: Region" not in doc.text
+        assert "column " not in doc.text
+        assert doc.metadata["repeated_headers"] == 2
+        notes = [doc.text[s.start : s.end] for s in doc.sections if s.kind == "prose"]
+        assert [note[:4] for note in notes] == ["(a) ", "(b) "]
+    wide = [s for s in sheet.sections if s.headings == ("Indicators",) and s.kind == "row"]
+    assert [s.metadata["label"] for s in wide] == ["Country: Norway", "Country: Chile"]
+    assert len(wide[0].parts) == 301
+
+
+def test_the_rainfall_fixture_has_its_header_of_months() -> None:
+    path = FIXTURES / "tables" / "rainfall-monthly.csv"
+    doc = csv_parser.parse(path.read_bytes(), ParseRequest(source=str(path)))
+    assert doc.text.startswith("Rainfall (mm)\nJan: 81.2\nFeb: 60.4")
+    assert doc.metadata["columns"] == ["1", "Jan", "Feb", "Mar", "Apr", "May", "Jun"]
+
+
+def test_a_split_row_of_the_wide_sheet_names_its_country_in_every_piece() -> None:
+    import ragchunk
+
+    path = FIXTURES / "tables" / "regional-sales.xlsx"
+    chunks = ragchunk.chunk_file(str(path), strategy="markdown", size=300, overlap=0)
+    pieces = [c for c in chunks if c.headings == ("Indicators",)]
+    assert len(pieces) > 30
+    for chunk in pieces:
+        lead = chunk.text if chunk.context is None else chunk.context
+        lead = lead.removeprefix("Indicators\n\n")  # the sheet's name leads its first piece
+        assert lead.startswith(("Country: Norway\n", "Country: Chile\n")), chunk.text[:40]
