@@ -148,9 +148,10 @@ def _view_talk_edit(element: Any) -> bool:
 
 
 def spaced(element: Any) -> bool:
-    """Whether a browser shows a gap before an element: inline and styled (a class), right after
-    a styled inline sibling with no whitespace between (a byline's author and date), outside
-    code. Styled spans are laid out apart by the page's style sheet, which is never read.
+    """Whether a page shows a gap before an element, though no whitespace separates them.
+
+    A styled (classed) element right after a styled sibling, outside code, is laid out apart
+    by the page's style sheet, which is never read: a byline's author and its date.
     """
     before = element.getprevious()
     if before is None or not isinstance(before.tag, str) or before.tail:

@@ -105,7 +105,7 @@ class Layout:
     columns: tuple[str, ...] | None
 
 
-def find_layout(rows: Sequence[Sequence[str]], header: bool | None = None) -> Layout:
+def find_layout(rows: Sequence[Sequence[str]], *, header: bool | None = None) -> Layout:
     """Return the layout of a grid: its caption rows, header rows and the column names.
 
     ``header`` True reads the first row as the header, False reads no header (nor caption),
@@ -226,7 +226,7 @@ def add_table(
     Returns the column names (None without a header) and how many rows repeating a header row
     were left out of the body; notes below the body are prose.
     """
-    layout = find_layout(rows, header)
+    layout = find_layout(rows, header=header)
     if layout.titles:
         lines = [" ".join(_cells(rows[index])) for index in layout.titles]
         builder.add_heading("\n".join(lines), rank, title=" ".join(lines))

@@ -8,7 +8,8 @@ consistent number of fields wins (linear; the standard library's sniffer is quad
 quotes). Whether the first row is a header is ``ParseOptions.header``, else the layout is
 guessed as in ``_rows``: a caption above the table is its heading, the header is a row of short
 distinct labels or up to three rows of labels over numbers, a repeated header row is not data
-and a note below the table is prose. Rows render as in ``_rows``; the file has no pages. The column names in ``metadata.columns`` are capped (``_metadata``). A field longer than
+and a note below the table is prose. Rows render as in ``_rows``; the file has no pages. The
+column names in ``metadata.columns`` are capped (``_metadata``). A field longer than
 ``MAX_FIELD`` characters, or a row of more than ``MAX_ROW_FIELDS`` fields, is refused.
 """
 
@@ -58,7 +59,7 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     rows = _read(text, _delimiter(text, request.source), request)
     builder = TextBuilder()
     columns, repeated = add_table(builder, rows, header=request.options.header, rank=1)
-    names = [name or str(n) for n, name in enumerate(columns or (), start=1)]
+    names: list[JSONValue] = [name or str(n) for n, name in enumerate(columns or (), start=1)]
     metadata: dict[str, JSONValue] = capped({"columns": names}) if names else {}
     if repeated:
         metadata["repeated_headers"] = repeated

@@ -214,7 +214,9 @@ def _stray_titles(body: Any, title: JSONValue) -> frozenset[Any]:
     if len(h1s) < 2:
         return frozenset()
     page = _words(title)
-    titles = [h1 for h1 in h1s if len(words := _words("".join(h1.itertext()))) > 2 and words in page]
+    titles = [
+        h1 for h1 in h1s if len(words := _words("".join(h1.itertext()))) > 2 and words in page
+    ]
     if not titles:
         return frozenset()
     stray = set()
@@ -234,8 +236,10 @@ def _words(text: str) -> str:
 
 
 def _without_furniture(root: Any, *, keep: bool) -> str:
-    """Return a page as HTML for trafilatura: furniture out (unless ``keep``), blocks and spaces
-    as ``_htmltext`` reads them made explicit (trafilatura drops classes and styles).
+    """Return a page as HTML for trafilatura, without its furniture unless ``keep``.
+
+    Blocks and gaps as ``_htmltext`` reads them are made explicit: trafilatura drops classes
+    and styles.
     """
     from lxml import etree
 

@@ -6,9 +6,10 @@ no chunk crosses it, and a heading-only section is a chunk. Inside a section who
 than the size is split at its own boundaries: a GFM table between rows (every piece's
 ``context`` repeats the header and delimiter rows), a row of a sheet or CSV between its lines
 (every piece after the first repeats the row's first line, its label, in ``context``), a list
-between items, a fence (backtick or tilde) by lines, prose by sentences; pieces of a row, an item, a fence or a paragraph carry
-``metadata.oversize_split``. A bold line opening a paragraph (``**Label**``) labels the text
-after it until the next table, fence, heading or label: later chunks repeat it in ``context``.
+between items, a fence (backtick or tilde) by lines, prose by sentences; pieces of a row, an
+item, a fence or a paragraph carry ``metadata.oversize_split``. A bold line opening a paragraph
+(``**Label**``) labels the text after it until the next table, fence, heading or label: later
+chunks repeat it in ``context``.
 A repeated header or label counts within the size when it takes at most half of it; otherwise
 the chunk's ``context`` may exceed the size and says so with ``metadata.context_oversize``.
 """

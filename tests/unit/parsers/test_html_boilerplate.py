@@ -117,7 +117,9 @@ def test_furniture_known_by_its_words() -> None:
         '<li><a hreflang="nl" href="//nl.x/a">Nederlands</a></li></ul>'
     )
     assert doc.text == "Body"
-    kept = html("<p>Jump to navigation</p><ul><li>v</li><li>t</li><li>e</li></ul>", keep_boilerplate=True)
+    kept = html(
+        "<p>Jump to navigation</p><ul><li>v</li><li>t</li><li>e</li></ul>", keep_boilerplate=True
+    )
     assert kept.text == "Jump to navigation\n\n- v\n- t\n- e"
 
 

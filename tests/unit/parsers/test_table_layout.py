@@ -78,7 +78,9 @@ def test_a_note_after_the_numbers_is_prose_without_an_empty_row() -> None:
 
 
 def test_words_over_numbers_are_a_header_even_with_a_blank_corner() -> None:
-    doc = csv_doc([["", "Jan", "Feb", "Mar"], ["Rain (mm)", "81", "60", "62"], ["Sun (h)", "1", "2", "3"]])
+    doc = csv_doc(
+        [["", "Jan", "Feb", "Mar"], ["Rain (mm)", "81", "60", "62"], ["Sun (h)", "1", "2", "3"]]
+    )
     assert doc.metadata["columns"] == ["1", "Jan", "Feb", "Mar"]
     assert doc.text.startswith("Rain (mm)\nJan: 81\nFeb: 60")
     dotted = csv_doc([["Station", "Depth (m.)", "Temp."], ["A", "3.5", "11.2"], ["B", "4", "10.9"]])
@@ -115,7 +117,10 @@ def test_a_workbook_sheet_with_a_caption_and_two_header_rows() -> None:
     book.save(out)
     doc = xlsx.parse(out.getvalue(), ParseRequest(source="s.xlsx"))
     row = next(s for s in doc.sections if s.kind == "row")
-    assert row.headings == ("Sales", "Table 3. Sales and costs by region, 2023 (thousands of euros)")
+    assert row.headings == (
+        "Sales",
+        "Table 3. Sales and costs by region, 2023 (thousands of euros)",
+    )
     assert "Sales (a) › January–June 2023: 12553" in doc.text[row.start : row.end]
     assert doc.metadata["repeated_headers"] == 1
 
@@ -140,7 +145,8 @@ def test_every_piece_of_a_split_row_repeats_its_label_in_context(tmp_path: Path)
         assert chunk.context.endswith(chunk.text)
         assert all(line.startswith("Indicator ") for line in chunk.text.split("\n"))
     chile = [c for c in chunks if c.context and c.context.startswith("Country: Chile")]
-    assert chile and all(c.start > chunks[0].end for c in chile)
+    assert chile
+    assert all(c.start > chunks[0].end for c in chile)
 
 
 def test_the_regional_sales_fixtures_read_alike_in_csv_and_xlsx() -> None:
