@@ -133,16 +133,16 @@ def _language_links(element: Any) -> bool:
     items = [child for child in element if isinstance(child.tag, str)]
     if len(items) < 3:
         return False
-    for item in items:
-        links = list(item.iter("a"))
-        if len(links) != 1 or not links[0].get("hreflang"):
+    for item in items:  # each item a link, or a link in a span: nothing deeper is looked at
+        link = item.find("a") if len(item) == 1 else None
+        if link is None or not link.get("hreflang"):
             return False
     return True
 
 
 def _view_talk_edit(element: Any) -> bool:
     """A wiki template's ``v t e`` links: a list of the three items ``v``, ``t`` and ``e``."""
-    if len(element) != 3:
+    if len(element) != 3 or any(len(item) > 1 for item in element):
         return False
     return ["".join(item.itertext()).strip() for item in element] == ["v", "t", "e"]
 

@@ -51,6 +51,8 @@ _DEPTH_ERROR: Final = "ERR_RESOURCE_LIMIT"
 MAX_DEPTH: Final = 2048
 """libxml2's nesting limit (with its huge-tree option): deeper elements are refused."""
 _METADATA: Final = {"description": "description", "author": "author"}
+_SIDEBAR_DEPTH: Final = 8
+"""How many ``<div>``s up from a stray ``<h1>`` its sidebar may begin."""
 
 
 def parse(data: bytes, request: ParseRequest) -> Document:
@@ -219,11 +221,13 @@ def _stray_titles(body: Any, title: JSONValue) -> frozenset[Any]:
     ]
     if not titles:
         return frozenset()
+    holding = {ancestor for h1 in titles for ancestor in h1.iterancestors()}
     stray = set()
     for h1 in h1s[: h1s.index(titles[0])]:
         box = h1
-        while (parent := box.getparent()) is not None and parent.tag == "div":
-            if any(title in titles for title in parent.iter("h1")):
+        for _ in range(_SIDEBAR_DEPTH):
+            parent = box.getparent()
+            if parent is None or parent.tag != "div" or parent in holding:
                 break
             box = parent
         stray.add(box)
