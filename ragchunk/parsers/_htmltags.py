@@ -86,6 +86,8 @@ _EDIT_LINK: Final = re.compile(
     re.IGNORECASE,
 )
 _INVISIBLE: Final = re.compile("[\u200b\u2060\ufeff\u00ad]")
+_SIDEBAR_DEPTH: Final = 8
+"""How many ``<div>``s up from a stray ``<h1>`` its sidebar may begin."""
 
 
 def is_hidden(element: Any) -> bool:
@@ -182,3 +184,58 @@ def skip_reason(tag: str, element: Any, builder: HtmlBuilder) -> str | None:
     ):
         return "boilerplate"
     return None
+
+
+def stray_titles(body: Any, title: object) -> frozenset[Any]:
+    """Return the sidebars (or the ``<h1>`` alone) of each ``<h1>`` that is not the page's title.
+
+    A wiki's or blog's sidebar may open with an ``<h1>`` ("User") that would head every chunk.
+    When another ``<h1>`` is the title (its words are in ``<title>``), each ``<h1>`` before it
+    goes, with the ``<div>``s holding it but not the title (up to ``_SIDEBAR_DEPTH``). When none
+    is, an ``<h1>`` not in the title over nothing but lists of links goes with its ``<div>``.
+    """
+    if not isinstance(title, str):
+        return frozenset()
+    page = _words(title)
+    h1s = list(body.iter("h1"))
+    titles = [
+        h1 for h1 in h1s if len(words := _words("".join(h1.itertext()))) > 2 and words in page
+    ]
+    if not titles:
+        return frozenset(h1.getparent() for h1 in h1s if _over_links(h1, page))
+    holding = {ancestor for h1 in titles for ancestor in h1.iterancestors()}
+    stray = set()
+    for h1 in h1s[: h1s.index(titles[0])]:
+        box = h1
+        for _ in range(_SIDEBAR_DEPTH):
+            parent = box.getparent()
+            if parent is None or parent.tag != "div" or parent in holding:
+                break
+            box = parent
+        stray.add(box)
+    return frozenset(stray)
+
+
+def _words(text: str) -> str:
+    return " ".join(_INVISIBLE.sub("", text).split()).casefold()
+
+
+def _over_links(h1: Any, page: str) -> bool:
+    """Whether an ``<h1>`` not in the page's title heads nothing but lists of links in its box."""
+    words = _words("".join(h1.itertext()))
+    parent = h1.getparent()
+    if not words or words in page or parent is None or parent.tag != "div":
+        return False
+    others = [child for child in parent if child is not h1 and isinstance(child.tag, str)]
+    return bool(others) and all(_links_only(child) for child in others)
+
+
+def _links_only(element: Any) -> bool:
+    """A list whose every item is one link and nothing else (a menu, not a "See also")."""
+    if element.tag not in ("ul", "ol") or not len(element):
+        return False
+    for item in element:
+        link = item.find("a") if len(item) == 1 else None
+        if link is None or (item.text or "").strip() or (link.tail or "").strip():
+            return False
+    return True

@@ -23,7 +23,7 @@ from ragchunk.errors import InputError, LimitExceededError
 from ragchunk.model import Document
 from ragchunk.parsers._decode import charset_problem, decode, text_codec
 from ragchunk.parsers._extras import need
-from ragchunk.parsers._htmltags import is_block, is_boilerplate, is_hidden, spaced
+from ragchunk.parsers._htmltags import is_block, is_boilerplate, is_hidden, spaced, stray_titles
 from ragchunk.parsers._htmltext import HtmlBuilder, walk
 from ragchunk.parsers._spec import Format
 
@@ -51,8 +51,6 @@ _DEPTH_ERROR: Final = "ERR_RESOURCE_LIMIT"
 MAX_DEPTH: Final = 2048
 """libxml2's nesting limit (with its huge-tree option): deeper elements are refused."""
 _METADATA: Final = {"description": "description", "author": "author"}
-_SIDEBAR_DEPTH: Final = 8
-"""How many ``<div>``s up from a stray ``<h1>`` its sidebar may begin."""
 
 
 def parse(data: bytes, request: ParseRequest) -> Document:
@@ -89,8 +87,8 @@ def parse_text(markup: str, request: ParseRequest, *, format: str = "html") -> D
         metadata = page_metadata(root)
         body = root.find("body")
         body = root if body is None else body
-        if not keep:
-            builder.furniture = _stray_titles(body, metadata.get("title", title))
+        if not keep and format == "html":  # a web page, not a chapter or a message
+            builder.furniture = stray_titles(body, metadata.get("title", title))
         walk(body, builder, etree)
         builder.end_line()
         while builder.lists:
@@ -203,42 +201,6 @@ def _decode_as(data: bytes, codec: str, request: ParseRequest) -> str:
         return data.decode(codec, errors="replace")
 
 
-def _stray_titles(body: Any, title: JSONValue) -> frozenset[Any]:
-    """Return what goes with each ``<h1>`` that is not the page's title, when another is.
-
-    A wiki's or blog's sidebar may open with an ``<h1>`` ("User") that would head every chunk:
-    before the title, the ``<div>``s holding it (none holding the title) go with it; after the
-    title, the ``<h1>`` alone.
-    """
-    if not isinstance(title, str):
-        return frozenset()
-    h1s = list(body.iter("h1"))
-    if len(h1s) < 2:
-        return frozenset()
-    page = _words(title)
-    titles = [
-        h1 for h1 in h1s if len(words := _words("".join(h1.itertext()))) > 2 and words in page
-    ]
-    if not titles:
-        return frozenset()
-    holding = {ancestor for h1 in titles for ancestor in h1.iterancestors()}
-    stray = set()
-    for h1 in h1s[: h1s.index(titles[0])]:
-        box = h1
-        for _ in range(_SIDEBAR_DEPTH):
-            parent = box.getparent()
-            if parent is None or parent.tag != "div" or parent in holding:
-                break
-            box = parent
-        stray.add(box)
-    stray.update(h1 for h1 in h1s[h1s.index(titles[0]) :] if h1 not in titles)
-    return frozenset(stray)
-
-
-def _words(text: str) -> str:
-    return " ".join(text.replace("\u200b", "").split()).casefold()
-
-
 def _without_furniture(root: Any, *, keep: bool) -> str:
     """Return a page as HTML for trafilatura, without its furniture unless ``keep``.
 
@@ -249,7 +211,7 @@ def _without_furniture(root: Any, *, keep: bool) -> str:
 
     body = root.find("body")
     title = page_metadata(root).get("title")
-    stray = frozenset() if keep else _stray_titles(root if body is None else body, title)
+    stray = frozenset() if keep else stray_titles(root if body is None else body, title)
     dropped, spaces = [], []
     walker = etree.iterwalk(root, events=("start",))
     for _event, element in walker:

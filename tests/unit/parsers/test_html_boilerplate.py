@@ -143,3 +143,15 @@ def test_an_h1_that_is_not_the_page_title_is_left_out_when_another_is() -> None:
     untitled = html(page.format("Something else"))
     assert [s.headings for s in untitled.sections][-1] == ("Tides",)
     assert untitled.text.startswith("User")
+
+
+def test_a_sidebar_h1_over_links_goes_when_no_h1_is_the_page_title() -> None:
+    page = (
+        "<title>Tide gauge [MyWiki]</title><div class='col'><h1>User</h1>"
+        "<ul><li><a href='/login'>Log in</a></li><li><a href='/register'>Register</a></li></ul>"
+        "</div><h2>Overview</h2><p>A gauge.</p><h1>See also</h1><p>Tides, surges.</p>"
+    )
+    doc = html(page)
+    assert doc.text == "Overview\n\nA gauge.\n\nSee also\n\nTides, surges."
+    assert doc.sections[0].headings == ("Overview",)
+    assert html(page, keep_boilerplate=True).text.startswith("User\n\n- Log in")
