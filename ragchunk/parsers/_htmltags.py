@@ -7,7 +7,8 @@ named by a class or id (``FURNITURE``: sidebars, navboxes and their ``v t e`` li
 boxes, interlanguage links, ``[edit]`` links, "Jump to navigation", share buttons...), a list of
 links to the page in other languages (three or more, all with ``hreflang``), and blocks that are
 furniture by their words alone (``furniture_text``: "Skip to content", ``v t e``), as they are
-after trafilatura strips the classes. Hidden is the ``hidden`` attribute, ``aria-hidden="true"``,
+after trafilatura strips the classes; on a web page, a sidebar's ``<h1>`` that is not the page's
+title (``stray_titles``). Hidden is the ``hidden`` attribute, ``aria-hidden="true"``,
 inline ``display: none`` / ``visibility: hidden`` and screen-reader-only text (``sr-only``).
 An element is a block by its tag or by an inline ``display`` style (block, flex, grid...).
 """
