@@ -18,6 +18,7 @@ cell after an empty row, once the body has begun) is prose. The text is built wi
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -44,6 +45,7 @@ _VALUE: Final = re.compile(
 )
 _NOTE_LEAD: Final = re.compile(r"(?:notes?|sources?)\b|[*†‡]|\(?[a-z0-9]\)\s", re.IGNORECASE)
 _SAMPLE: Final = 100
+_YEAR: Final = re.compile(r"1[89]\d\d|20\d\d|2100")
 
 
 def add_row(
@@ -159,7 +161,11 @@ def _header_end(rows: Sequence[Sequence[str]], start: int) -> int:
     rows of labels over the body's numbers, up to ``MAX_HEADER_ROWS``; a table of text alone
     has a header when its first row ``looks_like_header``.
     """
-    if start >= len(rows) or not _label_row(rows[start]):
+    if start >= len(rows):
+        return start
+    if _years(rows[start], rows[start + 1 : start + 1 + _SAMPLE]):
+        return start + 1
+    if not _label_row(rows[start]):
         return start
     end = start + 1
     while end < len(rows) and end - start < MAX_HEADER_ROWS and _label_row(rows[end]):
@@ -174,6 +180,22 @@ def _header_end(rows: Sequence[Sequence[str]], start: int) -> int:
             return end
     rest = rows[start + 1 : start + 1 + _SAMPLE]
     return start + 1 if looks_like_header(rows[start], rest) else start
+
+
+def _years(row: Sequence[str], body: Sequence[Sequence[str]]) -> bool:
+    """Whether a row is a header of years (``Region, 2021, 2022`` over sales figures).
+
+    A label or nothing, then years rising left to right, over a body where those columns hold
+    other numbers (years over years are a table of dates).
+    """
+    cells = [cell.strip() for cell in row]
+    if len(cells) < 3 or is_value(cells[0]) or not all(_YEAR.fullmatch(c) for c in cells[1:]):
+        return False
+    years = [int(cell) for cell in cells[1:]]
+    if any(later <= earlier for earlier, later in itertools.pairwise(years)):
+        return False
+    below = [r[i].strip() for r in body for i in range(1, min(len(r), len(cells))) if r[i].strip()]
+    return bool(below) and not all(_YEAR.fullmatch(cell) for cell in below)
 
 
 def _value_columns(body: Sequence[Sequence[str]]) -> set[int]:

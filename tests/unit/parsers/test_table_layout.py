@@ -87,6 +87,13 @@ def test_words_over_numbers_are_a_header_even_with_a_blank_corner() -> None:
     assert dotted.metadata["columns"] == ["Station", "Depth (m.)", "Temp."]
 
 
+def test_a_row_of_rising_years_over_other_numbers_is_a_header() -> None:
+    doc = csv_doc([["Region", "2021", "2022", "2023"], ["North", "12.5", "13.1", "14"]])
+    assert doc.text == "Region: North\n2021: 12.5\n2022: 13.1\n2023: 14"
+    events = [["Paris", "1990", "2000", "2010"], ["Lyon", "1991", "2001", "2011"]]
+    assert find_layout(events).columns is None  # years over years: a table of dates
+
+
 def test_numbers_alone_and_sentences_have_no_header() -> None:
     assert find_layout([["1", "2"], ["3", "4"]]).columns is None
     sentences = [["What is X?", "It is Y."], ["What is Z?", "It is W."]]
