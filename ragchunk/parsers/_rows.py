@@ -10,10 +10,11 @@ is blank has no name: its values stand alone, and its number names it in ``metad
 
 A grid's layout is found by ``add_table``: rows of one cell above the table (a caption, a merged
 title) are its heading; the header is one row of labels, or up to ``MAX_HEADER_ROWS`` rows of
-labels above a body of numbers (a band ``Sales (a)`` over ``January–June 2023`` names the
-column ``Sales (a) › January–June 2023``); a row repeating the header inside the body is not
-data (it is counted in ``repeated_headers``); a note below the table (one long text cell, or one
-cell after an empty row, once the body has begun) is prose. The text is built with ``_builder``.
+labels (or one of rising years) above a body of numbers (a band ``Sales (a)`` over
+``January–June 2023`` names the column ``Sales (a) › January–June 2023``); a row repeating the
+header inside the body is not data (it is counted in ``repeated_headers``); a note below the
+table (one long text cell, or one cell after an empty row, once the body has begun) is prose.
+The text is built with ``_builder``.
 """
 
 from __future__ import annotations
