@@ -65,7 +65,8 @@ FURNITURE: Final = re.compile(
     r"|navbar|nv-(?:view|talk|edit)|sidebar|side-bar|widget-area|mw-editsection|mw-jump-link"
     r"|jump-to-nav|skip-link|interlanguage-link|interwiki-[\w-]+|mw-portlet-lang|p-lang(?:-btn)?"
     r"|printfooter|sitesub|mw-panel|mw-head|mw-navigation|breadcrumbs?|sharedaddy"
-    r"|share-buttons|social-share|post-navigation|nav-links)",
+    r"|share-buttons|social-share|post-navigation|nav-links|vector-sticky-header(?:-container)?"
+    r"|ambox|related-posts|jp-relatedposts)",
     re.IGNORECASE,
 )
 """A class or id of page furniture, matched against each class name and the id."""

@@ -155,3 +155,20 @@ def test_a_sidebar_h1_over_links_goes_when_no_h1_is_the_page_title() -> None:
     assert doc.text == "Overview\n\nA gauge.\n\nSee also\n\nTides, surges."
     assert doc.sections[0].headings == ("Overview",)
     assert html(page, keep_boilerplate=True).text.startswith("User\n\n- Log in")
+
+
+def test_a_vector_2022_article_keeps_its_title_bar_heading_but_not_its_tools() -> None:
+    doc = html(
+        "<title>Tide gauge - Wikipedia</title>"
+        '<div class="vector-sticky-header-container"><div id="vector-sticky-header">'
+        '<a href="#"><span>Talk</span></a><a href="#"><span>Add topic</span></a></div></div>'
+        '<main id="content" class="mw-body"><header class="mw-body-header vector-page-titlebar">'
+        '<h1 id="firstHeading"><span class="mw-page-title-main">Tide gauge</span></h1>'
+        '<div id="p-lang-btn" class="vector-dropdown mw-portlet mw-portlet-lang">'
+        '<label><span class="vector-dropdown-label-text">12 languages</span></label></div>'
+        '</header><div id="siteSub" class="noprint">From Wikipedia, the free encyclopedia</div>'
+        '<table class="box-More_citations_needed plainlinks metadata ambox ambox-content">'
+        "<tr><td>This article needs additional citations.</td></tr></table>"
+        "<p>A tide gauge measures the sea level.</p></main>"
+    )
+    assert doc.text == "Tide gauge\n\nA tide gauge measures the sea level."
