@@ -179,7 +179,8 @@ def _header_end(rows: Sequence[Sequence[str]], start: int) -> int:
             while end > start + 1 and not numbers & set(_filled(rows[end - 1])):
                 end -= 1  # a row of labels over no number is a row of the body
             return end
-    rest = rows[start + 1 : start + 1 + _SAMPLE]
+    first = _cells(rows[start])
+    rest = [row for row in rows[start + 1 : start + 1 + _SAMPLE] if _cells(row) != first]
     return start + 1 if looks_like_header(rows[start], rest) else start
 
 

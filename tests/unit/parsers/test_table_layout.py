@@ -196,3 +196,19 @@ def test_a_split_row_of_the_wide_sheet_names_its_country_in_every_piece() -> Non
         lead = chunk.text if chunk.context is None else chunk.context
         lead = lead.removeprefix("Indicators\n\n")  # the sheet's name leads its first piece
         assert lead.startswith(("Country: Norway\n", "Country: Chile\n")), chunk.text[:40]
+
+
+def test_a_text_table_with_its_header_repeated_keeps_the_header() -> None:
+    header = ["Question", "Answer", "Topic"]
+    rows = [
+        header,
+        ["When are the surveys?", "Monthly, on a rising tide.", "surveys"],
+        header,
+        ["Who analyses the samples?", "An accredited laboratory.", "lab"],
+    ]
+    doc = csv_doc(rows)
+    assert "Topic: Topic" not in doc.text
+    assert doc.text.endswith(
+        "Question: Who analyses the samples?\nAnswer: An accredited laboratory.\nTopic: lab"
+    )
+    assert doc.metadata["repeated_headers"] == 1
