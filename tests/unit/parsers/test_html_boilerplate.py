@@ -128,10 +128,11 @@ def test_inline_elements_are_spaced_as_a_page_shows_them() -> None:
         '<div><span class="author">Autor john</span><span class="date">Veröffentlicht am</span>'
         '</div><p><span style="display:block">one</span><span style="display: flex">two</span>'
         "</p><p>a<search>b</search>c</p><p>H<sub>2</sub>O <b>bold</b><i>italic</i> "
-        '<code><span class="n">x</span><span class="o">.</span><span class="n">y</span></code></p>'
+        '<code><span class="n">x</span><span class="o">.</span><span class="n">y</span></code> '
+        '<a class="mw-redirect" href="/wiki/Tide">Tides</a><sup class="reference">[1]</sup></p>'
     )
     assert doc.text == (
-        "Autor john Veröffentlicht am\n\none\n\ntwo\n\na\n\nb\n\nc\n\nH2O bolditalic x.y"
+        "Autor john Veröffentlicht am\n\none\n\ntwo\n\na\n\nb\n\nc\n\nH2O bolditalic x.y Tides[1]"
     )
 
 
