@@ -60,16 +60,16 @@ _BOILER_ROLES: Final = frozenset(
 )
 _BOILER_NAMES: Final = re.compile(r"cookie|consent|gdpr", re.IGNORECASE)
 FURNITURE: Final = re.compile(
-    r"(?:catlinks|mw-(?:normal|hidden)-catlinks|cat-links|tags-links|cat-tags-links"
+    r"(?<!\S)(?:catlinks|mw-(?:normal|hidden)-catlinks|cat-links|tags-links|cat-tags-links"
     r"|post-(?:categories|tags)|entry-(?:categories|tags)|navbox(?:-[\w-]+)?|vertical-navbox"
     r"|navbar|nv-(?:view|talk|edit)|sidebar|side-bar|widget-area|mw-editsection|mw-jump-link"
     r"|jump-to-nav|skip-link|interlanguage-link|interwiki-[\w-]+|mw-portlet-lang|p-lang(?:-btn)?"
     r"|printfooter|sitesub|mw-panel|mw-head|mw-navigation|breadcrumbs?|sharedaddy"
     r"|share-buttons|social-share|post-navigation|nav-links|vector-sticky-header(?:-container)?"
-    r"|ambox|related-posts|jp-relatedposts)",
+    r"|ambox|related-posts|jp-relatedposts)(?!\S)",
     re.IGNORECASE,
 )
-"""A class or id of page furniture, matched against each class name and the id."""
+"""A class or id of page furniture: a whole name among the id and the class names."""
 _KEEP: Final = frozenset({"html", "body", "main", "article"})
 """Never page furniture by a class (``<body class="has-sidebar sidebar">``)."""
 _SCREEN_READER: Final = frozenset({"sr-only", "screen-reader-text", "visually-hidden"})
@@ -129,7 +129,7 @@ def is_boilerplate(tag: str, element: Any) -> bool:
     names = attributes.get("id", "") + " " + attributes.get("class", "")
     if _BOILER_NAMES.search(names) is not None:
         return True
-    return any(FURNITURE.fullmatch(name) for name in names.split())
+    return FURNITURE.search(names) is not None
 
 
 def _language_links(element: Any) -> bool:
@@ -159,12 +159,14 @@ def spaced(element: Any) -> bool:
     author and its date (a citation mark after a linked word, ``Tides[1]``, stays joined).
     """
     before = element.getprevious()
-    if before is None or not isinstance(before.tag, str) or before.tail:
+    if before is None or before.tail or not isinstance(before.tag, str):
         return False
     if not element.get("class") or not before.get("class"):
         return False
-    last = "".join(before.itertext())[-1:]
-    first = next((text for text in element.itertext() if text.strip()), "").lstrip()[:1]
+    last = (before.text or "")[-1:] if not len(before) else "".join(before.itertext())[-1:]
+    first = (element.text or "").lstrip()[:1]
+    if not first and len(element):
+        first = next((text for text in element.itertext() if text.strip()), "").lstrip()[:1]
     if not (last.isalnum() and first.isalnum()):
         return False
     return next(element.iterancestors("code", "kbd", "samp", "pre"), None) is None
