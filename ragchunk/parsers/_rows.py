@@ -174,13 +174,13 @@ def _header_end(rows: Sequence[Sequence[str]], start: int) -> int:
     numbers = _value_columns(rows[end : end + _SAMPLE])
     labelled = set(_filled(rows[start]))
     if numbers and any(index in labelled or index - 1 in labelled for index in numbers):
-        first = _filled(rows[start])
-        if len(first) >= 2 or (len(first) == 1 and first[0] > 0):
+        filled = _filled(rows[start])
+        if len(filled) >= 2 or (len(filled) == 1 and filled[0] > 0):
             while end > start + 1 and not numbers & set(_filled(rows[end - 1])):
                 end -= 1  # a row of labels over no number is a row of the body
             return end
-    first = _cells(rows[start])
-    rest = [row for row in rows[start + 1 : start + 1 + _SAMPLE] if _cells(row) != first]
+    cells = _cells(rows[start])
+    rest = [row for row in rows[start + 1 : start + 1 + _SAMPLE] if _cells(row) != cells]
     return start + 1 if looks_like_header(rows[start], rest) else start
 
 
