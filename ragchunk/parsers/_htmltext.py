@@ -17,7 +17,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.parsers._builder import TextBuilder
-from ragchunk.parsers._htmltags import BLOCKS, HEADINGS, ITEMS, LAYOUT, LISTS, skip_reason
+from ragchunk.parsers._htmltags import (
+    HEADINGS,
+    ITEMS,
+    LAYOUT,
+    LISTS,
+    clean_heading,
+    furniture_text,
+    is_block,
+    skip_reason,
+    spaced,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -50,6 +60,7 @@ class HtmlBuilder(TextBuilder):
     """The text builder, with the left-out counts and the state of the walk over the tree."""
 
     keep_boilerplate: bool = False
+    furniture: frozenset[Any] = frozenset()  # elements left out as boilerplate (a sidebar's h1)
     left_out: dict[str, int] = field(default_factory=dict)
     inline: list[str] = field(default_factory=list)
     heading: int = 0
@@ -81,8 +92,14 @@ class HtmlBuilder(TextBuilder):
             return
         text = _tidy("".join(self.inline))
         self.inline = []
+        heading = self.heading and self.table is None
+        if heading:
+            text = clean_heading(text)
+        elif text and not self.keep_boilerplate and furniture_text(text):
+            self.left_out["boilerplate"] = self.left_out.get("boilerplate", 0) + len(text)
+            return
         if text:
-            self.emit(text, "heading" if self.heading and self.table is None else "prose")
+            self.emit(text, "heading" if heading else "prose")
 
     def emit(self, text: str, kind: str) -> None:
         """Add a block of ``kind``: a line of the open list, else a section of its own."""
@@ -206,6 +223,8 @@ def walk(root: Any, builder: HtmlBuilder, etree: Any) -> None:
                 walker.skip_subtree()
                 skipped = True
                 continue
+            if spaced(element):
+                builder.add_inline(" ")
             _START.get(tag, _start_other)(builder, tag, element)
             if tag == "pre":
                 walker.skip_subtree()
@@ -219,13 +238,13 @@ def walk(root: Any, builder: HtmlBuilder, etree: Any) -> None:
             builder.add_inline(element.tail)
 
 
-def _start_other(builder: HtmlBuilder, tag: str, _element: Any) -> None:
-    if tag in BLOCKS:
+def _start_other(builder: HtmlBuilder, tag: str, element: Any) -> None:
+    if is_block(tag, element):
         builder.end_line()
 
 
-def _end_other(builder: HtmlBuilder, tag: str, _element: Any) -> None:
-    if tag in BLOCKS:
+def _end_other(builder: HtmlBuilder, tag: str, element: Any) -> None:
+    if is_block(tag, element):
         builder.end_line()
 
 

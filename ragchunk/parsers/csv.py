@@ -5,9 +5,11 @@ A ``.tsv`` file is split at tabs; otherwise the dialect is sniffed from the firs
 ``,`` ``;`` tab and ``|`` (quoted fields may hold separators and line breaks): the rows of a
 bounded sample (``SNIFF_CHARS``) are read with each, and the one that splits them into the most
 consistent number of fields wins (linear; the standard library's sniffer is quadratic on
-quotes). Whether the first row is a header is ``ParseOptions.header``, else guessed (short
-distinct labels, none a number or a sentence). Rows render as in ``_rows``; the file has no
-pages. The column names in ``metadata.columns`` are capped (``_metadata``). A field longer than
+quotes). Whether the first row is a header is ``ParseOptions.header``, else the layout is
+guessed as in ``_rows``: a caption above the table is its heading, the header is a row of short
+distinct labels or up to three rows of labels over numbers, a repeated header row is not data
+and a note below the table is prose. Rows render as in ``_rows``; the file has no pages. The
+column names in ``metadata.columns`` are capped (``_metadata``). A field longer than
 ``MAX_FIELD`` characters, or a row of more than ``MAX_ROW_FIELDS`` fields, is refused.
 """
 
@@ -24,7 +26,7 @@ from ragchunk.model import Document
 from ragchunk.parsers._builder import TextBuilder
 from ragchunk.parsers._decode import decode
 from ragchunk.parsers._metadata import capped
-from ragchunk.parsers._rows import add_row, looks_like_header, name_columns
+from ragchunk.parsers._rows import add_table
 from ragchunk.parsers._spec import Format
 
 if TYPE_CHECKING:
@@ -55,14 +57,12 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     """
     text = decode(data, request)
     rows = _read(text, _delimiter(text, request.source), request)
-    header = request.options.header
-    if header is None:
-        header = bool(rows) and looks_like_header(rows[0], rows[1:])
-    columns = name_columns(rows[0]) if header and rows else None
     builder = TextBuilder()
-    for number, row in enumerate(rows[1:] if columns else rows, start=2 if columns else 1):
-        add_row(builder, number, columns, row)
-    metadata: dict[str, JSONValue] = capped({"columns": [*columns]}) if columns else {}
+    columns, repeated = add_table(builder, rows, header=request.options.header, rank=1)
+    names: list[JSONValue] = [name or str(n) for n, name in enumerate(columns or (), start=1)]
+    metadata: dict[str, JSONValue] = capped({"columns": names}) if names else {}
+    if repeated:
+        metadata["repeated_headers"] = repeated
     return builder.document(request, "csv", metadata)
 
 

@@ -5,8 +5,10 @@ The bytes are decoded by their BOM, else the charset the page declares (``<meta 
 else windows-1252 with a warning. lxml (libxml2's HTML5 tokenizer) builds the tree, which is read
 without recursion (``_htmltext``): blocks separated by blank lines, ``<br>`` as line breaks,
 entities decoded; scripts, styles, templates, ``<noscript>``, comments and hidden elements are
-left out, and so is boilerplate (navigation, page headers and footers, asides, cookie banners)
-unless ``keep_boilerplate``. What readable text is left out is counted in ``metadata.left_out``.
+left out, and so is boilerplate (navigation, page headers and footers, asides, cookie banners,
+the furniture of wikis and blogs as ``_htmltags`` knows it, an ``<h1>`` that is not the page's
+title when another is) unless ``keep_boilerplate``; ``main_content`` hands trafilatura the page
+without it. What readable text is left out is counted in ``metadata.left_out``.
 Title, language, description, author and canonical URL become metadata. Nothing the page
 references is ever fetched. Nesting deeper than libxml2's 2048 levels is refused.
 """
@@ -21,6 +23,7 @@ from ragchunk.errors import InputError, LimitExceededError
 from ragchunk.model import Document
 from ragchunk.parsers._decode import charset_problem, decode, text_codec
 from ragchunk.parsers._extras import need
+from ragchunk.parsers._htmltags import is_block, is_boilerplate, is_hidden, spaced, stray_titles
 from ragchunk.parsers._htmltext import HtmlBuilder, walk
 from ragchunk.parsers._spec import Format
 
@@ -68,17 +71,25 @@ def parse_text(markup: str, request: ParseRequest, *, format: str = "html") -> D
     Raises:
         LimitExceededError: elements nested deeper than ``MAX_DEPTH``.
     """
+    keep = request.options.keep_boilerplate
+    title = None
     if request.options.main_content:
-        markup = _main_content(markup, request)
+        root = parse_tree(markup, request)
+        if root is not None:
+            title = page_metadata(root).get("title")
+            markup = _main_content(_without_furniture(root, keep=keep), request)
     root = parse_tree(markup, request)
-    builder = HtmlBuilder(keep_boilerplate=request.options.keep_boilerplate)
+    builder = HtmlBuilder(keep_boilerplate=keep)
     metadata: dict[str, JSONValue] = {}
     if root is not None:
         from lxml import etree
 
         metadata = page_metadata(root)
         body = root.find("body")
-        walk(root if body is None else body, builder, etree)
+        body = root if body is None else body
+        if not keep and format == "html":  # a web page, not a chapter or a message
+            builder.furniture = stray_titles(body, metadata.get("title", title))
+        walk(body, builder, etree)
         builder.end_line()
         while builder.lists:
             builder.close_list()
@@ -188,6 +199,52 @@ def _decode_as(data: bytes, codec: str, request: ParseRequest) -> str:
             f"{request.source}: invalid {codec} from byte {exc.start}; replaced with U+FFFD",
         )
         return data.decode(codec, errors="replace")
+
+
+def _without_furniture(root: Any, *, keep: bool) -> str:
+    """Return a page as HTML for trafilatura, without its furniture unless ``keep``.
+
+    Blocks and gaps as ``_htmltext`` reads them are made explicit: trafilatura drops classes
+    and styles.
+    """
+    from lxml import etree
+
+    body = root.find("body")
+    title = page_metadata(root).get("title")
+    stray = frozenset() if keep else stray_titles(root if body is None else body, title)
+    dropped, spaces = [], []
+    walker = etree.iterwalk(root, events=("start",))
+    for _event, element in walker:
+        tag = element.tag.rpartition("}")[2].lower() if isinstance(element.tag, str) else ""
+        if not tag:
+            continue
+        if is_hidden(element) or (not keep and (element in stray or is_boilerplate(tag, element))):
+            dropped.append(element)
+            walker.skip_subtree()
+            continue
+        if tag == "span" and is_block(tag, element):
+            element.tag = "div"
+        if spaced(element):
+            spaces.append(element.getprevious())
+    for element in spaces:
+        element.tail = " "
+    for element in dropped:
+        _drop(element)
+    return str(etree.tostring(root, encoding="unicode", method="html"))
+
+
+def _drop(element: Any) -> None:
+    """Remove an element and its subtree, keeping the text after it."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    if element.tail:
+        before = element.getprevious()
+        if before is not None:
+            before.tail = (before.tail or "") + element.tail
+        else:
+            parent.text = (parent.text or "") + element.tail
+    parent.remove(element)
 
 
 def _main_content(markup: str, request: ParseRequest) -> str:

@@ -1,8 +1,9 @@
 """xlsx: each sheet a page headed by its name, each row a section of ``column: value`` lines.
 
 Sheets are read in workbook order with openpyxl in read-only mode, after the zip and XML bomb
-checks (``_archive``). A sheet's header is its first row with two or more filled cells; rows of
-one cell above it (a merged title), or below an empty row (a note), are prose. Dates read as
+checks (``_archive``). A sheet's layout is found as in ``_rows``: a caption above the table (a
+merged title) is a heading under the sheet's name, the header may span up to three rows, a
+repeated header row is not data, and a note below the table is prose. Dates read as
 ISO 8601, numbers as Python writes them; a formula reads as its cached value, or as the formula
 when the file holds none (a workbook written by a program that does not compute). Hidden
 sheets are read too. Rows render as in ``_rows``; ``page_start``/``page_end`` are sheet numbers.
@@ -23,7 +24,7 @@ from ragchunk.model import Document
 from ragchunk.parsers._archive import open_zip, refuse_doctypes
 from ragchunk.parsers._builder import TextBuilder
 from ragchunk.parsers._extras import need
-from ragchunk.parsers._rows import add_row, header_index, name_columns
+from ragchunk.parsers._rows import add_table
 from ragchunk.parsers._spec import Format
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     formulas, repeated = _load(data, request, values=False)
     values = None
     builder = TextBuilder(spend=request.spend_text)
+    headers = 0  # rows repeating a header, left out
     try:
         for number, sheet in enumerate(formulas.worksheets, start=1):
             rows = _rows(sheet, request)
@@ -59,7 +61,7 @@ def parse(data: bytes, request: ParseRequest) -> Document:
                 rows = _cached(rows, values.worksheets[number - 1], request)
             builder.open_page()
             builder.add_heading(sheet.title, 1)  # the sheet's name heads its rows
-            _add_rows(builder, rows)
+            headers += add_table(builder, rows, header=None, rank=2)[1]
             builder.close_page(number)
     except (KeyError, ValueError, TypeError, zipfile.BadZipFile, zlib.error, EOFError) as exc:
         raise CorruptDocumentError(f"{request.source}: corrupt XLSX: {_reason(exc)}") from exc
@@ -73,7 +75,10 @@ def parse(data: bytes, request: ParseRequest) -> Document:
             f"{request.source}: {len(repeated)} sheet(s) name a worksheet part already read "
             f"(the first: {repeated[0]}); each part is read once",
         )
-    return builder.document(request, "xlsx", _metadata(formulas))
+    metadata = _metadata(formulas)
+    if headers:
+        metadata["repeated_headers"] = headers
+    return builder.document(request, "xlsx", metadata)
 
 
 def _load(data: bytes, request: ParseRequest, *, values: bool) -> tuple[Any, list[str]]:
@@ -161,26 +166,6 @@ def _cached(rows: list[list[str]], sheet: Any, request: ParseRequest) -> list[li
             if cell.startswith(_FORMULA_PREFIX) and index < len(values) and values[index]:
                 row[index] = values[index]
     return rows
-
-
-def _add_rows(builder: TextBuilder, rows: list[list[str]]) -> None:
-    header = header_index(rows)
-    for row in rows[:header]:
-        text = " ".join(cell for cell in row if cell.strip())
-        if text.strip():
-            builder.add_block(text.strip())
-    if header >= len(rows):
-        return
-    width = max(map(len, rows))  # a blank header cell above a value still names its column
-    columns = name_columns(rows[header] + [""] * (width - len(rows[header])))
-    after_gap = False
-    for index in range(header + 1, len(rows)):
-        filled = [cell.strip() for cell in rows[index] if cell.strip()]
-        if after_gap and len(filled) == 1:  # a note below the table, as a merged cell is
-            builder.add_block(filled[0])
-        else:
-            add_row(builder, index + 1, columns, rows[index])
-        after_gap = not filled
 
 
 def _cell(value: object) -> str:

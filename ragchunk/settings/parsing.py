@@ -89,8 +89,9 @@ class ParseOptions:
     keep_boilerplate: bool = leaf(
         "--keep-boilerplate",
         default=False,
-        help="HTML: keep navigation, page headers and footers, asides and cookie banners "
-        "(left out by default).",
+        help="HTML: keep navigation, page headers and footers, asides, cookie banners and the "
+        "furniture of wikis and blogs (sidebars, category boxes, language links, [edit] links; "
+        "left out by default).",
         panel=FORMATS,
     )
     main_content: bool = leaf(

@@ -4,10 +4,12 @@ A section starts at every heading of level ``min_level`` or shallower and runs t
 no chunk crosses it, and a heading-only section is a chunk. Inside a section whole blocks
 (paragraphs, lists, quotes, tables, code fences...) are packed up to the size. A block larger
 than the size is split at its own boundaries: a GFM table between rows (every piece's
-``context`` repeats the header and delimiter rows), a list between items, a fence (backtick or
-tilde) by lines, prose by sentences; pieces of a row, an item, a fence or a paragraph carry
-``metadata.oversize_split``. A bold line opening a paragraph (``**Label**``) labels the text
-after it until the next table, fence, heading or label: later chunks repeat it in ``context``.
+``context`` repeats the header and delimiter rows), a row of a sheet or CSV between its lines
+(every piece after the first repeats the row's first line, its label, in ``context``), a list
+between items, a fence (backtick or tilde) by lines, prose by sentences; pieces of a row, an
+item, a fence or a paragraph carry ``metadata.oversize_split``. A bold line opening a paragraph
+(``**Label**``) labels the text after it until the next table, fence, heading or label: later
+chunks repeat it in ``context``.
 A repeated header or label counts within the size when it takes at most half of it; otherwise
 the chunk's ``context`` may exceed the size and says so with ``metadata.context_oversize``.
 """
@@ -118,6 +120,8 @@ def _blocks(text: str, sections: Sequence[Section]) -> list[_Block]:
                 label = None
             if section.kind == "table" and section.parts:
                 block = _Block(section, _table_prefix(text, section))
+            elif section.kind == "row" and len(section.parts) > 1:
+                block = _Block(section, _row_prefix(text, section))
             elif label is not None:
                 block = _Block(section, _always(line), label)
             else:
@@ -142,6 +146,13 @@ def _table_prefix(text: str, section: Section) -> Callable[[int], str | None]:
     first_row = section.parts[0][0]
     prefix = text[section.header[0] : first_row]
     return lambda s: prefix if s >= first_row else ""
+
+
+def _row_prefix(text: str, section: Section) -> Callable[[int], str | None]:
+    """A row of a sheet or CSV: pieces after its first line repeat that line (its label)."""
+    first = section.parts[0]
+    label = text[first[0] : first[1]] + "\n"
+    return lambda s: label if s >= first[1] else None
 
 
 class _Packer:

@@ -1,10 +1,11 @@
 """One block larger than the size, split at the finest boundaries its kind allows.
 
 A table splits between rows (``tables``: a row too large alone at its cells), a list between
-items, prose between sentences (then words), a code block between lines (a line too long at
-spaces); any other block at the separators. Table rows, list items and sentences are packed
-whole, so only a piece of one that was itself too large is flagged ``split``; every piece of a
-code block or of another block is a part of a block that had to stay whole (SPEC §3.3).
+items, a row of a sheet or CSV between its lines, prose between sentences (then words), a code
+block between lines (a line too long at spaces); any other block at the separators. Table rows,
+list items and sentences are packed whole, so only a piece of one that was itself too large is
+flagged ``split``; every piece of a code block or of another block is a part of a block that
+had to stay whole (SPEC §3.3).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def split_block(
     """
     if section.kind == "table" and section.parts:
         return split_table(text, section, start, end, sizer=sizer, capacity=capacity), True
-    if section.kind == "list" and section.parts:
+    if section.kind in ("list", "row") and section.parts:
         units = widened(section.parts, start, end)
         return _pack(text, units, sizer, capacity, DEFAULT_LEVELS), True
     if section.kind == "code":

@@ -65,7 +65,7 @@ def test_the_workbook_reads_sheets_as_pages() -> None:
     ]
     kinds = [s.kind for s in doc.sections]
     assert kinds[:2] == ["heading", "row"]
-    assert kinds[7:9] == ["heading", "prose"]
+    assert kinds[7:9] == ["heading", "heading"]  # the sheet, then its caption
     assert kinds[-1] == "prose"
     assert doc.sections[1].metadata["row"] == 2
     assert doc.sections[9].metadata["row"] == 3
