@@ -9,7 +9,8 @@ hyphenation; ``--keep`` turns each part off. What it changed is in ``Document.ex
 the removed lines per page, the joins, the characters replaced, OCR confidence. Headings come
 from the outline (``outline``), and from font sizes and weights (``fonts``) where there is
 none or it is sparse; ``layout`` builds the text,
-one ``prose`` section per paragraph, and ``Document.wraps``. Offsets index the cleaned text.
+one ``prose`` section per paragraph, and ``Document.wraps``; ``boxes`` places the text on the
+pages PDFium read (``Document.boxes``). Offsets index the cleaned text.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragchunk.model import Document
 from ragchunk.parsers._spec import Format
+from ragchunk.parsers.pdf.boxes import place
 from ragchunk.parsers.pdf.budget import Budget
 from ragchunk.parsers.pdf.clean import (
     CharacterCounts,
@@ -124,6 +126,7 @@ def _document(
     else:
         headings = font_headings(pages)
     layout = build(pages, headings, reflow=options.cleans("linebreaks"))
+    boxes = place(layout.text, layout.pages, [page.glyphs for page in pages])
     extraction.update(
         removed=removed_report(removed),
         hyphens_joined=hyphens.joined,
@@ -143,6 +146,8 @@ def _document(
         metadata={**info, **_ocr_metadata(extraction)},
         wraps=layout.wraps,
         extraction=extraction,
+        boxes=boxes,
+        page_sizes=tuple((round(page.width, 1), round(page.height, 1)) for page in pages),
     )
 
 

@@ -26,6 +26,7 @@ import pypdfium2
 import pypdfium2.raw as pdfium_c
 
 from ragchunk.errors import CorruptDocumentError
+from ragchunk.parsers.pdf.boxes import read_glyphs
 from ragchunk.parsers.pdf.lines import CELL_GAP, Line, PageLines, font_style, has_gap
 
 if TYPE_CHECKING:
@@ -88,10 +89,11 @@ def pdfium_pages(document: Any, budget: Budget, request: ParseRequest) -> list[P
             text = textpage.get_text_range(0, count) if count > 0 else ""
             budget.count_text(text)
             lines = tuple(_lines(textpage.raw, text, height))
+            glyphs = read_glyphs(page, textpage, text)  # where each character is (boxes)
         finally:
             textpage.close()
             page.close()
-        pages.append(PageLines(lines, width, height))
+        pages.append(PageLines(lines, width, height, glyphs=glyphs))
     return pages
 
 
