@@ -1,7 +1,8 @@
 """Spans → chunk records: the only place that slices text and derives ids, lines and pages.
 
-``text == doc.text[start:end]`` holds by construction (SPEC §3.1). Headings, pages and lines
-are derived from offsets, so every strategy gets them for free. ``context`` (the text to embed)
+``text == doc.text[start:end]`` holds by construction (SPEC §3.1). Headings, pages, lines and
+a PDF's boxes on the page (``boxes``) are derived from offsets, so every strategy gets them
+for free. ``context`` (the text to embed)
 is the heading breadcrumb with ``--contextualize``, then the span's prefix, then the text.
 """
 
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.errors import LimitExceededError
 from ragchunk.model import TOP_LEVEL_SYMBOL, Chunk, Document, Page, Section, Span
+from ragchunk.pipeline.boxes import BoxLookup
 from ragchunk.text.breadcrumb import format_breadcrumb
 from ragchunk.text.sections import heading_lookup
 
@@ -80,6 +82,7 @@ def assemble(
     headings_at = heading_lookup(doc.sections)
     symbols = _SymbolLookup(doc.sections) if doc.format == "code" else None
     pages = _PageLookup(doc.pages) if doc.pages else None
+    boxes = BoxLookup(doc.boxes) if doc.boxes is not None else None
     allowance = repeat_allowance(text)
     repeated = 0  # characters of breadcrumbs and prefixes put into contexts so far
     chunks: list[Chunk] = []
@@ -141,6 +144,8 @@ def assemble(
                 None,
                 None,
                 None if span.embedding is None else compact_vector(span.embedding),
+                None,
+                None if boxes is None else boxes(start, end),
             )
         )
     return chunks

@@ -34,6 +34,8 @@ _GRAM: Final = 8
 """How many letters of the text are looked for among the glyphs to find the text again."""
 _SHORTEST: Final = 4
 """Fewer letters than this (at the end of a page) are too few to find the text again by."""
+_NEAR_TOP: Final = 400
+"""How many letters into the next page a word carried across the page turn is looked for."""
 _SCALE: Final = 100
 """Device units per point when PDFium maps page space to the page as shown."""
 _PROBE: Final = 1000.0
@@ -106,10 +108,30 @@ def place(text: str, pages: Sequence[Page], glyphs: Sequence[Glyphs | None]) -> 
     runs: list[Run] = []
     for page in pages:
         found = glyphs[page.number - 1] if page.number <= len(glyphs) else None
-        if found is not None:
-            pairs = _pairs(text, page.start, page.end, found.text)
-            _add_runs(text, pairs, found, page.number, runs, (lows, highs))
+        if found is None:
+            continue
+        pairs = _pairs(text, page.start, page.end, found.text)
+        _add_runs(text, pairs, found, page.number, runs, (lows, highs))
+        after = glyphs[page.number] if page.number < len(glyphs) else None
+        if after is not None:  # the end of a word joined across the page turn
+            tail = pairs[-1][0] + 1 if pairs else page.start
+            carried = _carried(text, tail, page.end, after.text)
+            _add_runs(text, carried, after, page.number + 1, runs, (lows, highs))
     return Boxes(tuple(runs), lows, highs)
+
+
+def _carried(text: str, start: int, end: int, raw: str) -> list[tuple[int, int]]:
+    """Return the pairs of the letters of ``text[start:end]`` among the first glyphs of ``raw``.
+
+    A hyphen join across a page turn moves the next page's first word up: its letters are
+    printed near the top of the next page (after its running head, if any).
+    """
+    mine, mine_at = _folded(text, start, end)
+    if not mine:
+        return []
+    theirs, theirs_at = _folded(raw, 0, len(raw))
+    at = theirs.find(mine, 0, _NEAR_TOP + len(mine))
+    return [] if at < 0 else [(mine_at[k], theirs_at[at + k]) for k in range(len(mine))]
 
 
 def _folded(text: str, start: int, end: int) -> tuple[str, list[int]]:

@@ -1,0 +1,185 @@
+"""Boxes on the page (issue 30): a PDF chunk's ``boxes`` cover exactly its characters.
+
+The expected place of every character comes from PDFium's ``FPDFText_GetCharBox`` read here,
+independently of the parser: each page's text is aligned with PDFium's characters by difflib
+(letters only, NFKC), and each character found gets its glyph's box, turned to points from the
+page's top-left corner. Every such character of a chunk must lie inside one of the chunk's
+boxes, and no character outside the chunk may lie inside one (a box that reached past the
+chunk's first or last character would hold its neighbour).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import difflib
+import json
+import unicodedata
+from pathlib import Path
+
+import pypdfium2
+import pypdfium2.raw as pdfium_c
+import pytest
+
+from ragchunk.model import Chunk, Document
+from ragchunk.pipeline.engine import process
+from ragchunk.pipeline.plan import make_plan
+from ragchunk.settings import shortcuts
+from ragchunk.sinks.jsonl import lines
+from tests.conftest import FIXTURES, ROOT
+
+BORN_DIGITAL = sorted(path for path in (FIXTURES / "pdf").glob("*.pdf") if "scan" not in path.name)
+SLACK = 0.11
+"""Boxes are rounded outward to a tenth of a point; PDFium's boxes are float32."""
+Rect = tuple[float, float, float, float]
+
+
+def _chunked(path: Path, **settings: object) -> tuple[Document, list[Chunk]]:
+    plan = make_plan(shortcuts({"strategy": "recursive", **settings}))  # type: ignore[arg-type]
+    result = process(path.relative_to(ROOT).as_posix(), path.name, plan, keep_document=True)
+    assert result.error is None
+    assert result.document is not None
+    return result.document, list(result.chunks)
+
+
+def _pdfium_chars(path: Path) -> list[tuple[str, list[Rect | None]]]:
+    """Return each page's PDFium text and its characters' boxes, top-left origin."""
+    pages = []
+    document = pypdfium2.PdfDocument(path)
+    try:
+        for page in document:
+            left, bottom = page.get_cropbox()[:2]
+            assert (left, bottom) == (0, 0) and page.get_rotation() == 0
+            height = page.get_height()
+            textpage = page.get_textpage()
+            text = textpage.get_text_range()
+            boxes: list[Rect | None] = []
+            l, r, b, t = (ctypes.c_double() for _ in range(4))
+            for index, char in enumerate(text):
+                found = not char.isspace() and pdfium_c.FPDFText_GetCharBox(
+                    textpage.raw, index, l, r, b, t
+                )
+                boxes.append((l.value, height - t.value, r.value, height - b.value) if found else None)
+            pages.append((text, boxes))
+            textpage.close()
+            page.close()
+    finally:
+        document.close()
+    return pages
+
+
+def _letters(text: str, start: int, end: int) -> tuple[str, list[int]]:
+    letters, where = [], []
+    for index in range(start, end):
+        char = "-" if text[index] == "\ufffe" else text[index]
+        for part in unicodedata.normalize("NFKC", char):
+            if not part.isspace():
+                letters.append(part)
+                where.append(index)
+    return "".join(letters), where
+
+
+def _expected(doc: Document, path: Path) -> dict[int, tuple[int, Rect]]:
+    """Return ``offset -> (page, glyph box)`` for every character of ``doc`` found in PDFium's.
+
+    Each page's text is aligned with its glyphs and the first ones of the next page (a word
+    joined across the page turn is printed there).
+    """
+    placed: dict[int, tuple[int, Rect]] = {}
+    pdfium = _pdfium_chars(path)
+    for page in doc.pages:
+        mine, mine_at = _letters(doc.text, page.start, page.end)
+        theirs, where = "", []
+        for number in (page.number, page.number + 1)[: len(pdfium) - page.number + 1]:
+            raw, boxes = pdfium[number - 1]
+            letters, at = _letters(raw, 0, len(raw) if number == page.number else min(300, len(raw)))
+            theirs += letters
+            where += [(number, boxes[k]) for k in at]
+        matcher = difflib.SequenceMatcher(None, mine, theirs, autojunk=False)
+        for block in matcher.get_matching_blocks():
+            for k in range(block.size):
+                number, box = where[block.b + k]
+                if box is not None and box[2] > box[0]:
+                    placed[mine_at[block.a + k]] = (number, box)
+    return placed
+
+
+def _inside(box: Rect, rect: Rect, slack: float = SLACK) -> bool:
+    return (
+        box[0] >= rect[0] - slack
+        and box[1] >= rect[1] - slack
+        and box[2] <= rect[2] + slack
+        and box[3] <= rect[3] + slack
+    )
+
+
+def _centre_inside(box: Rect, rect: Rect) -> bool:
+    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return rect[0] < x < rect[2] and rect[1] < y < rect[3]
+
+
+@pytest.mark.parametrize("settings", [{"size": 200, "overlap": 40}, {}], ids=["200", "default"])
+@pytest.mark.parametrize("path", BORN_DIGITAL, ids=lambda p: p.name)
+def test_boxes_cover_exactly_the_chunks_characters(path: Path, settings: dict[str, int]) -> None:
+    doc, chunks = _chunked(path, **settings)
+    expected = _expected(doc, path)
+    letters = sum(1 for char in doc.text if not char.isspace())
+    assert len(expected) > 0.97 * letters  # the test's own alignment finds nearly all of them
+    cut = 0
+    for chunk in chunks:
+        assert chunk.boxes, f"chunk {chunk.index} has no boxes"
+        mine = {k: v for k, v in expected.items() if chunk.start <= k < chunk.end}
+        for offset, (page, box) in mine.items():
+            assert any(
+                number == page and _inside(box, rect) for number, *rect in chunk.boxes
+            ), f"chunk {chunk.index}: {doc.text[offset]!r} at {offset} lies in none of its boxes"
+        for number, *rect in chunk.boxes:
+            assert rect[0] < rect[2] and rect[1] < rect[3]
+            assert all(round(value, 1) == value for value in rect)
+            held = [box for page, box in mine.values() if page == number and _inside(box, rect)]
+            assert held, f"chunk {chunk.index}: box {rect} holds none of its characters"
+            assert rect[0] >= min(box[0] for box in held) - SLACK
+            assert rect[2] <= max(box[2] for box in held) + SLACK
+            for offset, (page, box) in expected.items():
+                if page == number and not chunk.start <= offset < chunk.end:
+                    assert not _centre_inside(box, rect), (
+                        f"chunk {chunk.index} [{chunk.start}, {chunk.end}): box {rect} holds "
+                        f"{doc.text[offset]!r} at {offset}, outside the chunk"
+                    )
+        cut += chunk.start > 0 and doc.text[chunk.start - 1] != "\n"
+    if settings:
+        assert cut  # some chunks start inside a line: their first box is narrowed
+
+
+def test_boxes_are_one_per_line_run() -> None:
+    doc, chunks = _chunked(FIXTURES / "pdf" / "report-plain.pdf")
+    for chunk in chunks:
+        assert chunk.boxes is not None
+        for k, (page, x0, y0, x1, y1) in enumerate(chunk.boxes):
+            assert y1 - y0 < 2 * 11  # one line of 11-point text (headings 14)
+            for other in chunk.boxes[k + 1 :]:  # each line once: the next lies below
+                assert other[0] > page or other[2] >= y1 - 1
+    assert doc.boxes is not None
+    runs = doc.boxes.runs
+    assert all(a[1] <= b[0] for a, b in zip(runs, runs[1:], strict=False))
+    assert all("\n" not in doc.text[run[0] : run[1]] for run in runs)
+
+
+def test_the_document_records_its_page_sizes() -> None:
+    doc, _ = _chunked(FIXTURES / "pdf" / "inspection-letter.pdf")
+    assert doc.page_sizes == ((595.3, 841.9), (595.3, 841.9))  # A4
+
+
+def test_jsonl_records_carry_boxes_for_pdf_only() -> None:
+    _, chunks = _chunked(FIXTURES / "pdf" / "report-outline.pdf")
+    record = json.loads(lines(chunks).splitlines()[0])
+    assert record["boxes"][0][0] == 1
+    assert all(len(box) == 5 for box in record["boxes"])
+    _, text_chunks = _chunked(FIXTURES / "text" / "field-notes.txt")
+    assert "boxes" not in json.loads(lines(text_chunks).splitlines()[0])
+
+
+def test_the_pypdf_engine_gives_no_boxes() -> None:
+    doc, chunks = _chunked(FIXTURES / "pdf" / "report-outline.pdf", pdf_engine="pypdf")
+    assert doc.boxes is None
+    assert all(chunk.boxes is None for chunk in chunks)
+    assert doc.page_sizes == ((612.0, 792.0),) * 3
