@@ -16,6 +16,8 @@ column                             Arrow type                      null when
 ``chars``                          int64                           never
 ``tokens``                         int64                           tokens are not counted
 ``metadata``                       string: a JSON object           never (``{}`` when empty)
+``boxes``                          list<struct<page: int32,        not a PDF read by PDFium
+                                   x0, y0, x1, y1: double>>
 ``parent_id``                      string                          no ``--parents``, or a parent
 ``context``                        string                          no ``--contextualize``
 ``doc_hash``, ``hash``             string                          no ``--hashes``
@@ -82,6 +84,8 @@ INTEGER_COLUMNS: Final = (
     "tokens",
 )
 EMBEDDING: Final = "embedding"
+BOX_FIELDS: Final = ("page", "x0", "y0", "x1", "y1")
+"""The fields of one of ``boxes``' structs: a chunk's ``(page, x0, y0, x1, y1)``."""
 _REQUIRED: Final = frozenset(
     {"id", "doc_id", "source", "index", "text", "start", "end", "headings", "strategy", "chars"}
     | {"metadata"}
@@ -103,6 +107,7 @@ _ORDER: Final = (
     "chars",
     "tokens",
     "metadata",
+    "boxes",
     "parent_id",
     "context",
     "doc_hash",
@@ -133,6 +138,9 @@ def schema(embedding_size: int | None = None) -> pa.Schema:
     types = {name: pa.int64() for name in INTEGER_COLUMNS}
     # "element": the name Parquet readers give list items, so a file read back has this schema.
     types["headings"] = pa.list_(pa.field("element", pa.string()))
+    box = [pa.field("page", pa.int32(), nullable=False)]
+    box += [pa.field(name, pa.float64(), nullable=False) for name in BOX_FIELDS[1:]]
+    types["boxes"] = pa.list_(pa.field("element", pa.struct(box), nullable=False))
     fields = [
         pa.field(name, types.get(name, pa.string()), nullable=name not in _REQUIRED)
         for name in _ORDER
@@ -158,6 +166,10 @@ def record_table(chunks: Sequence[Chunk]) -> pa.Table:
 
     columns: dict[str, Any] = {name: [getattr(c, name) for c in chunks] for name in _ORDER}
     columns["metadata"] = [metadata_text(c.metadata) for c in chunks]
+    columns["boxes"] = [
+        None if c.boxes is None else [dict(zip(BOX_FIELDS, box, strict=True)) for box in c.boxes]
+        for c in chunks
+    ]
     vectors = [getattr(c, EMBEDDING, None) for c in chunks]
     size = _embedding_size(vectors)
     table_schema = schema(size)
@@ -378,6 +390,10 @@ def chunks_from_table(table: pa.Table) -> list[Chunk]:
     columns["metadata"] = [
         EMPTY_METADATA if text == "{}" else MappingProxyType(json.loads(text))
         for text in columns["metadata"]
+    ]
+    columns["boxes"] = [
+        None if v is None else tuple(tuple(box[k] for k in BOX_FIELDS) for box in v)
+        for v in columns["boxes"]
     ]
     if EMBEDDING in columns:
         columns[EMBEDDING] = [None if v is None else tuple(v) for v in columns[EMBEDDING]]
