@@ -31,9 +31,10 @@ INSPECT_HELP = """Show how ragchunk reads a file: its sections (kind, headings, 
 
 --text prints the extracted document text exactly, with nothing added, so every
 chunk's start and end can be checked by slicing it. Below the sections, a PDF's page sizes in
-points (chunks' boxes are drawn on them), and what reading left out or changed: a PDF's removed running headers, footers and watermarks per page, joined
-hyphenation, OCR confidence; a DOCX's comments, headers and footers. A file holding several
-documents (an mbox) shows each; with --text each text follows a line "==> DOC_ID <==".
+points (chunks' boxes are drawn on them), and what reading left out or changed: a PDF's
+removed running headers, footers and watermarks per page, joined hyphenation, OCR
+confidence; a DOCX's comments, headers and footers. A file holding several documents (an
+mbox) shows each; with --text each text follows a line "==> DOC_ID <==".
 
 Examples:
 

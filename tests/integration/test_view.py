@@ -432,9 +432,9 @@ def test_a_pdf_chunk_is_boxed_on_its_rendered_page(open_page: Opener, tmp_path: 
     record = records(source)[3]
     assert record["page_start"] == record["page_end"] == 2
     sheet = page.locator('#side0 .sheet[data-page="2"]')
-    assert page.evaluate(
-        "document.querySelector('#side0 .sheet img').naturalWidth"
-    ) > 500  # the page rendered
+    assert (
+        page.evaluate("document.querySelector('#side0 .sheet img').naturalWidth") > 500
+    )  # the page rendered
     frame = sheet.bounding_box()
     assert frame is not None
     shot = page.screenshot()
@@ -448,8 +448,10 @@ def test_a_pdf_chunk_is_boxed_on_its_rendered_page(open_page: Opener, tmp_path: 
     bottom = max(frame["y"] + box[4] * scale for box in record["boxes"])
     xs, ys = [x for x, _ in found], [y for _, y in found]
     # The outlines (2 px, outside each box) trace the chunk's boxes, and nothing else.
-    assert abs(min(xs) - left) <= 4 and abs(max(xs) - right) <= 4
-    assert abs(min(ys) - top) <= 4 and abs(max(ys) - bottom) <= 4
+    assert abs(min(xs) - left) <= 4
+    assert abs(max(xs) - right) <= 4
+    assert abs(min(ys) - top) <= 4
+    assert abs(max(ys) - bottom) <= 4
     # The last line of the chunk stops mid-line: its box is narrower than the text column.
     last = record["boxes"][-1]
     assert last[3] < record["boxes"][-2][3] - 50

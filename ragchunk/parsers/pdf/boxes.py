@@ -19,8 +19,9 @@ import ctypes
 import math
 import unicodedata
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.model import Boxes, Run
@@ -197,12 +198,12 @@ def _fill_gaps(mine: str, theirs: str, found: dict[int, int], lines: list[int]) 
     where the text reads it, so the pass front to back skips it.
     """
     used = set(found.values())
-    order = sorted(found)
-    for before, after in zip(order, order[1:], strict=False):
+    for before, after in pairwise(sorted(found)):
         if after - before < 2 or lines[found[before]] != lines[found[after]]:
             continue
-        line = lines[found[before]]
-        left = [k for k in range(len(theirs)) if lines[k] == line and k not in used]
+        line = lines[found[before]]  # ascending: a line's letters are one range of theirs
+        first, last = bisect_left(lines, line), bisect_right(lines, line)
+        left = [k for k in range(first, last) if k not in used]
         for i in range(before + 1, after):
             k = next((k for k in left if theirs[k] == mine[i]), None)
             if k is not None:

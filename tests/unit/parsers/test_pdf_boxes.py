@@ -14,6 +14,7 @@ import ctypes
 import difflib
 import json
 import unicodedata
+from itertools import pairwise
 from pathlib import Path
 
 import pypdfium2
@@ -48,17 +49,19 @@ def _pdfium_chars(path: Path) -> list[tuple[str, list[Rect | None]]]:
     try:
         for page in document:
             left, bottom = page.get_cropbox()[:2]
-            assert (left, bottom) == (0, 0) and page.get_rotation() == 0
+            assert (left, bottom) == (0, 0)
+            assert page.get_rotation() == 0
             height = page.get_height()
             textpage = page.get_textpage()
             text = textpage.get_text_range()
             boxes: list[Rect | None] = []
-            l, r, b, t = (ctypes.c_double() for _ in range(4))
+            x0, x1, y0, y1 = (ctypes.c_double() for _ in range(4))
             for index, char in enumerate(text):
                 found = not char.isspace() and pdfium_c.FPDFText_GetCharBox(
-                    textpage.raw, index, l, r, b, t
+                    textpage.raw, index, x0, x1, y0, y1
                 )
-                boxes.append((l.value, height - t.value, r.value, height - b.value) if found else None)
+                box = (x0.value, height - y1.value, x1.value, height - y0.value)
+                boxes.append(box if found else None)
             pages.append((text, boxes))
             textpage.close()
             page.close()
@@ -91,7 +94,8 @@ def _expected(doc: Document, path: Path) -> dict[int, tuple[int, Rect]]:
         theirs, where = "", []
         for number in (page.number, page.number + 1)[: len(pdfium) - page.number + 1]:
             raw, boxes = pdfium[number - 1]
-            letters, at = _letters(raw, 0, len(raw) if number == page.number else min(300, len(raw)))
+            end = len(raw) if number == page.number else min(300, len(raw))
+            letters, at = _letters(raw, 0, end)
             theirs += letters
             where += [(number, boxes[k]) for k in at]
         matcher = difflib.SequenceMatcher(None, mine, theirs, autojunk=False)
@@ -129,11 +133,12 @@ def test_boxes_cover_exactly_the_chunks_characters(path: Path, settings: dict[st
         assert chunk.boxes, f"chunk {chunk.index} has no boxes"
         mine = {k: v for k, v in expected.items() if chunk.start <= k < chunk.end}
         for offset, (page, box) in mine.items():
-            assert any(
-                number == page and _inside(box, rect) for number, *rect in chunk.boxes
-            ), f"chunk {chunk.index}: {doc.text[offset]!r} at {offset} lies in none of its boxes"
+            assert any(number == page and _inside(box, rect) for number, *rect in chunk.boxes), (
+                f"chunk {chunk.index}: {doc.text[offset]!r} at {offset} lies in none of its boxes"
+            )
         for number, *rect in chunk.boxes:
-            assert rect[0] < rect[2] and rect[1] < rect[3]
+            assert rect[0] < rect[2]
+            assert rect[1] < rect[3]
             assert all(round(value, 1) == value for value in rect)
             held = [box for page, box in mine.values() if page == number and _inside(box, rect)]
             assert held, f"chunk {chunk.index}: box {rect} holds none of its characters"
@@ -154,13 +159,13 @@ def test_boxes_are_one_per_line_run() -> None:
     doc, chunks = _chunked(FIXTURES / "pdf" / "report-plain.pdf")
     for chunk in chunks:
         assert chunk.boxes is not None
-        for k, (page, x0, y0, x1, y1) in enumerate(chunk.boxes):
+        for k, (page, _, y0, _, y1) in enumerate(chunk.boxes):
             assert y1 - y0 < 2 * 11  # one line of 11-point text (headings 14)
             for other in chunk.boxes[k + 1 :]:  # each line once: the next lies below
                 assert other[0] > page or other[2] >= y1 - 1
     assert doc.boxes is not None
     runs = doc.boxes.runs
-    assert all(a[1] <= b[0] for a, b in zip(runs, runs[1:], strict=False))
+    assert all(a[1] <= b[0] for a, b in pairwise(runs))
     assert all("\n" not in doc.text[run[0] : run[1]] for run in runs)
 
 
