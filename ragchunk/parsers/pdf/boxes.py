@@ -16,12 +16,13 @@ read by the pypdf engine or by OCR have no runs.
 from __future__ import annotations
 
 import ctypes
-import math
+import functools
+import re
 import unicodedata
 from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import chain, pairwise, repeat
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.model import Boxes, Run
@@ -42,6 +43,14 @@ _SCALE: Final = 100
 _PROBE: Final = 1000.0
 _BMP: Final = 0xFFFF
 NAN: Final = float("nan")
+_NO_BOX: Final = (NAN, NAN, NAN, NAN)
+_MARKS: Final = str.maketrans({"\ufffe": "-", "\uffff": " "})
+"""PDFium's mark of a line-end hyphen is the hyphen; a second UTF-16 unit's stand-in is none."""
+_LETTER: Final = re.compile(r"\S")
+_SPACE: Final = re.compile(r"\s+")
+_BREAK: Final = re.compile("[\n\ufffe]")
+_RUN: Final = 64
+"""Letters compared at once while the text and the glyphs agree."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,24 +69,41 @@ class Glyphs:
 
 def read_glyphs(page: Any, textpage: Any, text: str) -> Glyphs:
     """Return the glyphs of an open page; ``text`` is PDFium's text of the page."""
-    import pypdfium2.raw as pdfium_c
-
     if len(text.encode("utf-16-le")) // 2 != len(text):
         text = "".join(char + "\uffff" if ord(char) > _BMP else char for char in text)
     a, b, c, d, e, f = _shown(page)
-    boxes = array("f", [NAN]) * (4 * len(text))
+    values: list[float] = []
+    add = values.extend
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
-    get_box, raw = pdfium_c.FPDFText_GetCharBox, textpage.raw
+    pointers = [ctypes.byref(value) for value in (left, right, bottom, top)]
+    get_box, raw = _char_box(), ctypes.cast(textpage.raw, ctypes.c_void_p).value
+    upright = b == 0 and c == 0
     for index, char in enumerate(text):
-        if char.isspace() or char == "\uffff":
-            continue
-        if not get_box(raw, index, left, right, bottom, top):
-            continue
-        xs = (a * left.value + b * bottom.value + e, a * right.value + b * top.value + e)
-        ys = (c * left.value + d * bottom.value + f, c * right.value + d * top.value + f)
-        at = 4 * index
-        boxes[at : at + 4] = array("f", (min(xs), min(ys), max(xs), max(ys)))
-    return Glyphs(text, boxes)
+        if char.isspace() or char == "\uffff" or not get_box(raw, index, *pointers):
+            add(_NO_BOX)
+        elif upright:  # the page as shown is the page space moved, maybe flipped
+            x0, x1 = a * left.value + e, a * right.value + e
+            y0, y1 = d * bottom.value + f, d * top.value + f
+            add((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
+        else:
+            xs = (a * left.value + b * bottom.value + e, a * right.value + b * top.value + e)
+            ys = (c * left.value + d * bottom.value + f, c * right.value + d * top.value + f)
+            add((min(xs), min(ys), max(xs), max(ys)))
+    return Glyphs(text, array("f", values))
+
+
+@functools.cache
+def _char_box() -> Any:
+    """Return ``FPDFText_GetCharBox`` called through plain pointers.
+
+    pypdfium2's binding checks each argument's pointer type on every call; one call per
+    character of every page makes that a third of reading the boxes.
+    """
+    import pypdfium2.raw as pdfium_c
+
+    pointer = ctypes.c_void_p
+    prototype = ctypes.CFUNCTYPE(ctypes.c_int, pointer, ctypes.c_int, *[pointer] * 4)
+    return prototype(ctypes.cast(pdfium_c.FPDFText_GetCharBox, pointer).value)
 
 
 def _shown(page: Any) -> tuple[float, float, float, float, float, float]:
@@ -130,7 +156,7 @@ def _carried(text: str, start: int, end: int, raw: str) -> list[tuple[int, int]]
     mine, mine_at = _folded(text, start, end)
     if not mine:
         return []
-    theirs, theirs_at = _folded(raw, 0, len(raw))
+    theirs, theirs_at = _folded(raw, 0, min(len(raw), 4 * (_NEAR_TOP + len(mine))))
     at = theirs.find(mine, 0, _NEAR_TOP + len(mine))
     return [] if at < 0 else [(mine_at[k], theirs_at[at + k]) for k in range(len(mine))]
 
@@ -140,17 +166,17 @@ def _folded(text: str, start: int, end: int) -> tuple[str, list[int]]:
 
     PDFium's mark of a line-end hyphen (U+FFFE) is the hyphen it stands for.
     """
+    part = text[start:end].translate(_MARKS)
+    if part.isascii() or unicodedata.is_normalized("NFKC", part):
+        return _SPACE.sub("", part), [start + m.start() for m in _LETTER.finditer(part)]
     letters: list[str] = []
     where: list[int] = []
-    for index in range(start, end):
-        char = text[index]
-        if char.isspace() or char == "\uffff":
+    for index, char in enumerate(part, start):
+        if char.isspace():
             continue
-        if char == "\ufffe":
-            char = "-"
-        for part in unicodedata.normalize("NFKC", char) if not char.isascii() else char:
-            if not part.isspace():
-                letters.append(part)
+        for piece in unicodedata.normalize("NFKC", char):
+            if not piece.isspace():
+                letters.append(piece)
                 where.append(index)
     return "".join(letters), where
 
@@ -159,13 +185,14 @@ def _pairs(text: str, start: int, end: int, raw: str) -> list[tuple[int, int]]:
     """Return ``(offset in text, glyph index)`` for each character of the page found."""
     mine, mine_at = _folded(text, start, end)
     theirs, theirs_at = _folded(raw, 0, len(raw))
-    found: dict[int, int] = {}  # a letter of mine -> a letter of theirs
+    found = [-1] * len(mine)  # a letter of mine -> a letter of theirs
     i = j = 0
     while i < len(mine) and j < len(theirs):
         if mine[i] == theirs[j]:
-            found[i] = j
-            i += 1
-            j += 1
+            same = _same_run(mine, theirs, i, j)
+            found[i : i + same] = range(j, j + same)
+            i += same
+            j += same
             continue
         gram = mine[i : i + _GRAM]
         ahead = theirs.find(gram, j) if len(gram) >= _SHORTEST else -1
@@ -175,41 +202,65 @@ def _pairs(text: str, start: int, end: int, raw: str) -> list[tuple[int, int]]:
             j = ahead
     _fill_gaps(mine, theirs, found, _lines_of(raw, theirs_at))
     pairs: list[tuple[int, int]] = []
-    for i in sorted(found):
-        if not pairs or pairs[-1][0] != mine_at[i]:
-            pairs.append((mine_at[i], theirs_at[found[i]]))
+    last = -1
+    for i, k in enumerate(found):
+        if k >= 0 and mine_at[i] != last:
+            last = mine_at[i]
+            pairs.append((last, theirs_at[k]))
     return pairs
+
+
+def _same_run(mine: str, theirs: str, i: int, j: int) -> int:
+    """Return how many letters from ``mine[i]`` and ``theirs[j]`` on are equal (at least 1)."""
+    same = 1
+    while mine[i + same : i + same + _RUN] == theirs[j + same : j + same + _RUN]:
+        if i + same + _RUN > len(mine) or j + same + _RUN > len(theirs):
+            break
+        same += _RUN
+    while i + same < len(mine) and j + same < len(theirs) and mine[i + same] == theirs[j + same]:
+        same += 1
+    return same
 
 
 def _lines_of(raw: str, indices: list[int]) -> list[int]:
     """Return the number of PDFium's line on which each of ``indices`` (ascending) lies."""
-    lines, line, at = [], 0, 0
-    for index in indices:
-        line += raw.count("\n", at, index) + raw.count("\ufffe", at, index)
-        at = index
-        lines.append(line)
-    return lines
+    line_at = _line_at(raw)
+    return [line_at[index] for index in indices]
 
 
-def _fill_gaps(mine: str, theirs: str, found: dict[int, int], lines: list[int]) -> None:
+def _line_at(raw: str) -> list[int]:
+    """Return, for each index of ``raw``, how many line ends come before it."""
+    ends = [match.start() for match in _BREAK.finditer(raw)]
+    lengths = [b - a for a, b in pairwise([-1, *ends, len(raw) - 1])]
+    return list(chain.from_iterable(repeat(line, length) for line, length in enumerate(lengths)))
+
+
+def _fill_gaps(mine: str, theirs: str, found: list[int], lines: list[int]) -> None:
     """Pair the letters left between two letters found on one line with the line's glyphs left.
 
     A glyph drawn late (a ligature from a fallback font) comes later in PDFium's order than
     where the text reads it, so the pass front to back skips it.
     """
-    used = set(found.values())
-    for before, after in pairwise(sorted(found)):
-        if after - before < 2 or lines[found[before]] != lines[found[after]]:
+    used = bytearray(len(theirs))
+    for k in found:
+        if k >= 0:
+            used[k] = 1
+    before = -1
+    for after, k in enumerate(found):
+        if k < 0:
             continue
-        line = lines[found[before]]  # ascending: a line's letters are one range of theirs
-        first, last = bisect_left(lines, line), bisect_right(lines, line)
-        left = [k for k in range(first, last) if k not in used]
-        for i in range(before + 1, after):
-            k = next((k for k in left if theirs[k] == mine[i]), None)
-            if k is not None:
-                found[i] = k
-                used.add(k)
-                left.remove(k)
+        if before >= 0 and after - before > 1 and lines[found[before]] == lines[k]:
+            line = lines[k]  # ascending: a line's letters are one range of theirs
+            left = [
+                g for g in range(bisect_left(lines, line), bisect_right(lines, line)) if not used[g]
+            ]
+            for i in range(before + 1, after):
+                g = next((g for g in left if theirs[g] == mine[i]), None)
+                if g is not None:
+                    found[i] = g
+                    used[g] = 1
+                    left.remove(g)
+        before = after
 
 
 def _add_runs(
@@ -221,42 +272,66 @@ def _add_runs(
     extents: tuple[array[float], array[float]],
 ) -> None:
     """Append the line runs of one page's pairs: a run ends with PDFium's line or the text's."""
-    breaks = [index for index, char in enumerate(glyphs.text) if char in "\n\ufffe"]
+    line_at = _line_at(glyphs.text)
     run: list[tuple[int, int]] = []
+    last_offset, last_line = -2, -1
     for offset, index in pairs:
-        if run:
-            last_offset, last_index = run[-1]
-            if (
-                bisect_left(breaks, index) != bisect_left(breaks, last_index)
-                or "\n" in text[last_offset:offset]
-            ):
-                _flush(run, glyphs, number, runs, extents)
-                run = []
+        line = line_at[index]
+        if run and (
+            line != last_line or (offset != last_offset + 1 and "\n" in text[last_offset:offset])
+        ):
+            _flush(text, run, glyphs, number, runs, extents)
+            run = []
         run.append((offset, index))
-    _flush(run, glyphs, number, runs, extents)
+        last_offset, last_line = offset, line
+    _flush(text, run, glyphs, number, runs, extents)
 
 
 def _flush(
+    text: str,
     run: list[tuple[int, int]],
     glyphs: Glyphs,
     number: int,
     runs: list[Run],
     extents: tuple[array[float], array[float]],
 ) -> None:
-    boxes = glyphs.boxes
-    placed = [(offset, 4 * index) for offset, index in run if not math.isnan(boxes[4 * index])]
-    if not placed:
+    """Append one run's rectangle and keep its characters' extents along its line."""
+    if not run:
         return
-    x0 = min(boxes[at] for _, at in placed)
-    y0 = min(boxes[at + 1] for _, at in placed)
-    x1 = max(boxes[at + 2] for _, at in placed)
-    y1 = max(boxes[at + 3] for _, at in placed)
-    first, last = placed[0][1], placed[-1][1]
-    across = abs(boxes[last] + boxes[last + 2] - boxes[first] - boxes[first + 2])
-    down = abs(boxes[last + 1] + boxes[last + 3] - boxes[first + 1] - boxes[first + 3])
-    vertical = down > across
-    lows, highs = extents
-    for offset, at in placed:
-        lows[offset] = boxes[at + 1] if vertical else boxes[at]
-        highs[offset] = boxes[at + 3] if vertical else boxes[at + 2]
-    runs.append((run[0][0], run[-1][0] + 1, number, x0, y0, x1, y1, vertical))
+    boxes, lows, highs = glyphs.boxes, *extents
+    (first, start), (last, end) = run[0], run[-1]
+    if last - first == end - start and glyphs.text[start : end + 1] == text[first : last + 1]:
+        # The text is the glyphs' own, character for character (most lines): by slices.
+        x0s, y0s = boxes[4 * start : 4 * end + 4 : 4], boxes[4 * start + 1 : 4 * end + 4 : 4]
+        x1s, y1s = boxes[4 * start + 2 : 4 * end + 4 : 4], boxes[4 * start + 3 : 4 * end + 4 : 4]
+        placed = [k for k, x in enumerate(x0s) if x == x]  # NaN is not equal to itself: no box
+        if not placed:
+            return
+        vertical = _vertical(x0s, y0s, x1s, y1s, placed[0], placed[-1])
+        lows[first : last + 1] = y0s if vertical else x0s
+        highs[first : last + 1] = y1s if vertical else x1s
+    else:
+        at = [4 * index for _, index in run]
+        placed = [k for k, a in enumerate(at) if boxes[a] == boxes[a]]
+        if not placed:
+            return
+        x0s, y0s = array("f", [boxes[a] for a in at]), array("f", [boxes[a + 1] for a in at])
+        x1s, y1s = array("f", [boxes[a + 2] for a in at]), array("f", [boxes[a + 3] for a in at])
+        vertical = _vertical(x0s, y0s, x1s, y1s, placed[0], placed[-1])
+        for k in placed:
+            lows[run[k][0]] = y0s[k] if vertical else x0s[k]
+            highs[run[k][0]] = y1s[k] if vertical else x1s[k]
+    rect = (
+        min(x0s[k] for k in placed),
+        min(y0s[k] for k in placed),
+        max(x1s[k] for k in placed),
+        max(y1s[k] for k in placed),
+    )
+    runs.append((first, last + 1, number, *rect, vertical))
+
+
+def _vertical(
+    x0s: array[float], y0s: array[float], x1s: array[float], y1s: array[float], a: int, b: int
+) -> bool:
+    """Whether a run's line goes down the page: its last glyph is more below than beside it."""
+    return abs(y0s[b] + y1s[b] - y0s[a] - y1s[a]) > abs(x0s[b] + x1s[b] - x0s[a] - x1s[a])
