@@ -4,13 +4,16 @@ PDFium gives every character of a page a box (``read_glyphs``, while the page is
 document text is what cleaning and layout made of those characters (spaces collapsed, headers
 removed, hyphenated words joined, ligatures expanded, line wraps reflowed). ``place`` finds
 each character of a page's text among the page's glyphs, front to back: equal characters
-(compared after NFKC, spaces left out) are paired, and where they differ the next few letters
-of the text are looked for further on among the glyphs (a removed header, a joined hyphen). The
-characters paired with glyphs of one PDFium line, in order, make a line run: its rectangle is
-the union of their boxes, and each character's extent along the line is kept so a chunk that
-starts or ends inside the run gets only its part (``Boxes``). Characters not found (a word
-moved across a page turn by a hyphen join, a symbol replaced by cleaning) have no box; pages
-read by the pypdf engine or by OCR have no runs.
+(compared after NFKC, spaces left out) are paired, one character between two agreeing
+stretches is paired with the glyph in its place (a symbol bullet cleaning replaced), and where
+they differ more the next few letters of the text are looked for further on among the glyphs
+(a removed header, a joined hyphen); letters left between two found on one line are paired
+with that line's glyphs left (a ligature drawn late). The characters paired with glyphs of one
+PDFium line, in order, make a line run: its rectangle is the union of their boxes, and each
+character's extent along the line is kept so a chunk that starts or ends inside the run gets
+only its part (``Boxes``). The end of a word that a hyphen
+join moved up across a page turn is looked for at the top of the next page. Characters not
+found have no box; pages read by the pypdf engine or by OCR have no runs.
 """
 
 from __future__ import annotations
@@ -193,6 +196,12 @@ def _pairs(text: str, start: int, end: int, raw: str) -> list[tuple[int, int]]:
             found[i : i + same] = range(j, j + same)
             i += same
             j += same
+            continue
+        after = mine[i + 1 : i + 1 + _GRAM]
+        if len(after) >= _SHORTEST and after == theirs[j + 1 : j + 1 + _GRAM]:
+            found[i] = j  # one character for another (a symbol bullet cleaning replaced)
+            i += 1
+            j += 1
             continue
         gram = mine[i : i + _GRAM]
         ahead = theirs.find(gram, j) if len(gram) >= _SHORTEST else -1
