@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.errors import LimitExceededError
 from ragchunk.model import TOP_LEVEL_SYMBOL, Chunk, Document, Page, Section, Span
-from ragchunk.pipeline.boxes import BoxLookup
 from ragchunk.text.breadcrumb import format_breadcrumb
 from ragchunk.text.sections import heading_lookup
 
@@ -82,7 +81,11 @@ def assemble(
     headings_at = heading_lookup(doc.sections)
     symbols = _SymbolLookup(doc.sections) if doc.format == "code" else None
     pages = _PageLookup(doc.pages) if doc.pages else None
-    boxes = BoxLookup(doc.boxes) if doc.boxes is not None else None
+    boxes = None
+    if doc.boxes is not None:  # a PDF's: its module only then
+        from ragchunk.pipeline.boxes import BoxLookup
+
+        boxes = BoxLookup(doc.boxes)
     allowance = repeat_allowance(text)
     repeated = 0  # characters of breadcrumbs and prefixes put into contexts so far
     chunks: list[Chunk] = []

@@ -145,6 +145,7 @@ _TEXT: Final = ("ragchunk.parsers._decode", "ragchunk.parsers.text")
 _PDF: Final = (
     "ragchunk.parsers._builder",
     "ragchunk.parsers.pdf",
+    "ragchunk.parsers.pdf.boxes",
     "ragchunk.parsers.pdf.budget",
     "ragchunk.parsers.pdf.clean",
     "ragchunk.parsers.pdf.fonts",
@@ -154,6 +155,7 @@ _PDF: Final = (
     "ragchunk.parsers.pdf.outline",
     "ragchunk.parsers.pdf.pdfium",
     "ragchunk.parsers.pdf.reader",
+    "ragchunk.pipeline.boxes",
 )
 _RECURSIVE: Final = ("ragchunk.strategies.recursive", "ragchunk.text.separators")
 _TOKEN: Final = (

@@ -2,7 +2,8 @@
 
 The expected place of every character comes from PDFium's ``FPDFText_GetCharBox`` read here,
 independently of the parser: each page's text is aligned with PDFium's characters by difflib
-(letters only, NFKC), and each character found gets its glyph's box, turned to points from the
+(letters only, NFKC; one letter replaced by one counts), and each character found gets its
+glyph's box, turned to points from the
 page's top-left corner. Every such character of a chunk must lie inside one of the chunk's
 boxes, and no character outside the chunk may lie inside one (a box that reached past the
 chunk's first or last character would hold its neighbour).
@@ -99,11 +100,13 @@ def _expected(doc: Document, path: Path) -> dict[int, tuple[int, Rect]]:
             theirs += letters
             where += [(number, boxes[k]) for k in at]
         matcher = difflib.SequenceMatcher(None, mine, theirs, autojunk=False)
-        for block in matcher.get_matching_blocks():
-            for k in range(block.size):
-                number, box = where[block.b + k]
-                if box is not None and box[2] > box[0]:
-                    placed[mine_at[block.a + k]] = (number, box)
+        for kind, a, a_end, b, b_end in matcher.get_opcodes():
+            # equal letters, and one letter for another (a symbol bullet cleaning replaced)
+            if kind == "equal" or (kind == "replace" and a_end - a == b_end - b == 1):
+                for k in range(a_end - a):
+                    number, box = where[b + k]
+                    if box is not None and box[2] > box[0]:
+                        placed[mine_at[a + k]] = (number, box)
     return placed
 
 
