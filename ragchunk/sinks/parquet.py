@@ -16,8 +16,7 @@ column                             Arrow type                      null when
 ``chars``                          int64                           never
 ``tokens``                         int64                           tokens are not counted
 ``metadata``                       string: a JSON object           never (``{}`` when empty)
-``boxes``                          list<struct<page: int32,        not a PDF read by PDFium
-                                   x0, y0, x1, y1: double>>
+``boxes``                          list<struct<page,x0,y0,x1,y1>>  not a PDF read by PDFium
 ``parent_id``                      string                          no ``--parents``, or a parent
 ``context``                        string                          no ``--contextualize``
 ``doc_hash``, ``hash``             string                          no ``--hashes``
@@ -167,8 +166,7 @@ def record_table(chunks: Sequence[Chunk]) -> pa.Table:
     columns: dict[str, Any] = {name: [getattr(c, name) for c in chunks] for name in _ORDER}
     columns["metadata"] = [metadata_text(c.metadata) for c in chunks]
     columns["boxes"] = [
-        None if c.boxes is None else [dict(zip(BOX_FIELDS, box, strict=True)) for box in c.boxes]
-        for c in chunks
+        c.boxes and [dict(zip(BOX_FIELDS, b, strict=True)) for b in c.boxes] for c in chunks
     ]
     vectors = [getattr(c, EMBEDDING, None) for c in chunks]
     size = _embedding_size(vectors)
@@ -190,6 +188,10 @@ def _array(name: str, values: list[Any], kind: pa.DataType) -> pa.Array:
         if name == "headings":
             return pa.array([[_replace(h) for h in v] for v in values], kind)
         return pa.array([None if v is None else _replace(v) for v in values], kind)
+
+
+def _box(struct: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(struct[name] for name in BOX_FIELDS)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -391,10 +393,7 @@ def chunks_from_table(table: pa.Table) -> list[Chunk]:
         EMPTY_METADATA if text == "{}" else MappingProxyType(json.loads(text))
         for text in columns["metadata"]
     ]
-    columns["boxes"] = [
-        None if v is None else tuple(tuple(box[k] for k in BOX_FIELDS) for box in v)
-        for v in columns["boxes"]
-    ]
+    columns["boxes"] = [None if v is None else tuple(map(_box, v)) for v in columns["boxes"]]
     if EMBEDDING in columns:
         columns[EMBEDDING] = [None if v is None else tuple(v) for v in columns[EMBEDDING]]
     rows = zip(*columns.values(), strict=True)

@@ -106,7 +106,7 @@ def _char_box() -> Any:
 
     pointer = ctypes.c_void_p
     prototype = ctypes.CFUNCTYPE(ctypes.c_int, pointer, ctypes.c_int, *[pointer] * 4)
-    return prototype(ctypes.cast(pdfium_c.FPDFText_GetCharBox, pointer).value)
+    return prototype(ctypes.cast(pdfium_c.FPDFText_GetCharBox, pointer).value or 0)
 
 
 def _shown(page: Any) -> tuple[float, float, float, float, float, float]:
