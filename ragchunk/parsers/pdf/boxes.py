@@ -68,6 +68,8 @@ class Glyphs:
 
     text: str
     boxes: array[float]
+    turned: bool = False
+    """Whether the page is shown turned a quarter: its lines run down the page."""
 
 
 def read_glyphs(page: Any, textpage: Any, text: str) -> Glyphs:
@@ -92,7 +94,7 @@ def read_glyphs(page: Any, textpage: Any, text: str) -> Glyphs:
             xs = (a * left.value + b * bottom.value + e, a * right.value + b * top.value + e)
             ys = (c * left.value + d * bottom.value + f, c * right.value + d * top.value + f)
             add((min(xs), min(ys), max(xs), max(ys)))
-    return Glyphs(text, array("f", values))
+    return Glyphs(text, array("f", values), turned=not upright)
 
 
 @functools.cache
@@ -316,7 +318,7 @@ def _flush(
         placed = [k for k, x in enumerate(x0s) if x == x]  # NaN is not equal to itself: no box
         if not placed:
             return
-        vertical = _vertical(x0s, y0s, x1s, y1s, placed[0], placed[-1])
+        vertical = _vertical(x0s, y0s, x1s, y1s, placed, turned=glyphs.turned)
         lows[first : last + 1] = y0s if vertical else x0s
         highs[first : last + 1] = y1s if vertical else x1s
     else:
@@ -326,7 +328,7 @@ def _flush(
             return
         x0s, y0s = array("f", [boxes[a] for a in at]), array("f", [boxes[a + 1] for a in at])
         x1s, y1s = array("f", [boxes[a + 2] for a in at]), array("f", [boxes[a + 3] for a in at])
-        vertical = _vertical(x0s, y0s, x1s, y1s, placed[0], placed[-1])
+        vertical = _vertical(x0s, y0s, x1s, y1s, placed, turned=glyphs.turned)
         for k in placed:
             lows[run[k][0]] = y0s[k] if vertical else x0s[k]
             highs[run[k][0]] = y1s[k] if vertical else x1s[k]
@@ -340,7 +342,19 @@ def _flush(
 
 
 def _vertical(
-    x0s: array[float], y0s: array[float], x1s: array[float], y1s: array[float], a: int, b: int
+    x0s: array[float],
+    y0s: array[float],
+    x1s: array[float],
+    y1s: array[float],
+    placed: list[int],
+    *,
+    turned: bool,
 ) -> bool:
-    """Whether a run's line goes down the page: its last glyph is more below than beside it."""
-    return abs(y0s[b] + y1s[b] - y0s[a] - y1s[a]) > abs(x0s[b] + x1s[b] - x0s[a] - x1s[a])
+    """Whether a run's line goes down the page: its last glyph is more below than beside its first.
+
+    A run of one glyph goes the way the page's lines go (``turned``: down).
+    """
+    a, b = placed[0], placed[-1]
+    down = abs(y0s[b] + y1s[b] - y0s[a] - y1s[a])
+    across = abs(x0s[b] + x1s[b] - x0s[a] - x1s[a])
+    return turned if down == across else down > across

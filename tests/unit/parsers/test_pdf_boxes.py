@@ -37,7 +37,8 @@ Rect = tuple[float, float, float, float]
 
 def _chunked(path: Path, **settings: object) -> tuple[Document, list[Chunk]]:
     plan = make_plan(shortcuts({"strategy": "recursive", **settings}))  # type: ignore[arg-type]
-    result = process(path.relative_to(ROOT).as_posix(), path.name, plan, keep_document=True)
+    source = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+    result = process(source, path.name, plan, keep_document=True)
     assert result.error is None
     assert result.document is not None
     return result.document, list(result.chunks)
@@ -191,3 +192,56 @@ def test_the_pypdf_engine_gives_no_boxes() -> None:
     assert doc.boxes is None
     assert all(chunk.boxes is None for chunk in chunks)
     assert doc.page_sizes == ((612.0, 792.0),) * 3
+
+
+@pytest.mark.parametrize("turn", [90, 180, 270])
+def test_boxes_follow_the_page_as_shown_when_it_is_rotated(turn: int, tmp_path: Path) -> None:
+    import pypdf
+
+    source = FIXTURES / "pdf" / "report-plain.pdf"
+    writer = pypdf.PdfWriter(clone_from=source)
+    for page in writer.pages:
+        page.rotate(turn)
+    rotated = tmp_path / "rotated.pdf"
+    with rotated.open("wb") as handle:
+        writer.write(handle)
+    upright, _ = _chunked(source)
+    turned, chunks = _chunked(rotated, size=200, overlap=40)
+    width, height = upright.page_sizes[0]
+    assert turned.page_sizes[0] == ((width, height) if turn == 180 else (height, width))
+
+    def shown(x0: float, y0: float, x1: float, y1: float) -> tuple[float, ...]:
+        """The upright rectangle on the page turned clockwise by ``turn`` degrees."""
+        if turn == 90:
+            return (height - y1, x0, height - y0, x1)
+        if turn == 180:
+            return (width - x1, height - y1, width - x0, height - y0)
+        return (y0, width - x1, y1, width - x0)
+
+    assert upright.boxes is not None
+    assert turned.boxes is not None
+    # The text of the turned page may be laid out apart (its lines read by their geometry), so
+    # its runs are compared by text: each printed line has its place turned with the page.
+    before = {(r[2], upright.text[r[0] : r[1]]): r[3:7] for r in upright.boxes.runs}
+    compared = 0
+    for start, end, page, *rect, vertical in turned.boxes.runs:
+        assert vertical == (turn != 180)
+        found = before.get((page, turned.text[start:end]))
+        if found is not None:
+            assert tuple(rect) == pytest.approx(shown(*found), abs=0.05)
+            compared += 1
+    assert compared > 0.5 * len(turned.boxes.runs)
+    # A chunk that starts inside a line gets the part of the line from its first character on:
+    # down the page, when the page is turned a quarter.
+    cut = [c for c in chunks if c.start > 0 and turned.text[c.start - 1] not in "\n"]
+    assert cut
+    for chunk in cut:
+        assert chunk.boxes
+        page, x0, y0, x1, y1 = chunk.boxes[0]
+        run = next(r for r in turned.boxes.runs if r[0] <= chunk.start < r[1])
+        assert x0 >= run[3] - SLACK
+        assert y0 >= run[4] - SLACK
+        assert x1 <= run[5] + SLACK
+        assert y1 <= run[6] + SLACK
+        along = (y1 - y0, run[6] - run[4]) if turn != 180 else (x1 - x0, run[5] - run[3])
+        assert along[0] < along[1] - 1 or run[0] == chunk.start
