@@ -83,9 +83,12 @@ def read_glyphs(page: Any, textpage: Any, text: str) -> Glyphs:
     pointers = [ctypes.byref(value) for value in (left, right, bottom, top)]
     get_box, raw = _char_box(), ctypes.cast(textpage.raw, ctypes.c_void_p).value
     upright = b == 0 and c == 0
+    plain = upright and a > 0 and d < 0  # the page as printed: y turned to run down
     for index, char in enumerate(text):
         if char.isspace() or char == "\uffff" or not get_box(raw, index, *pointers):
             add(_NO_BOX)
+        elif plain:
+            add((a * left.value + e, d * top.value + f, a * right.value + e, d * bottom.value + f))
         elif upright:  # the page as shown is the page space moved, maybe flipped
             x0, x1 = a * left.value + e, a * right.value + e
             y0, y1 = d * bottom.value + f, d * top.value + f
@@ -211,7 +214,8 @@ def _pairs(text: str, start: int, end: int, raw: str) -> list[tuple[int, int]]:
             i += 1  # not among the glyphs left: no box
         else:
             j = ahead
-    _fill_gaps(mine, theirs, found, _lines_of(raw, theirs_at))
+    if -1 in found:  # letters left out: some may be glyphs drawn late
+        _fill_gaps(mine, theirs, found, _lines_of(raw, theirs_at))
     pairs: list[tuple[int, int]] = []
     last = -1
     for i, k in enumerate(found):
