@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ragchunk.model import Boxes, Run
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from ragchunk.model import Page
 
@@ -46,7 +46,8 @@ _SCALE: Final = 100
 _PROBE: Final = 1000.0
 _BMP: Final = 0xFFFF
 NAN: Final = float("nan")
-_NO_BOX: Final = (NAN, NAN, NAN, NAN)
+_NO_BOXES: Final = array("f", [NAN] * 4)
+_BLANK: Final = re.compile("[\\s\uffff]")
 _MARKS: Final = str.maketrans({"\ufffe": "-", "\uffff": " "})
 """PDFium's mark of a line-end hyphen is the hyphen; a second UTF-16 unit's stand-in is none."""
 _LETTER: Final = re.compile(r"\S")
@@ -76,28 +77,52 @@ def read_glyphs(page: Any, textpage: Any, text: str) -> Glyphs:
     """Return the glyphs of an open page; ``text`` is PDFium's text of the page."""
     if len(text.encode("utf-16-le")) // 2 != len(text):
         text = "".join(char + "\uffff" if ord(char) > _BMP else char for char in text)
+    count = len(text)
+    sides = [(ctypes.c_double * count)() for _ in range(4)]  # left, right, bottom, top
+    starts = [ctypes.addressof(side) for side in sides]
+    step = ctypes.sizeof(ctypes.c_double)
+    raw = ctypes.cast(textpage.raw, ctypes.c_void_p).value
+    # One call per character, its four values written in place: no Python between calls.
+    done = list(
+        map(
+            _char_box(),
+            repeat(raw, count),
+            range(count),
+            *(range(start, start + step * count, step) for start in starts),
+        )
+    )
+    left, right, bottom, top = (array("d", bytes(side)) for side in sides)
     a, b, c, d, e, f = _shown(page)
-    values: list[float] = []
-    add = values.extend
-    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
-    pointers = [ctypes.byref(value) for value in (left, right, bottom, top)]
-    get_box, raw = _char_box(), ctypes.cast(textpage.raw, ctypes.c_void_p).value
     upright = b == 0 and c == 0
-    plain = upright and a > 0 and d < 0  # the page as printed: y turned to run down
-    for index, char in enumerate(text):
-        if char.isspace() or char == "\uffff" or not get_box(raw, index, *pointers):
-            add(_NO_BOX)
-        elif plain:
-            add((a * left.value + e, d * top.value + f, a * right.value + e, d * bottom.value + f))
-        elif upright:  # the page as shown is the page space moved, maybe flipped
-            x0, x1 = a * left.value + e, a * right.value + e
-            y0, y1 = d * bottom.value + f, d * top.value + f
-            add((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
-        else:
-            xs = (a * left.value + b * bottom.value + e, a * right.value + b * top.value + e)
-            ys = (c * left.value + d * bottom.value + f, c * right.value + d * top.value + f)
-            add((min(xs), min(ys), max(xs), max(ys)))
-    return Glyphs(text, array("f", values), turned=not upright)
+    if upright and a > 0 and d < 0:  # the page as printed: y turned to run down
+        x0s, x1s = _scaled(left, a, e), _scaled(right, a, e)
+        y0s, y1s = _scaled(top, d, f), _scaled(bottom, d, f)
+    else:
+        corners = [
+            (a * x + b * y + e, c * x + d * y + f, a * u + b * v + e, c * u + d * v + f)
+            for x, y, u, v in zip(left, bottom, right, top, strict=True)
+        ]
+        x0s = array("f", [min(k[0], k[2]) for k in corners])
+        y0s = array("f", [min(k[1], k[3]) for k in corners])
+        x1s = array("f", [max(k[0], k[2]) for k in corners])
+        y1s = array("f", [max(k[1], k[3]) for k in corners])
+    boxes = array("f", bytes(16 * count))
+    boxes[0::4], boxes[1::4], boxes[2::4], boxes[3::4] = x0s, y0s, x1s, y1s
+    for index in chain((k for k, ok in enumerate(done) if not ok), _blanks(text)):
+        boxes[4 * index : 4 * index + 4] = _NO_BOXES
+    return Glyphs(text, boxes, turned=not upright)
+
+
+def _scaled(values: array[float], scale: float, shift: float) -> array[float]:
+    """Return ``scale * v + shift`` for each of ``values``, as float32."""
+    if scale == 1 and shift == 0:
+        return array("f", values)
+    return array("f", [scale * value + shift for value in values])
+
+
+def _blanks(text: str) -> Iterator[int]:
+    """Yield the indices of spaces and stand-ins: characters with no glyph of their own."""
+    return (match.start() for match in _BLANK.finditer(text))
 
 
 @functools.cache
