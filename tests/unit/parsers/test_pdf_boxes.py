@@ -130,8 +130,9 @@ def _centre_inside(box: Rect, rect: Rect) -> bool:
 def test_boxes_cover_exactly_the_chunks_characters(path: Path, settings: dict[str, int]) -> None:
     doc, chunks = _chunked(path, **settings)
     expected = _expected(doc, path)
-    letters = sum(1 for char in doc.text if not char.isspace())
-    assert len(expected) > 0.97 * letters  # the test's own alignment finds nearly all of them
+    # The test's own alignment finds nearly every printed letter (a table's cell bars are not).
+    letters = sum(1 for char in doc.text if not char.isspace() and char != "|")
+    assert len(expected) > 0.97 * letters
     cut = 0
     for chunk in chunks:
         assert chunk.boxes, f"chunk {chunk.index} has no boxes"
@@ -233,12 +234,14 @@ def test_boxes_follow_the_page_as_shown_when_it_is_rotated(turn: int, tmp_path: 
     assert compared > 0.5 * len(turned.boxes.runs)
     # A chunk that starts inside a line gets the part of the line from its first character on:
     # down the page, when the page is turned a quarter.
-    cut = [c for c in chunks if c.start > 0 and turned.text[c.start - 1] not in "\n"]
-    assert cut
-    for chunk in cut:
+    inside = {c.index: r for c in chunks for r in turned.boxes.runs if r[0] < c.start < r[1]}
+    assert inside
+    for chunk in chunks:
+        if chunk.index not in inside:
+            continue
         assert chunk.boxes
         page, x0, y0, x1, y1 = chunk.boxes[0]
-        run = next(r for r in turned.boxes.runs if r[0] <= chunk.start < r[1])
+        run = inside[chunk.index]
         assert x0 >= run[3] - SLACK
         assert y0 >= run[4] - SLACK
         assert x1 <= run[5] + SLACK
