@@ -2,12 +2,13 @@
 
     python docs/screenshots.py
 
-Runs the two `ragchunk view` commands below from the repository root, opens each page in
+Runs the `ragchunk view` commands below from the repository root, opens each page in
 headless Chromium (Debian's `chromium`, driven by Playwright; no network), selects a chunk,
 points at an overlap (in the first), and writes a PNG with a reduced palette (small files):
 
     ragchunk view fixtures/pdf/report-outline.pdf -o v.html
     ragchunk view fixtures/markdown/station-guide.md -s markdown --compare '-s recursive --size 300'
+    ragchunk view fixtures/pdf/estuary-report.pdf -o v.html
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ SHOTS = (
         ["fixtures/markdown/station-guide.md", "-s", "markdown", "--compare",
          "-s recursive --size 300"],
         ["click:#side1 .row[data-index='6']", "hover:header h1"],
+    ),
+    (
+        "view-pdf-boxes.png",
+        ["fixtures/pdf/estuary-report.pdf"],
+        # Chunk 3 selected: its boxes on page 2, beside its text.
+        ["click:#side0 .row[data-index='3']", "hover:header h1"],
     ),
 )  # fmt: skip
 
@@ -65,7 +72,7 @@ def small_png(png: bytes) -> bytes:
 
 
 def main() -> None:
-    """Write docs/view-report.png and docs/view-compare.png."""
+    """Write docs/view-report.png, docs/view-compare.png and docs/view-pdf-boxes.png."""
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as temp, sync_playwright() as playwright:

@@ -6,6 +6,7 @@ absolute. Line and page numbers are 1-based (SPEC §2).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -35,6 +36,32 @@ class Page:
     number: int
     start: int
     end: int
+
+
+Box: TypeAlias = tuple[int, float, float, float, float]
+"""A rectangle on a page: ``(page, x0, y0, x1, y1)``, 1-based page, points from its top-left."""
+
+Run: TypeAlias = tuple[int, int, int, float, float, float, float, bool]
+"""One line run of a paged document's text: ``(start, end, page, x0, y0, x1, y1, vertical)``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Boxes:
+    """Where a paged document's text is printed (PDF): one rectangle per line run.
+
+    Attributes:
+        runs: the line runs, sorted by ``start`` and not overlapping: the characters
+            ``[start, end)`` of ``Document.text`` printed on one line of page ``page``, inside
+            the rectangle ``(x0, y0, x1, y1)`` (points from the page's top-left corner);
+            ``vertical`` when the line runs down the page (a rotated page).
+        lows, highs: per character of ``Document.text``, where its glyph starts and ends along
+            its run's line (x, or y when vertical), NaN for a character with no glyph (spaces,
+            text between runs): a run cut by a chunk's edge is narrowed to the characters kept.
+    """
+
+    runs: tuple[Run, ...]
+    lows: array[float]
+    highs: array[float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +132,8 @@ class Document:
         extraction: how the text was read, never copied into chunks: what the parser left
             out (a PDF's running headers per page, a DOCX's comments), what it joined or
             replaced, and the engines it used; ``ragchunk inspect`` shows it (SPEC §3.2).
+        boxes: where the text is printed (PDF read by PDFium), or None.
+        page_sizes: each page's ``(width, height)`` in points (PDF), empty without pages.
     """
 
     text: str
@@ -118,6 +147,8 @@ class Document:
     wraps: tuple[int, ...] = ()
     extraction: Metadata = field(default_factory=_no_metadata)
     cues: tuple[Cue, ...] = ()
+    boxes: Boxes | None = None
+    page_sizes: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +237,7 @@ class Chunk:
     parent_id: str | None = None
     timestamp_start: float | None = None
     timestamp_end: float | None = None
+    boxes: tuple[Box, ...] | None = None
 
     @property
     def is_parent(self) -> bool:
@@ -238,6 +270,8 @@ class Chunk:
         if self.tokens is not None:
             record["tokens"] = self.tokens
         record["metadata"] = dict(self.metadata)
+        if self.boxes is not None:
+            record["boxes"] = [list(box) for box in self.boxes]
         for name in ("parent_id", "context", "doc_hash", "hash", "embedding"):
             value = getattr(self, name)
             if value is not None:

@@ -30,10 +30,11 @@ _PREVIEW: Final = 60
 INSPECT_HELP = """Show how ragchunk reads a file: its sections (kind, headings, pages, span, lines).
 
 --text prints the extracted document text exactly, with nothing added, so every
-chunk's start and end can be checked by slicing it. Below the sections, what reading left out
-or changed: a PDF's removed running headers, footers and watermarks per page, joined
-hyphenation, OCR confidence; a DOCX's comments, headers and footers. A file holding several
-documents (an mbox) shows each; with --text each text follows a line "==> DOC_ID <==".
+chunk's start and end can be checked by slicing it. Below the sections, a PDF's page sizes in
+points (chunks' boxes are drawn on them), and what reading left out or changed: a PDF's
+removed running headers, footers and watermarks per page, joined hyphenation, OCR
+confidence; a DOCX's comments, headers and footers. A file holding several documents (an
+mbox) shows each; with --text each text follows a line "==> DOC_ID <==".
 
 Examples:
 
@@ -114,6 +115,8 @@ def _show(doc: Document) -> None:
     if doc.metadata:
         fields = sorted(doc.metadata.items())
         console.print(Text(one_line(" · ".join(f"{k}: {v}" for k, v in fields))), soft_wrap=True)
+    if doc.page_sizes:
+        console.print(Text(page_sizes_line(doc.page_sizes)), soft_wrap=True)
     for line in extraction_lines(doc):
         console.print(Text(line), soft_wrap=True)
 
@@ -130,6 +133,20 @@ def section_rows(doc: Document) -> list[Chunk]:
 
     spans = [Span(s.start, s.end, headings=s.headings) for s in doc.sections]
     return assemble(doc, spans, strategy="inspect", fingerprint="")
+
+
+def page_sizes_line(sizes: tuple[tuple[float, float], ...]) -> str:
+    """Return the pages' sizes in points, pages of one size together: ``612 × 792 pt (1–3)``."""
+    groups: list[tuple[tuple[float, float], int, int]] = []
+    for number, size in enumerate(sizes, start=1):
+        if groups and groups[-1][0] == size:
+            groups[-1] = (size, groups[-1][1], number)
+        else:
+            groups.append((size, number, number))
+    return "page sizes: " + " · ".join(
+        f"{width:g} × {height:g} pt ({_range(first, last)})"
+        for (width, height), first, last in groups
+    )
 
 
 def describe(doc: Document) -> str:

@@ -1,8 +1,8 @@
 """Spans → chunk records: the only place that slices text and derives ids, lines and pages.
 
-``text == doc.text[start:end]`` holds by construction (SPEC §3.1). Headings, pages, lines and a
-transcript's timestamps and speakers are derived from offsets, so every strategy gets them for
-free. ``context`` (the text to embed)
+``text == doc.text[start:end]`` holds by construction (SPEC §3.1). Headings, pages, lines, a
+transcript's timestamps and speakers, and a PDF's boxes on the page (``boxes``) are derived
+from offsets, so every strategy gets them for free. ``context`` (the text to embed)
 is the heading breadcrumb with ``--contextualize``, then the span's prefix, then the text.
 """
 
@@ -84,6 +84,11 @@ def assemble(
     pages = _PageLookup(doc.pages) if doc.pages else None
     cues = _CueLookup(doc.cues) if doc.cues else None
     times: tuple[float | None, float | None] = (None, None)
+    boxes = None
+    if doc.boxes is not None:  # a PDF's: its module only then
+        from ragchunk.pipeline.boxes import BoxLookup
+
+        boxes = BoxLookup(doc.boxes)
     allowance = repeat_allowance(text)
     repeated = 0  # characters of breadcrumbs and prefixes put into contexts so far
     chunks: list[Chunk] = []
@@ -151,6 +156,7 @@ def assemble(
                 None if span.embedding is None else compact_vector(span.embedding),
                 timestamp_start=times[0],
                 timestamp_end=times[1],
+                boxes=None if boxes is None else boxes(start, end),
             )
         )
     return chunks

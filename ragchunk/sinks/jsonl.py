@@ -128,6 +128,8 @@ def _record(chunk: Chunk) -> dict[str, Any]:
     if chunk.tokens is not None:
         record["tokens"] = chunk.tokens
     record["metadata"] = chunk.metadata or {}
+    if chunk.boxes is not None:
+        record["boxes"] = chunk.boxes
     if chunk.parent_id is not None:
         record["parent_id"] = chunk.parent_id
     if chunk.context is not None:

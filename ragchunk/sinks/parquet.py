@@ -17,6 +17,7 @@ column                             Arrow type                      null when
 ``chars``                          int64                           never
 ``tokens``                         int64                           tokens are not counted
 ``metadata``                       string: a JSON object           never (``{}`` when empty)
+``boxes``                          list<struct<page,x0,y0,x1,y1>>  not a PDF read by PDFium
 ``parent_id``                      string                          no ``--parents``, or a parent
 ``context``                        string                          no ``--contextualize``
 ``doc_hash``, ``hash``             string                          no ``--hashes``
@@ -84,6 +85,8 @@ INTEGER_COLUMNS: Final = (
 )
 FLOAT_COLUMNS: Final = ("timestamp_start", "timestamp_end")
 EMBEDDING: Final = "embedding"
+BOX_FIELDS: Final = ("page", "x0", "y0", "x1", "y1")
+"""The fields of one of ``boxes``' structs: a chunk's ``(page, x0, y0, x1, y1)``."""
 _REQUIRED: Final = frozenset(
     {"id", "doc_id", "source", "index", "text", "start", "end", "headings", "strategy", "chars"}
     | {"metadata"}
@@ -107,6 +110,7 @@ _ORDER: Final = (
     "chars",
     "tokens",
     "metadata",
+    "boxes",
     "parent_id",
     "context",
     "doc_hash",
@@ -138,6 +142,9 @@ def schema(embedding_size: int | None = None) -> pa.Schema:
     # "element": the name Parquet readers give list items, so a file read back has this schema.
     types.update(dict.fromkeys(FLOAT_COLUMNS, pa.float64()))
     types["headings"] = pa.list_(pa.field("element", pa.string()))
+    box = [pa.field("page", pa.int32(), nullable=False)]
+    box += [pa.field(name, pa.float64(), nullable=False) for name in BOX_FIELDS[1:]]
+    types["boxes"] = pa.list_(pa.field("element", pa.struct(box), nullable=False))
     fields = [
         pa.field(name, types.get(name, pa.string()), nullable=name not in _REQUIRED)
         for name in _ORDER
@@ -163,6 +170,9 @@ def record_table(chunks: Sequence[Chunk]) -> pa.Table:
 
     columns: dict[str, Any] = {name: [getattr(c, name) for c in chunks] for name in _ORDER}
     columns["metadata"] = [metadata_text(c.metadata) for c in chunks]
+    columns["boxes"] = [
+        c.boxes and [dict(zip(BOX_FIELDS, b, strict=True)) for b in c.boxes] for c in chunks
+    ]
     vectors = [getattr(c, EMBEDDING, None) for c in chunks]
     size = _embedding_size(vectors)
     table_schema = schema(size)
@@ -183,6 +193,10 @@ def _array(name: str, values: list[Any], kind: pa.DataType) -> pa.Array:
         if name == "headings":
             return pa.array([[_replace(h) for h in v] for v in values], kind)
         return pa.array([None if v is None else _replace(v) for v in values], kind)
+
+
+def _box(struct: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(struct[name] for name in BOX_FIELDS)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -384,6 +398,7 @@ def chunks_from_table(table: pa.Table) -> list[Chunk]:
         EMPTY_METADATA if text == "{}" else MappingProxyType(json.loads(text))
         for text in columns["metadata"]
     ]
+    columns["boxes"] = [None if v is None else tuple(map(_box, v)) for v in columns["boxes"]]
     if EMBEDDING in columns:
         columns[EMBEDDING] = [None if v is None else tuple(v) for v in columns[EMBEDDING]]
     rows = zip(*columns.values(), strict=True)

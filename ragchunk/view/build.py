@@ -13,6 +13,7 @@ from ragchunk.errors import RagchunkError
 from ragchunk.pipeline.deadline import TimedOut, time_limit, timeout_message
 from ragchunk.pipeline.engine import chunk_document, process
 from ragchunk.pipeline.results import Diagnostic, first_line
+from ragchunk.view.pages import page_images
 
 if TYPE_CHECKING:
     from ragchunk.model import Chunk, Document
@@ -42,6 +43,7 @@ class View:
         sides: one chunking, or two with ``--compare`` (the main one first).
         diagnostics: warnings about the input, from parsing and chunking.
         error: one sentence naming the input and the cause, or None.
+        page_images: a PDF's pages as PNG ``data:`` URIs, the boxes drawn over them (``pages``).
     """
 
     source: str
@@ -50,6 +52,7 @@ class View:
     sides: tuple[Side, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     error: str | None = None
+    page_images: tuple[str, ...] = ()
 
 
 def make_view(source: str, doc_id: str, plan: Plan, compare: Recipe | None = None) -> View:
@@ -77,7 +80,8 @@ def make_view(source: str, doc_id: str, plan: Plan, compare: Recipe | None = Non
         if error is not None:
             return View(source, doc_id, diagnostics=tuple(diagnostics), error=error)
         sides.append(Side(compare, chunks))
-    return View(source, doc_id, doc, tuple(sides), tuple(diagnostics))
+    images = page_images(doc, plan.policy.password) if doc.boxes is not None else ()
+    return View(source, doc_id, doc, tuple(sides), tuple(diagnostics), page_images=images)
 
 
 def _chunk(

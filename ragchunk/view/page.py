@@ -73,7 +73,7 @@ def render_page(view: View, *, index_href: str | None = None) -> str:
     if doc is None:
         raise ValueError(f"{view.source} has no document to show: {view.error}")
     compare = len(view.sides) > 1
-    data = script_json(build_payload(doc, view.sides))
+    data = script_json(build_payload(doc, view.sides, view.page_images))
     sides = "".join(_side(side, k, compare=compare) for k, side in enumerate(view.sides))
     back = f'<a class="back" href="{text(index_href)}">index</a> ' if index_href else ""
     script = asset("viewer.js")
@@ -190,6 +190,8 @@ _SIDE: Final = """<section class="side" id="side{k}" data-side="{k}" aria-label=
 <div class="record" aria-live="polite"></div>
 </div>
 <div class="text" tabindex="0" role="region" aria-label="Document text, {label}"></div>
+<div class="sheets" role="region" aria-label="The selected chunk on its pages, {label}" hidden>
+</div>
 </section>
 """
 

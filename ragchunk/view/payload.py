@@ -52,8 +52,13 @@ def chunk_size(chunk: Chunk, unit: str) -> int:
     return chunk.chars
 
 
-def build_payload(doc: Document, sides: tuple[Side, ...]) -> dict[str, JSONValue]:
+def build_payload(
+    doc: Document, sides: tuple[Side, ...], images: tuple[str, ...] = ()
+) -> dict[str, JSONValue]:
     """Return the page's data: ``text``, ``pages`` and one entry per chunking.
+
+    A document placed on its pages (a PDF's ``boxes``) adds ``sheets``: each page's width and
+    height in points and its image (``images``, ``""`` where there is none).
 
     Each chunking has ``label``, ``unit``, ``limit``, ``spans`` (``[start, end]`` per chunk in
     UTF-16 units) and ``records``: each chunk's record without its ``text`` (the script slices
@@ -65,6 +70,11 @@ def build_payload(doc: Document, sides: tuple[Side, ...]) -> dict[str, JSONValue
         "pages": [[page.number, at(page.start)] for page in doc.pages],
         "sides": [_side(doc, side, at) for side in sides],
     }
+    if doc.boxes is not None and doc.page_sizes:
+        payload["sheets"] = [
+            [width, height, images[k] if k < len(images) else ""]
+            for k, (width, height) in enumerate(doc.page_sizes)
+        ]
     return payload
 
 

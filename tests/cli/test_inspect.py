@@ -87,6 +87,7 @@ def test_table_for_a_pdf_shows_pages_and_metadata() -> None:
     assert first_on_page_2[:5] == ["10", "heading 1", "Maintenance in 2024", "2", "992–1011"]
     assert "lines" not in result.stdout.splitlines()[2]
     assert "author: Coastal Observations Unit" in result.stdout
+    assert "page sizes: 612 × 792 pt (1–3)" in result.stdout
 
 
 def test_format_forces_the_parser() -> None:

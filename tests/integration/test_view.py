@@ -418,3 +418,60 @@ def test_a_10_mb_document_opens_and_scrolls(open_page: Opener, tmp_path: Path) -
     count = page.evaluate("document.querySelector('#side0 .row:last-child').dataset.index")
     assert in_view(page, first_element_of(page, int(count)))
     assert_offline(offline, page_file)
+
+
+BOX = (240, 90, 0)
+"""The outline of a box drawn over a page (``--box`` in viewer.css); the page is grey."""
+
+
+def _box_pixels(png: bytes) -> list[tuple[int, int]]:
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        rgb = image.convert("RGB")
+        width, height = rgb.size
+        pixels = rgb.load()
+        assert pixels is not None
+        return [
+            (x, y)
+            for y in range(height)
+            for x in range(width)
+            if all(abs(a - b) <= 24 for a, b in zip(pixels[x, y], BOX, strict=True))
+        ]
+
+
+def test_a_pdf_chunk_is_boxed_on_its_rendered_page(open_page: Opener, tmp_path: Path) -> None:
+    source = FIXTURES / "pdf" / "estuary-report.pdf"
+    page_file = view(tmp_path, source)
+    offline = opened(open_page, page_file, width=1280, height=800)
+    page = offline.page
+    page.click('#side0 .row[data-index="3"]')
+    record = records(source)[3]
+    assert record["page_start"] == record["page_end"] == 2
+    sheet = page.locator('#side0 .sheet[data-page="2"]')
+    assert (
+        page.evaluate("document.querySelector('#side0 .sheet img').naturalWidth") > 500
+    )  # the page rendered
+    frame = sheet.bounding_box()
+    assert frame is not None
+    shot = page.screenshot()
+    (tmp_path / "boxes.png").write_bytes(shot)
+    found = _box_pixels(shot)
+    assert found, "no box drawn"
+    scale = frame["width"] / 595.3  # the page's width in points (A4)
+    left = min(frame["x"] + box[1] * scale for box in record["boxes"])
+    top = min(frame["y"] + box[2] * scale for box in record["boxes"])
+    right = max(frame["x"] + box[3] * scale for box in record["boxes"])
+    bottom = max(frame["y"] + box[4] * scale for box in record["boxes"])
+    xs, ys = [x for x, _ in found], [y for _, y in found]
+    # The outlines (2 px, outside each box) trace the chunk's boxes, and nothing else.
+    assert abs(min(xs) - left) <= 4
+    assert abs(max(xs) - right) <= 4
+    assert abs(min(ys) - top) <= 4
+    assert abs(max(ys) - bottom) <= 4
+    # The last line of the chunk stops mid-line: its box is narrower than the text column.
+    last = record["boxes"][-1]
+    assert last[3] < record["boxes"][-2][3] - 50
+    assert_offline(offline, page_file)

@@ -145,6 +145,7 @@ _TEXT: Final = ("ragchunk.parsers._decode", "ragchunk.parsers.text")
 _PDF: Final = (
     "ragchunk.parsers._builder",
     "ragchunk.parsers.pdf",
+    "ragchunk.parsers.pdf.boxes",
     "ragchunk.parsers.pdf.budget",
     "ragchunk.parsers.pdf.cells",
     "ragchunk.parsers.pdf.clean",
@@ -157,6 +158,7 @@ _PDF: Final = (
     "ragchunk.parsers.pdf.reader",
     "ragchunk.parsers.pdf.rulings",
     "ragchunk.parsers.pdf.tables",
+    "ragchunk.pipeline.boxes",
 )
 _RECURSIVE: Final = ("ragchunk.strategies.recursive", "ragchunk.text.separators")
 _TOKEN: Final = (

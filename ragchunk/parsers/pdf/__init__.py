@@ -11,7 +11,8 @@ from the outline (``outline``), and from font sizes and weights (``fonts``) wher
 none or it is sparse; ``layout`` builds the text,
 one ``prose`` section per paragraph, and ``Document.wraps``. With PDFium, a ruled table
 (``tables``, ``rulings``, ``cells``) reads as rows ``| a | b |`` in a ``table`` section with
-its header rows. Offsets index the cleaned text.
+its header rows; ``boxes`` places the text on the pages PDFium read (``Document.boxes``).
+Offsets index the cleaned text.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragchunk.model import Document
 from ragchunk.parsers._spec import Format
+from ragchunk.parsers.pdf.boxes import place
 from ragchunk.parsers.pdf.budget import Budget
 from ragchunk.parsers.pdf.clean import (
     CharacterCounts,
@@ -126,6 +128,7 @@ def _document(
     else:
         headings = font_headings(pages)
     layout = build(pages, headings, reflow=options.cleans("linebreaks"))
+    boxes = place(layout.text, layout.pages, [page.glyphs for page in pages])
     extraction.update(
         removed=removed_report(removed),
         hyphens_joined=hyphens.joined,
@@ -145,6 +148,8 @@ def _document(
         metadata={**info, **_ocr_metadata(extraction)},
         wraps=layout.wraps,
         extraction=extraction,
+        boxes=boxes,
+        page_sizes=tuple((round(page.width, 1), round(page.height, 1)) for page in pages),
     )
 
 

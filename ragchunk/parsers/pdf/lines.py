@@ -19,6 +19,7 @@ from ragchunk.parsers.pdf.budget import forget_decoded
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from ragchunk.parsers.pdf.boxes import Glyphs
     from ragchunk.parsers.pdf.budget import Budget
     from ragchunk.parsers.pdf.tables import TableRow
 
@@ -95,13 +96,14 @@ class PageLines:
     """A page's lines in reading order, its size in points, and how its text was found.
 
     ``confidence`` is the mean OCR confidence (0-100) when the page was recognised by OCR,
-    else None.
+    else None; ``glyphs``: PDFium's characters with their boxes (``boxes``), else None.
     """
 
     lines: tuple[Line, ...]
     width: float
     height: float
     confidence: float | None = None
+    glyphs: Glyphs | None = None
 
     @property
     def has_text(self) -> bool:

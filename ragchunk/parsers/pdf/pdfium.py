@@ -26,6 +26,7 @@ import pypdfium2
 import pypdfium2.raw as pdfium_c
 
 from ragchunk.errors import CorruptDocumentError
+from ragchunk.parsers.pdf.boxes import read_glyphs
 from ragchunk.parsers.pdf.lines import CELL_GAP, Line, PageLines, font_style, has_gap
 from ragchunk.parsers.pdf.tables import with_tables
 
@@ -91,10 +92,11 @@ def pdfium_pages(document: Any, budget: Budget, request: ParseRequest) -> list[P
             lines = tuple(_lines(textpage.raw, text, height))
             # tables hook (parsers/pdf/tables.py): a ruled table's lines become its rows
             lines = with_tables(page, textpage, lines, height)
+            glyphs = read_glyphs(page, textpage, text)  # where each character is (boxes)
         finally:
             textpage.close()
             page.close()
-        pages.append(PageLines(lines, width, height))
+        pages.append(PageLines(lines, width, height, glyphs=glyphs))
     return pages
 
 

@@ -23,6 +23,8 @@
   const ORDER = ["id", "index", "span", "chars", "tokens", "time", "lines", "pages", "headings",
     "strategy", "metadata", "context", "parent_id", "doc_hash", "hash", "text", "doc_id",
     "source"];
+  const SHEETS = DATA.sheets || null; // a PDF's pages: [width, height, image] (points)
+  const MAX_SHEETS = 3; // pages of one chunk drawn at most
   const offsetOf = new WeakMap(); // text node -> its UTF-16 offset in TEXT
   const sides = [];
   const tip = document.getElementById("tip");
@@ -479,7 +481,45 @@
     side.list.setAttribute("aria-activedescendant", `s${side.k}-r${i}`);
     keepRowInView(side, i);
     side.record.replaceChildren(recordView(side, i, false));
+    drawSheets(side, i);
     if (scroll) reveal(side, i);
+  }
+
+  // ---- a PDF chunk's boxes, drawn over its pages ----
+
+  function drawSheets(side, i) {
+    const record = side.records[i];
+    if (!SHEETS || record.page_start === undefined) return;
+    const nodes = [];
+    const last = Math.min(record.page_end, record.page_start + MAX_SHEETS - 1);
+    for (let p = record.page_start; p <= last; p++) {
+      const [width, height, image] = SHEETS[p - 1];
+      const sheet = make("div", "sheet");
+      sheet.dataset.page = p;
+      sheet.style.aspectRatio = `${width} / ${height}`;
+      if (image) {
+        const img = document.createElement("img");
+        img.alt = `page ${p}`;
+        img.src = image;
+        sheet.append(img);
+      }
+      for (const [page, x0, y0, x1, y1] of record.boxes || []) {
+        if (page !== p) continue;
+        const box = make("div", "box");
+        box.style.left = `${(100 * x0) / width}%`;
+        box.style.top = `${(100 * y0) / height}%`;
+        box.style.width = `${(100 * (x1 - x0)) / width}%`;
+        box.style.height = `${(100 * (y1 - y0)) / height}%`;
+        sheet.append(box);
+      }
+      nodes.push(make("p", "sheet-label", `page ${p}`), sheet);
+    }
+    side.sheets.replaceChildren(...nodes);
+    const box = side.sheets.querySelector(".box");
+    if (box) {
+      const sheet = box.parentElement;
+      side.sheets.scrollTop = sheet.offsetTop + box.offsetTop - side.sheets.clientHeight / 3;
+    }
   }
 
   function onListKey(side, event) {
@@ -648,7 +688,13 @@
         limit: data.limit, els: [], sel: -1, syncing: 0, rowFirst: -1, rowLast: -1,
         pane: section.querySelector(".text"), list: section.querySelector(".list"),
         record: section.querySelector(".record"), rows: make("div", "rows"), observer: null,
+        sheets: section.querySelector(".sheets"),
       };
+      if (SHEETS) {
+        section.classList.add("paged");
+        side.sheets.hidden = false;
+        side.sheets.append(make("p", "sheet-label", "Select a chunk to see it on its page."));
+      }
       layout(side);
       side.ownItem = new Int32Array(side.spans.length);
       side.items.forEach((item, t) => {

@@ -45,6 +45,11 @@ DOCUMENTED = {
     "chars": ("int64", False),
     "tokens": ("int64", True),
     "metadata": ("string", False),
+    "boxes": (
+        "list<element: struct<page: int32 not null, x0: double not null, y0: double not null, "
+        "x1: double not null, y1: double not null> not null>",
+        True,
+    ),
     "parent_id": ("string", True),
     "context": ("string", True),
     "doc_hash": ("string", True),
@@ -57,6 +62,8 @@ def as_record(row: dict[str, Any]) -> dict[str, Any]:
     """Return a Parquet row as its JSONL record: null columns left out, metadata decoded."""
     record = {name: value for name, value in row.items() if value is not None}
     record["metadata"] = json.loads(row["metadata"])
+    if row["boxes"] is not None:
+        record["boxes"] = [list(box.values()) for box in row["boxes"]]
     return record
 
 
@@ -106,6 +113,7 @@ def test_every_chunk_field_has_a_column() -> None:
 def test_rows_read_back_as_the_jsonl_records(tmp_path: Path) -> None:
     chunks = varied_chunks()
     assert {c.page_start is None for c in chunks} == {True, False}
+    assert {c.boxes is None for c in chunks} == {True, False}
     for name in ("context", "hash", "tokens", "metadata"):
         assert any(getattr(c, name) for c in chunks), name
     path = tmp_path / "chunks.parquet"
