@@ -41,6 +41,9 @@ class Page:
 Box: TypeAlias = tuple[int, float, float, float, float]
 """A rectangle on a page: ``(page, x0, y0, x1, y1)``, 1-based page, points from its top-left."""
 
+BOX_FIELDS: Final = ("page", "x0", "y0", "x1", "y1")
+"""A ``Box``'s names: the keys of each of a record's ``boxes`` (JSONL objects, Parquet structs)."""
+
 Run: TypeAlias = tuple[int, int, int, float, float, float, float, bool]
 """One line run of a paged document's text: ``(start, end, page, x0, y0, x1, y1, vertical)``."""
 
@@ -271,7 +274,7 @@ class Chunk:
             record["tokens"] = self.tokens
         record["metadata"] = dict(self.metadata)
         if self.boxes is not None:
-            record["boxes"] = [list(box) for box in self.boxes]
+            record["boxes"] = [dict(zip(BOX_FIELDS, box, strict=True)) for box in self.boxes]
         for name in ("parent_id", "context", "doc_hash", "hash", "embedding"):
             value = getattr(self, name)
             if value is not None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
 
 from ragchunk.errors import LimitExceededError
+from ragchunk.model import BOX_FIELDS
 from ragchunk.sinks._spec import SinkSpec
 
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ def _record(chunk: Chunk) -> dict[str, Any]:
         record["tokens"] = chunk.tokens
     record["metadata"] = chunk.metadata or {}
     if chunk.boxes is not None:
-        record["boxes"] = chunk.boxes
+        record["boxes"] = [dict(zip(BOX_FIELDS, box, strict=True)) for box in chunk.boxes]
     if chunk.parent_id is not None:
         record["parent_id"] = chunk.parent_id
     if chunk.context is not None:

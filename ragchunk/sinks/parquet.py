@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
 
 from ragchunk.errors import UsageError
+from ragchunk.model import BOX_FIELDS
 from ragchunk.sinks._spec import SinkSpec
 from ragchunk.sinks.atomic import atomic_binary_writer
 from ragchunk.sinks.jsonl import escape_surrogates
@@ -85,8 +86,6 @@ INTEGER_COLUMNS: Final = (
 )
 FLOAT_COLUMNS: Final = ("timestamp_start", "timestamp_end")
 EMBEDDING: Final = "embedding"
-BOX_FIELDS: Final = ("page", "x0", "y0", "x1", "y1")
-"""The fields of one of ``boxes``' structs: a chunk's ``(page, x0, y0, x1, y1)``."""
 _REQUIRED: Final = frozenset(
     {"id", "doc_id", "source", "index", "text", "start", "end", "headings", "strategy", "chars"}
     | {"metadata"}

@@ -461,10 +461,10 @@ def test_a_pdf_chunk_is_boxed_on_its_rendered_page(open_page: Opener, tmp_path: 
     found = _box_pixels(shot)
     assert found, "no box drawn"
     scale = frame["width"] / 595.3  # the page's width in points (A4)
-    left = min(frame["x"] + box[1] * scale for box in record["boxes"])
-    top = min(frame["y"] + box[2] * scale for box in record["boxes"])
-    right = max(frame["x"] + box[3] * scale for box in record["boxes"])
-    bottom = max(frame["y"] + box[4] * scale for box in record["boxes"])
+    left = min(frame["x"] + box["x0"] * scale for box in record["boxes"])
+    top = min(frame["y"] + box["y0"] * scale for box in record["boxes"])
+    right = max(frame["x"] + box["x1"] * scale for box in record["boxes"])
+    bottom = max(frame["y"] + box["y1"] * scale for box in record["boxes"])
     xs, ys = [x for x, _ in found], [y for _, y in found]
     # The outlines (2 px, outside each box) trace the chunk's boxes, and nothing else.
     assert abs(min(xs) - left) <= 4
@@ -473,5 +473,5 @@ def test_a_pdf_chunk_is_boxed_on_its_rendered_page(open_page: Opener, tmp_path: 
     assert abs(max(ys) - bottom) <= 4
     # The last line of the chunk stops mid-line: its box is narrower than the text column.
     last = record["boxes"][-1]
-    assert last[3] < record["boxes"][-2][3] - 50
+    assert last["x1"] < record["boxes"][-2]["x1"] - 50
     assert_offline(offline, page_file)

@@ -503,7 +503,7 @@
         img.src = image;
         sheet.append(img);
       }
-      for (const [page, x0, y0, x1, y1] of record.boxes || []) {
+      for (const { page, x0, y0, x1, y1 } of record.boxes || []) {
         if (page !== p) continue;
         const box = make("div", "box");
         box.style.left = `${(100 * x0) / width}%`;

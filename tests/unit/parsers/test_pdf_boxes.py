@@ -182,8 +182,8 @@ def test_the_document_records_its_page_sizes() -> None:
 def test_jsonl_records_carry_boxes_for_pdf_only() -> None:
     _, chunks = _chunked(FIXTURES / "pdf" / "report-outline.pdf")
     record = json.loads(lines(chunks).splitlines()[0])
-    assert record["boxes"][0][0] == 1
-    assert all(len(box) == 5 for box in record["boxes"])
+    assert record["boxes"][0]["page"] == 1
+    assert all(list(box) == ["page", "x0", "y0", "x1", "y1"] for box in record["boxes"])
     _, text_chunks = _chunked(FIXTURES / "text" / "field-notes.txt")
     assert "boxes" not in json.loads(lines(text_chunks).splitlines()[0])
 

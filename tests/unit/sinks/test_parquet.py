@@ -63,7 +63,7 @@ def as_record(row: dict[str, Any]) -> dict[str, Any]:
     record = {name: value for name, value in row.items() if value is not None}
     record["metadata"] = json.loads(row["metadata"])
     if row["boxes"] is not None:
-        record["boxes"] = [list(box.values()) for box in row["boxes"]]
+        record["boxes"] = [dict(box) for box in row["boxes"]]
     return record
 
 
