@@ -264,7 +264,7 @@ def _reorder(chars: list[_Char], size: float) -> str:
     in_order = {index for run in late for index in run}
     printed = [char for index, char in enumerate(chars) if index not in in_order]
     doubled = [run for run in late if _doubled([chars[index] for index in run], printed)]
-    late = [run for run in late if run not in doubled]
+    late = [run for run in late if run not in doubled and not _kerned(chars, run)]
     if any(not _fits([chars[index] for index in run], printed, size) for run in late):
         return _text([char for index, char in enumerate(chars) if not _in(index, doubled)])
     gone = {index for run in late + doubled for index in run}
@@ -337,6 +337,16 @@ def _doubled(run: list[_Char], printed: list[_Char]) -> bool:
         )
         for char in run
     )
+
+
+def _kerned(chars: list[_Char], run: list[int]) -> bool:
+    """Whether ``run`` only overlaps the glyph before it (kerning: ``r,``), not drawn late.
+
+    It starts right of where that glyph starts, so it already stands where it is printed, and
+    the generated space after it is a word gap (moving the run would take the space along).
+    """
+    before = run[0] - 1
+    return before >= 0 and not chars[before].generated and chars[before].left <= chars[run[0]].left
 
 
 def _fits(run: list[_Char], printed: list[_Char], size: float) -> bool:

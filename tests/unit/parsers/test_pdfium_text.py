@@ -56,6 +56,14 @@ def test_a_ligature_printed_in_order_is_left_alone() -> None:
     assert reorder_line(chars, 11) == "effic"
 
 
+def test_a_kerned_comma_keeps_the_word_gap_after_it() -> None:
+    # "winter, as": the comma is kerned under the r (it starts 0.8 pt inside it), then PDFium's
+    # generated space and the next word; the comma is in place, and the space is a word gap.
+    chars = [("e", 369.7, 375.1, False), ("r", 376.1, 380.9, False), (",", 380.1, 382.2, False)]
+    chars += [(" ", 384.4, 384.4, True), ("a", 387.3, 393.0, False), ("s", 393.9, 398.4, False)]
+    assert reorder_line(chars, 11) == "er, as"
+
+
 def test_a_running_head_joined_to_a_body_line_is_not_interleaved() -> None:
     # The head is drawn after the body line but printed over the same x range.
     body = _glyphs("NT_USER is the user", 0)
