@@ -92,15 +92,16 @@ def _pdfium_alone(data: bytes, request: ParseRequest) -> _Read | None:
     try:
         if found.encrypted or password is not None or len(document) != found.pages:
             return None  # pypdf checks what PDFium decrypts, and a page tree in doubt
-        entries = native.outline(document, len(document))
-        if entries is None:
-            return None
         budget = Budget(request.source, request.max_bytes)
         budget.content = found.content
+        reading = native.PageTops(document)
         try:
-            pages = pdfium_pages(document, budget, request)
+            pages = pdfium_pages(reading, budget, request)
         except OverBudget as exc:
             raise LimitExceededError(str(exc)) from None
+        entries = native.outline(document, len(pages), reading.tops)
+        if entries is None:
+            return None  # a loop: pypdf reports it (and reads the file again)
         return pages, entries, native.metadata(document), None
     finally:
         document.close()

@@ -86,10 +86,35 @@ def _meta_text(raw: Any, key: bytes) -> str:
     return buffer.raw[: size - 2].decode("utf-16-le", errors="surrogatepass")
 
 
-def outline(document: Any, pages: int) -> list[OutlineEntry] | None:
-    """Return the outline's entries in order (pages below ``pages``); None for a loop."""
+class PageTops:
+    """Hands out PDFium's pages of a document, keeping each one's top edge (its media box's).
+
+    The outline's positions are measured from it: read as the text is, no page loads twice.
+    """
+
+    def __init__(self, document: Any) -> None:
+        self.document = document
+        self.tops: dict[int, float] = {}
+
+    def __len__(self) -> int:
+        return len(self.document)
+
+    def __getitem__(self, index: int) -> Any:
+        page = self.document[index]
+        self.tops[index] = float(page.get_mediabox()[3])
+        return page
+
+
+def outline(
+    document: Any, pages: int, tops: dict[int, float] | None = None
+) -> list[OutlineEntry] | None:
+    """Return the outline's entries in order (pages below ``pages``); None for a loop.
+
+    ``tops``: the pages' top edges known already (``PageTops``); others are read here.
+    """
     raw = document.raw
     entries: list[OutlineEntry] = []
+    tops = {} if tops is None else tops
     seen: set[int] = set()
     stack: list[tuple[Any, tuple[str, ...]]] = [
         (pdfium_c.FPDFBookmark_GetFirstChild(raw, None), ())
@@ -104,7 +129,7 @@ def outline(document: Any, pages: int) -> list[OutlineEntry] | None:
         seen.add(address)
         title = SURROGATE.sub("\ufffd", " ".join(_title(bookmark).split()))
         path = (*parent, title)
-        page, top = _destination(document, raw, bookmark)
+        page, top = _destination(document, raw, bookmark, tops)
         if title and page is not None and 0 <= page < pages:
             entries.append(OutlineEntry(title, page, top, path))
         # The next sibling after the children: push it first.
@@ -122,8 +147,13 @@ def _title(bookmark: Any) -> str:
     return buffer.raw[: size - 2].decode("utf-16-le", errors="surrogatepass")
 
 
-def _destination(document: Any, raw: Any, bookmark: Any) -> tuple[int | None, float | None]:
-    """Return a bookmark's page index and top (None: no page, or no position)."""
+def _destination(
+    document: Any, raw: Any, bookmark: Any, tops: dict[int, float]
+) -> tuple[int | None, float | None]:
+    """Return a bookmark's page index and top (None: no page, or no position).
+
+    ``tops`` keeps each page's top edge (its media box's), read once.
+    """
     dest = pdfium_c.FPDFBookmark_GetDest(raw, bookmark)
     if not dest:
         action = pdfium_c.FPDFBookmark_GetAction(bookmark)
@@ -143,8 +173,9 @@ def _destination(document: Any, raw: Any, bookmark: Any) -> tuple[int | None, fl
         return page, None
     if page >= len(document):
         return page, None
-    top = document[page].get_mediabox()[3]
-    return page, float(top) - float(params[at])
+    if page not in tops:
+        tops[page] = float(document[page].get_mediabox()[3])
+    return page, tops[page] - float(params[at])
 
 
 def _has_top(dest: Any, view: int) -> bool:
