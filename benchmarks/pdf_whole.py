@@ -57,7 +57,7 @@ for path in sys.argv[1:]:
 """
 
 
-def files(docling: bool) -> list[Path]:
+def files(*, docling: bool) -> list[Path]:
     """Return the PDFs measured: the fixtures with a text layer, or the Docling test set."""
     if docling:
         return sorted(Path(os.environ.get("DOCLING_PDF", DOCLING)).glob("*.pdf"))
@@ -111,7 +111,7 @@ def table(results: dict[str, dict[str, Any]], paths: list[Path], repeat: int) ->
     return "\n".join(lines)
 
 
-def update_readme(text: str, docling: bool) -> None:
+def update_readme(text: str, *, docling: bool) -> None:
     tag = "pdf-whole-docling" if docling else "pdf-whole"
     start, end = f"<!-- {tag}:start -->", f"<!-- {tag}:end -->"
     readme = README.read_text(encoding="utf-8")
@@ -129,7 +129,7 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="a source tree of ragchunk to compare")
     parser.add_argument("--update-readme", action="store_true")
     args = parser.parse_args()
-    paths = files(args.docling)
+    paths = files(docling=args.docling)
     with tempfile.TemporaryDirectory(prefix="pdf_whole") as name:
         tmp = Path(name)
         results = rounds(commands(paths, tmp, args.baseline), args.repeat, tmp)
@@ -138,7 +138,7 @@ def main() -> None:
     out = HERE / "results" / ("pdf_whole_docling.json" if args.docling else "pdf_whole.json")
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     if args.update_readme:
-        update_readme(text, args.docling)
+        update_readme(text, docling=args.docling)
 
 
 if __name__ == "__main__":

@@ -5,9 +5,9 @@ outline, metadata) once ``precheck`` has read its bytes within the caps of ``bud
 ``precheck`` doubts, an encrypted one, one PDFium cannot open, and every file of ``--pdf-engine
 pypdf``, are opened by pypdf (``reader``: passwords, repairs, errors, outline, metadata) and
 checked page by page by ``budget`` before either engine reads the text (PDFium, or pypdf's
-``lines``): a doubtful file gets the messages pypdf always gave. With ``--ocr``, pages without a text layer (or
-all) are recognised by Tesseract (``ocr``). Cleaning (``clean``, ``hyphens``) normalises
-characters, removes running headers, footers and watermarks, and undoes end-of-line
+``lines``): a doubtful file gets the messages pypdf always gave. With ``--ocr``, pages without
+a text layer (or all) are recognised by Tesseract (``ocr``). Cleaning (``clean``, ``hyphens``)
+normalises characters, removes running headers, footers and watermarks, and undoes end-of-line
 hyphenation; ``--keep`` turns each part off. What it changed is in ``Document.extraction``:
 the removed lines per page, the joins, the characters replaced, OCR confidence. Headings come
 from the outline (``outline``), and from font sizes and weights (``fonts``) where there is
@@ -30,8 +30,8 @@ from ragchunk.parsers.pdf.clean import (
 )
 from ragchunk.parsers.pdf.fonts import font_headings, with_sparse_outline
 from ragchunk.parsers.pdf.hyphens import HyphenCounts, join_hyphenated
-from ragchunk.parsers.pdf.layout import build
 from ragchunk.parsers.pdf.info import check_header, parse_pdf_date
+from ragchunk.parsers.pdf.layout import build
 from ragchunk.parsers.pdf.outline import place_outline
 
 if TYPE_CHECKING:
@@ -79,11 +79,11 @@ def _pdfium_alone(data: bytes, request: ParseRequest) -> _Read | None:
     from ragchunk.parsers.pdf import native
     from ragchunk.parsers.pdf.budget import OverBudget
     from ragchunk.parsers.pdf.pdfium import pdfium_pages
-    from ragchunk.parsers.pdf.precheck import Doubt, scan
+    from ragchunk.parsers.pdf.precheck import DoubtError, scan
 
     try:
         found = scan(data, request.max_bytes)
-    except Doubt:
+    except DoubtError:
         return None
     opened = native.open_checked(data, request)
     if opened is None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.parsers.pdf.budget import forget_decoded

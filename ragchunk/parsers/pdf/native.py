@@ -4,7 +4,8 @@
 tells a wrong or missing password (the same messages as ``reader``) from a file it cannot read,
 which goes to pypdf (``None``) for pypdf's message. ``outline`` walks the bookmarks depth first
 as ``reader.outline`` does (each entry's page and, for ``/XYZ``, ``/FitH`` and ``/FitBH``
-destinations, its distance from the page's top edge); a loop, or nesting past
+destinations, its distance from the page's top edge, within a thousandth of a point of pypdf's:
+PDFium gives positions as 32-bit floats); a loop, or nesting past
 ``MAX_OUTLINE_DEPTH``, gives ``None``: pypdf judges the file. ``metadata`` reads the Info
 dictionary's title, author and creation date.
 """
@@ -73,7 +74,9 @@ def _load(data: bytes, password: str | None) -> tuple[Any, int | None]:
 def metadata(document: Any) -> Metadata:
     """Return title, author and creation date (ISO 8601) when the file records them."""
     raw = document.raw
-    title, author, created = (_meta_text(raw, key) for key in (b"Title", b"Author", b"CreationDate"))
+    title, author, created = (
+        _meta_text(raw, key) for key in (b"Title", b"Author", b"CreationDate")
+    )
     return metadata_of(title, author, created or None)
 
 
@@ -123,7 +126,7 @@ def outline(
         bookmark, parent = stack.pop()
         if not bookmark:
             continue
-        address = ctypes.cast(bookmark, ctypes.c_void_p).value
+        address = ctypes.cast(bookmark, ctypes.c_void_p).value or 0
         if address in seen or len(seen) >= MAX_ENTRIES or len(parent) >= MAX_OUTLINE_DEPTH:
             return None
         seen.add(address)

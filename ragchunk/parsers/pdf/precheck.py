@@ -4,7 +4,7 @@
 and cross-reference streams) and every object they list, and inflates every stream but images,
 each capped, without building pypdf's object graph. It returns what the caps of ``budget`` need
 (the decoded size of the streams a page may draw, how many pages the file declares) and whether
-the file is encrypted. It raises ``Doubt`` wherever pypdf's judgment could differ from a plain
+the file is encrypted. It raises ``DoubtError`` wherever pypdf's judgment could differ from a plain
 reading: a cross-reference entry that does not point at its object, a loop of sections, a
 stream longer than its ``/Length`` says or declaring more than pypdf allows, a filter other
 than Flate on a stream that is not an image, inflated data past a cap (a stream past pypdf's
@@ -51,12 +51,14 @@ _PAGE: Final = re.compile(rb"/Type\s*/Page(?![A-Za-z0-9#])")
 _FORM: Final = re.compile(rb"/Subtype\s*/Form(?![A-Za-z0-9#])")
 _IMAGE: Final = re.compile(rb"/Subtype\s*/Image(?![A-Za-z0-9#])")
 _NESTING: Final = re.compile(rb"<<|>>|\[|\]")
-_NOT_CONTENT: Final = re.compile(rb"/Type\s*/(?:XRef|ObjStm|Metadata|EmbeddedFile)|/Length[123]\b|/Subtype\s*/(?!Form)")
+_NOT_CONTENT: Final = re.compile(
+    rb"/Type\s*/(?:XRef|ObjStm|Metadata|EmbeddedFile)|/Length[123]\b|/Subtype\s*/(?!Form)"
+)
 _CMAP: Final = re.compile(rb"begincmap|beginbfchar|beginbfrange")
 _FLATE: Final = frozenset({b"FlateDecode", b"Fl"})
 
 
-class Doubt(Exception):
+class DoubtError(Exception):
     """A plain reading of the bytes is not enough: pypdf is to judge the file."""
 
 
@@ -72,7 +74,7 @@ class Scan:
 
 
 def scan(data: bytes, max_bytes: int) -> Scan:
-    """Return what ``data`` holds, or raise ``Doubt`` when pypdf must judge it (see above)."""
+    """Return what ``data`` holds, or raise ``DoubtError`` when pypdf must judge it (see above)."""
     offsets, trailers = _cross_references(data)
     found = Scan(encrypted=any(b"/Encrypt" in trailer for trailer in trailers))
     if found.encrypted:
@@ -80,7 +82,7 @@ def scan(data: bytes, max_bytes: int) -> Scan:
     for number, offset in offsets.items():
         _object(data, number, offset, offsets, found, max_bytes)
     if found.forms > MAX_FORMS:
-        raise Doubt("form XObjects")
+        raise DoubtError("form XObjects")
     return found
 
 
@@ -88,7 +90,7 @@ def _cross_references(data: bytes) -> tuple[dict[int, int], list[bytes]]:
     """Return each object's offset (the newest section's) and every trailer dictionary."""
     ends = list(_STARTXREF.finditer(data, max(0, len(data) - 2048)))
     if not ends:
-        raise Doubt("no startxref")
+        raise DoubtError("no startxref")
     offsets: dict[int, int] = {}
     trailers: list[bytes] = []
     pending = [int(ends[-1].group(1))]
@@ -96,7 +98,7 @@ def _cross_references(data: bytes) -> tuple[dict[int, int], list[bytes]]:
     while pending:
         at = pending.pop(0)
         if at in seen or len(seen) >= MAX_SECTIONS or at >= len(data):
-            raise Doubt("cross-reference loop or offset")
+            raise DoubtError("cross-reference loop or offset")
         seen.add(at)
         if data.startswith(b"xref", at):
             entries, trailer = _table(data, at + 4)
@@ -112,7 +114,7 @@ def _cross_references(data: bytes) -> tuple[dict[int, int], list[bytes]]:
     for number, offset in offsets.items():
         header = _HEADER.match(data, offset)
         if header is None or int(header.group(1)) != number:
-            raise Doubt(f"object {number} is not at its offset")
+            raise DoubtError(f"object {number} is not at its offset")
     return offsets, trailers
 
 
@@ -124,35 +126,42 @@ def _table(data: bytes, at: int) -> tuple[dict[int, int], bytes]:
         for number in range(first, first + count):
             entry = _ENTRY.match(data, at)
             if entry is None:
-                raise Doubt("cross-reference entry")
+                raise DoubtError("cross-reference entry")
             at = entry.end()
             if entry.group(3) == b"n" and number not in entries:
                 entries[number] = int(entry.group(1))
     trailer = _TRAILER.match(data, at)
     if trailer is None:
-        raise Doubt("no trailer")
+        raise DoubtError("no trailer")
     return entries, trailer.group(1)
 
 
 def _xref_stream(data: bytes, at: int) -> tuple[dict[int, int], bytes]:
-    """Read a cross-reference stream: its type-1 entries (objects in object streams are in those)."""
+    """Read a cross-reference stream: its type-1 entries (those of type 2 are in object streams)."""
     header = _HEADER.match(data, at)
     if header is None:
-        raise Doubt("cross-reference offset")
+        raise DoubtError("cross-reference offset")
     text, raw = _raw_object(data, header.end(), {})
     if raw is None or not re.search(rb"/Type\s*/XRef\b", text):
-        raise Doubt("cross-reference stream")
+        raise DoubtError("cross-reference stream")
     widths = [int(n) for n in _INTEGERS.findall(_array(text, b"W"))]
     size = _INTEGER.match(text, text.find(b"/Size") + 5) if b"/Size" in text else None
     index = [int(n) for n in _INTEGERS.findall(_array(text, b"Index"))]
     if not index and size is not None:
         index = [0, int(size.group(1))]
     if len(widths) != 3 or any(w < 0 or w > 8 for w in widths) or len(index) % 2:
-        raise Doubt("cross-reference stream fields")
-    rows = _unpredict(_inflate(raw, _filters(text), KEEP), text, sum(widths))
+        raise DoubtError("cross-reference stream fields")
+    inflated = _inflate(raw, _filters(text), KEEP)
+    if not isinstance(inflated, bytes):
+        raise DoubtError("cross-reference stream size")
+    rows = _unpredict(inflated, text, sum(widths))
     entries: dict[int, int] = {}
-    numbers = (n for first, count in zip(index[::2], index[1::2]) for n in range(first, first + count))
-    for number, row in zip(numbers, rows):
+    numbers = (
+        n
+        for first, count in zip(index[::2], index[1::2], strict=True)
+        for n in range(first, first + count)
+    )
+    for number, row in zip(numbers, rows, strict=False):  # a short stream lists fewer
         kind, offset, at_field = 1, 0, 0
         for k, width in enumerate(widths):
             value = int.from_bytes(row[at_field : at_field + width], "big") if width else None
@@ -177,10 +186,10 @@ def _unpredict(data: bytes, text: bytes, width: int) -> list[bytes]:
     columns = re.search(rb"/Columns\s+(\d+)", text)
     if predictor is None or int(predictor.group(1)) < 10:
         if predictor is not None and int(predictor.group(1)) != 1:
-            raise Doubt("predictor")
+            raise DoubtError("predictor")
         return [data[k : k + width] for k in range(0, len(data) - width + 1, width)]
     if columns is not None and int(columns.group(1)) != width:
-        raise Doubt("predictor columns")
+        raise DoubtError("predictor columns")
     rows, previous = [], bytes(width)
     for k in range(0, len(data) - width, width + 1):
         kind, row = data[k], data[k + 1 : k + 1 + width]
@@ -192,7 +201,7 @@ def _unpredict(data: bytes, text: bytes, width: int) -> list[bytes]:
                 out[i] = (out[i] + out[i - 1]) & 0xFF
             row = bytes(out)
         elif kind != 0:
-            raise Doubt("predictor row")
+            raise DoubtError("predictor row")
         rows.append(row)
         previous = row
     return rows
@@ -202,14 +211,14 @@ def _raw_object(data: bytes, at: int, offsets: dict[int, int]) -> tuple[bytes, b
     """Return an object's text (its dictionary for a stream) and its raw stream data, if any."""
     end = _BODY_END.search(data, at)
     if end is None:
-        raise Doubt("object without end")
+        raise DoubtError("object without end")
     if end.group().startswith(b"endobj"):
         return data[at : end.start()], None
     text = data[at : end.start() + 2]
     start = end.end()
     length = _length(data, text, offsets)
     if length is None or not _ENDSTREAM.match(data, start + length):
-        raise Doubt("stream length")
+        raise DoubtError("stream length")
     return text, data[start : start + length]
 
 
@@ -227,7 +236,7 @@ def _length(data: bytes, text: bytes, offsets: dict[int, int]) -> int | None:
             return None
         value = int(number.group(1))
     if value > PYPDF_STREAM_CAP:
-        raise Doubt("declared stream length")
+        raise DoubtError("declared stream length")
     return value
 
 
@@ -248,7 +257,7 @@ def _object(
     filters = _filters(text)
     cap = min(PYPDF_STREAM_CAP, max_bytes, max_bytes - found.total)
     if filters and not all(name in _FLATE for name in filters):
-        raise Doubt(f"object {number}: filter")
+        raise DoubtError(f"object {number}: filter")
     inflated = _inflate(raw, filters, cap) if filters else raw
     size = len(inflated) if isinstance(inflated, bytes) else inflated
     found.total += size
@@ -259,7 +268,7 @@ def _object(
     if re.search(rb"/Type\s*/ObjStm\b", text):
         _read_text(inflated, found)
     elif _CMAP.search(inflated) and longest_destination(inflated) > MAX_MAPPED:
-        raise Doubt("font map")
+        raise DoubtError("font map")
 
 
 def _read_text(text: bytes, found: Scan) -> None:
@@ -272,15 +281,15 @@ def _read_text(text: bytes, found: Scan) -> None:
     for token in _NESTING.findall(text):
         depth += 1 if token in (b"<<", b"[") else -1
         if depth > MAX_NESTING:
-            raise Doubt("nesting")
+            raise DoubtError("nesting")
 
 
 def _inflate(raw: bytes, filters: list[bytes], cap: int) -> bytes | int:
-    """Return the inflated stream (or its size when past ``KEEP``); ``Doubt`` past ``cap``."""
+    """Return the inflated stream (or its size when past ``KEEP``); ``DoubtError`` past ``cap``."""
     data: bytes | int = raw
     for _ in filters:
         if not isinstance(data, bytes):
-            raise Doubt("filters after a large stream")
+            raise DoubtError("filters after a large stream")
         data = _inflate_one(data, cap)
     return data
 
@@ -295,19 +304,19 @@ def _inflate_one(raw: bytes, cap: int) -> bytes | int:
             piece = inflater.decompress(pending, _PIECE)
             size += len(piece)
             if size > cap:
-                raise Doubt("inflated past a cap")
+                raise DoubtError("inflated past a cap")
             if size <= KEEP:
                 pieces.append(piece)
             elif pieces:
                 if _CMAP.search(b"".join(pieces)):
-                    raise Doubt("large font map")
+                    raise DoubtError("large font map")
                 pieces = []
             pending = inflater.unconsumed_tail
             if not pending:
                 break
         size += len(tail := inflater.flush())
     except zlib.error as exc:
-        raise Doubt("inflate") from exc
+        raise DoubtError("inflate") from exc
     if not inflater.eof or size > cap:
-        raise Doubt("inflate")
+        raise DoubtError("inflate")
     return b"".join([*pieces, tail]) if size <= KEEP else size

@@ -27,13 +27,11 @@ from ragchunk.parsers.pdf.info import (
     MAX_OUTLINE_DEPTH,
     SURROGATE,
     OutlineEntry,
-    check_header,
     metadata_of,
-    parse_pdf_date,
 )
 
 if TYPE_CHECKING:
-    from ragchunk.model import JSONValue, Metadata
+    from ragchunk.model import Metadata
     from ragchunk.parsers._spec import ParseRequest
 
 MAX_REASON: Final = 200
