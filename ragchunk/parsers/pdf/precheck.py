@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from ragchunk.parsers.pdf.budget import MAX_FORMS, MAX_MAPPED, longest_destination
@@ -56,6 +56,9 @@ _NOT_CONTENT: Final = re.compile(
 )
 _CMAP: Final = re.compile(rb"begincmap|beginbfchar|beginbfrange")
 _FLATE: Final = frozenset({b"FlateDecode", b"Fl"})
+_REFERENCE: Final = re.compile(rb"(?<![\d.])(\d+)\s+\d+\s+R(?![A-Za-z0-9#])")
+_PACKED: Final = -1
+"""The offset given an object stored in an object stream (read with its stream)."""
 
 
 class DoubtError(Exception):
@@ -71,6 +74,7 @@ class Scan:
     forms: int = 0
     encrypted: bool = False
     total: int = 0
+    references: set[int] = field(default_factory=set)
 
 
 def scan(data: bytes, max_bytes: int) -> Scan:
@@ -79,10 +83,17 @@ def scan(data: bytes, max_bytes: int) -> Scan:
     found = Scan(encrypted=any(b"/Encrypt" in trailer for trailer in trailers))
     if found.encrypted:
         return found
+    listed = set(offsets)
+    offsets = {number: offset for number, offset in offsets.items() if offset != _PACKED}
     for number, offset in offsets.items():
         _object(data, number, offset, offsets, found, max_bytes)
     if found.forms > MAX_FORMS:
         raise DoubtError("form XObjects")
+    for trailer in trailers:
+        found.references.update(int(n) for n in _REFERENCE.findall(trailer))
+    if not found.references <= listed:
+        # PDFium would rebuild the table and read objects no table lists: unchecked here.
+        raise DoubtError("a reference to an object no cross-reference section lists")
     return found
 
 
@@ -112,6 +123,8 @@ def _cross_references(data: bytes) -> tuple[dict[int, int], list[bytes]]:
             if match:
                 pending.append(int(match.group(1)))
     for number, offset in offsets.items():
+        if offset == _PACKED:
+            continue
         header = _HEADER.match(data, offset)
         if header is None or int(header.group(1)) != number:
             raise DoubtError(f"object {number} is not at its offset")
@@ -137,7 +150,7 @@ def _table(data: bytes, at: int) -> tuple[dict[int, int], bytes]:
 
 
 def _xref_stream(data: bytes, at: int) -> tuple[dict[int, int], bytes]:
-    """Read a cross-reference stream: its type-1 entries (those of type 2 are in object streams)."""
+    """Read a cross-reference stream: type-1 entries' offsets, type 2 (in object streams) packed."""
     header = _HEADER.match(data, at)
     if header is None:
         raise DoubtError("cross-reference offset")
@@ -170,8 +183,8 @@ def _xref_stream(data: bytes, at: int) -> tuple[dict[int, int], bytes]:
                 kind = value
             elif k == 1 and value is not None:
                 offset = value
-        if kind == 1 and number not in entries:
-            entries[number] = offset
+        if kind in (1, 2) and number not in entries:
+            entries[number] = offset if kind == 1 else _PACKED
     return entries, text
 
 
@@ -272,8 +285,9 @@ def _object(
 
 
 def _read_text(text: bytes, found: Scan) -> None:
-    """Count the pages and forms an object's text declares; refuse deep nesting."""
+    """Count the pages and forms an object's text declares, note its references; no deep nesting."""
     found.pages += len(_PAGE.findall(text))
+    found.references.update(int(n) for n in _REFERENCE.findall(text))
     found.forms += len(_FORM.findall(text))
     if text.count(b"<<") + text.count(b"[") <= MAX_NESTING:
         return

@@ -147,3 +147,12 @@ def test_a_cross_reference_stream_and_an_object_stream_are_read() -> None:
     alone = pdf._pdfium_alone(data, ParseRequest())
     assert alone is not None
     assert [line.text for line in alone[0][0].lines] == ["Hello hostile world"]
+
+
+def test_an_object_no_table_lists_is_doubted() -> None:
+    """PDFium would rebuild the table and read it: its streams were never checked here."""
+    data = make_bad.one_page(make_bad.stream(make_bad.TEXT_OPS))
+    entry = b"%010d 00000 n " % data.index(b"5 0 obj")
+    unlisted = data.replace(entry, entry[:-2] + b"f ")
+    with pytest.raises(DoubtError, match="no cross-reference section lists"):
+        scan(unlisted, MAX_BYTES)
