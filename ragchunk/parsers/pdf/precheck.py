@@ -57,6 +57,8 @@ _NOT_CONTENT: Final = re.compile(
 _CMAP: Final = re.compile(rb"begincmap|beginbfchar|beginbfrange")
 _FLATE: Final = frozenset({b"FlateDecode", b"Fl"})
 _REFERENCE: Final = re.compile(rb"(?<![\d.])(\d+)\s+\d+\s+R(?![A-Za-z0-9#])")
+_NEAR: Final = 64 * 1024
+"""A trailer or a cross-reference stream's dictionary is looked for this far, no further."""
 _PACKED: Final = -1
 """The offset given an object stored in an object stream (read with its stream)."""
 
@@ -85,8 +87,11 @@ def scan(data: bytes, max_bytes: int) -> Scan:
         return found
     listed = set(offsets)
     offsets = {number: offset for number, offset in offsets.items() if offset != _PACKED}
+    # An object ends before the next one starts: each byte is searched once, whatever the table.
+    starts = sorted(offsets.values())
+    ends = dict(zip(starts, [*starts[1:], len(data)], strict=True))
     for number, offset in offsets.items():
-        _object(data, number, offset, offsets, found, max_bytes)
+        _object(data, number, (offset, ends[offset]), offsets, found, max_bytes)
     if found.forms > MAX_FORMS:
         raise DoubtError("form XObjects")
     for trailer in trailers:
@@ -143,7 +148,7 @@ def _table(data: bytes, at: int) -> tuple[dict[int, int], bytes]:
             at = entry.end()
             if entry.group(3) == b"n" and number not in entries:
                 entries[number] = int(entry.group(1))
-    trailer = _TRAILER.match(data, at)
+    trailer = _TRAILER.match(data, at, at + _NEAR)
     if trailer is None:
         raise DoubtError("no trailer")
     return entries, trailer.group(1)
@@ -154,7 +159,7 @@ def _xref_stream(data: bytes, at: int) -> tuple[dict[int, int], bytes]:
     header = _HEADER.match(data, at)
     if header is None:
         raise DoubtError("cross-reference offset")
-    text, raw = _raw_object(data, header.end(), {})
+    text, raw = _raw_object(data, header.end(), {}, len(data), near=True)
     if raw is None or not re.search(rb"/Type\s*/XRef\b", text):
         raise DoubtError("cross-reference stream")
     widths = [int(n) for n in _INTEGERS.findall(_array(text, b"W"))]
@@ -195,6 +200,8 @@ def _array(text: bytes, key: bytes) -> bytes:
 
 def _unpredict(data: bytes, text: bytes, width: int) -> list[bytes]:
     """Return the rows of a cross-reference stream, undoing a PNG predictor (None, Sub, Up)."""
+    if width < 1:
+        raise DoubtError("cross-reference stream widths")
     predictor = re.search(rb"/Predictor\s+(\d+)", text)
     columns = re.search(rb"/Columns\s+(\d+)", text)
     if predictor is None or int(predictor.group(1)) < 10:
@@ -220,9 +227,14 @@ def _unpredict(data: bytes, text: bytes, width: int) -> list[bytes]:
     return rows
 
 
-def _raw_object(data: bytes, at: int, offsets: dict[int, int]) -> tuple[bytes, bytes | None]:
-    """Return an object's text (its dictionary for a stream) and its raw stream data, if any."""
-    end = _BODY_END.search(data, at)
+def _raw_object(
+    data: bytes, at: int, offsets: dict[int, int], limit: int, *, near: bool = False
+) -> tuple[bytes, bytes | None]:
+    """Return an object's text (its dictionary for a stream) and its raw stream data, if any.
+
+    The object lies before ``limit``; with ``near``, its dictionary within ``_NEAR`` bytes.
+    """
+    end = _BODY_END.search(data, at, min(limit, at + _NEAR) if near else limit)
     if end is None:
         raise DoubtError("object without end")
     if end.group().startswith(b"endobj"):
@@ -230,7 +242,7 @@ def _raw_object(data: bytes, at: int, offsets: dict[int, int]) -> tuple[bytes, b
     text = data[at : end.start() + 2]
     start = end.end()
     length = _length(data, text, offsets)
-    if length is None or not _ENDSTREAM.match(data, start + length):
+    if length is None or start + length > limit or not _ENDSTREAM.match(data, start + length):
         raise DoubtError("stream length")
     return text, data[start : start + length]
 
@@ -259,11 +271,16 @@ def _filters(text: bytes) -> list[bytes]:
 
 
 def _object(
-    data: bytes, number: int, offset: int, offsets: dict[int, int], found: Scan, max_bytes: int
+    data: bytes,
+    number: int,
+    span: tuple[int, int],
+    offsets: dict[int, int],
+    found: Scan,
+    max_bytes: int,
 ) -> None:
-    header = _HEADER.match(data, offset)
+    header = _HEADER.match(data, span[0])
     assert header is not None  # checked by _cross_references
-    text, raw = _raw_object(data, header.end(), offsets)
+    text, raw = _raw_object(data, header.end(), offsets, span[1])
     _read_text(text, found)
     if raw is None or _IMAGE.search(text):
         return

@@ -156,3 +156,12 @@ def test_an_object_no_table_lists_is_doubted() -> None:
     unlisted = data.replace(entry, entry[:-2] + b"f ")
     with pytest.raises(DoubtError, match="no cross-reference section lists"):
         scan(unlisted, MAX_BYTES)
+
+
+def test_an_object_ends_before_the_next_one_starts() -> None:
+    """Each object is looked for only up to the next one: the scan reads each byte once."""
+    data = make_bad.one_page(make_bad.stream(make_bad.TEXT_OPS))
+    font = data.index(b"3 0 obj")
+    unended = data[:font] + data[font:].replace(b"endobj", b"      ", 1)
+    with pytest.raises(DoubtError, match="object without end"):
+        scan(unended, MAX_BYTES)
