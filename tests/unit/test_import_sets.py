@@ -151,15 +151,18 @@ _PDF: Final = (
     "ragchunk.parsers.pdf.clean",
     "ragchunk.parsers.pdf.fonts",
     "ragchunk.parsers.pdf.hyphens",
+    "ragchunk.parsers.pdf.info",
     "ragchunk.parsers.pdf.layout",
     "ragchunk.parsers.pdf.lines",
+    "ragchunk.parsers.pdf.native",
     "ragchunk.parsers.pdf.outline",
     "ragchunk.parsers.pdf.pdfium",
-    "ragchunk.parsers.pdf.reader",
+    "ragchunk.parsers.pdf.precheck",
     "ragchunk.parsers.pdf.rulings",
     "ragchunk.parsers.pdf.tables",
     "ragchunk.pipeline.boxes",
 )
+"""A sound PDF is read by PDFium alone: neither pypdf nor its ``reader`` (issue 30)."""
 _RECURSIVE: Final = ("ragchunk.strategies.recursive", "ragchunk.text.separators")
 _TOKEN: Final = (
     "ragchunk.strategies.token",
@@ -193,7 +196,7 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
 
 USES: Final[dict[str, frozenset[str]]] = {
     "split-token": frozenset({"tiktoken"}),
-    "split-pdf": frozenset({"pypdf", "pypdfium2"}),
+    "split-pdf": frozenset({"pypdfium2"}),
     "inspect": frozenset({"rich"}),  # the tables it shows
     "stats": frozenset({"rich"}),
 }
@@ -268,4 +271,4 @@ def test_a_command_module_is_imported_only_to_run_it(runs: dict[str, set[str]]) 
 def test_the_uses_are_real(runs: dict[str, set[str]]) -> None:
     """The exceptions in ``USES`` are imported where granted (else the test checks nothing)."""
     assert {"tiktoken"} <= runs["split-token"]
-    assert {"pypdf", "pypdfium2"} <= runs["split-pdf"]
+    assert {"pypdfium2"} <= runs["split-pdf"]

@@ -1,10 +1,13 @@
 """pdf: the pages' cleaned text joined with ``PAGE_SEPARATOR``, with pages, paragraphs and headings.
 
-pypdf opens the file (``reader``: passwords, repairs, errors, outline, metadata); the text comes
-from PDFium (``--pdf-engine pdfium``, the default: ``pdfium``) or pypdf (``lines``), after
-``budget`` has capped what either may decode. With ``--ocr``, pages without a text layer (or
-all) are recognised by Tesseract (``ocr``). Cleaning (``clean``, ``hyphens``) normalises
-characters, removes running headers, footers and watermarks, and undoes end-of-line
+With ``--pdf-engine pdfium`` (the default) PDFium alone opens a sound file (``native``: password,
+outline, metadata) once ``precheck`` has read its bytes within the caps of ``budget``; a file
+``precheck`` doubts, an encrypted one, one PDFium cannot open, and every file of ``--pdf-engine
+pypdf``, are opened by pypdf (``reader``: passwords, repairs, errors, outline, metadata) and
+checked page by page by ``budget`` before either engine reads the text (PDFium, or pypdf's
+``lines``): a doubtful file gets the messages pypdf always gave. With ``--ocr``, pages without
+a text layer (or all) are recognised by Tesseract (``ocr``). Cleaning (``clean``, ``hyphens``)
+normalises characters, removes running headers, footers and watermarks, and undoes end-of-line
 hyphenation; ``--keep`` turns each part off. What it changed is in ``Document.extraction``:
 the removed lines per page, the joins, the characters replaced, OCR confidence. Headings come
 from the outline (``outline``), and from font sizes and weights (``fonts``) where there is
@@ -31,24 +34,15 @@ from ragchunk.parsers.pdf.clean import (
 )
 from ragchunk.parsers.pdf.fonts import font_headings, with_sparse_outline
 from ragchunk.parsers.pdf.hyphens import HyphenCounts, join_hyphenated
+from ragchunk.parsers.pdf.info import check_header, parse_pdf_date
 from ragchunk.parsers.pdf.layout import build
-from ragchunk.parsers.pdf.lines import pypdf_pages
 from ragchunk.parsers.pdf.outline import place_outline
-from ragchunk.parsers.pdf.reader import (
-    check_header,
-    guarded,
-    metadata,
-    open_reader,
-    outline,
-    parse_pdf_date,
-    password_of,
-)
 
 if TYPE_CHECKING:
-    from ragchunk.model import JSONValue
+    from ragchunk.model import JSONValue, Metadata
     from ragchunk.parsers._spec import ParseRequest
+    from ragchunk.parsers.pdf.info import OutlineEntry
     from ragchunk.parsers.pdf.lines import PageLines
-    from ragchunk.parsers.pdf.reader import OutlineEntry
 
 __all__ = ["FORMAT", "parse", "parse_pdf_date"]
 
@@ -69,16 +63,8 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     """
     check_header(data, request)
     options = request.options
-    budget = Budget(request.source, request.max_bytes)
-    with guarded(request):
-        reader = open_reader(data, request)
-        if options.pdf_engine == "pypdf":
-            pages = pypdf_pages(reader, budget)
-        else:
-            pages = _pdfium_pages(data, reader, budget, request)
-        entries = [entry for entry in outline(reader) if entry.page < len(pages)]
-        info = metadata(reader)
-        password = password_of(reader, request)
+    read = _pdfium_alone(data, request) if options.pdf_engine == "pdfium" else None
+    pages, entries, info, password = read or _with_pypdf(data, request)
     extraction: dict[str, JSONValue] = {"engine": options.pdf_engine}
     if options.ocr != "off":
         from ragchunk.parsers.pdf.ocr import recognise_pages
@@ -87,10 +73,67 @@ def parse(data: bytes, request: ParseRequest) -> Document:
     return _document(pages, entries, info, request, extraction)
 
 
+_Read = tuple[list["PageLines"], list["OutlineEntry"], "Metadata", str | None]
+"""A file's pages, outline entries, metadata, and the password that opened it."""
+
+
+def _pdfium_alone(data: bytes, request: ParseRequest) -> _Read | None:
+    """Read a file ``precheck`` finds sound with PDFium alone; None: pypdf is to judge it."""
+    from ragchunk.errors import LimitExceededError
+    from ragchunk.parsers.pdf import native
+    from ragchunk.parsers.pdf.budget import OverBudget
+    from ragchunk.parsers.pdf.pdfium import pdfium_pages
+    from ragchunk.parsers.pdf.precheck import DoubtError, scan
+
+    try:
+        found = scan(data, request.max_bytes)
+    except DoubtError:
+        return None
+    opened = native.open_checked(data, request)
+    if opened is None:
+        return None
+    document, password = opened
+    try:
+        if found.encrypted or password is not None or len(document) != found.pages:
+            return None  # pypdf checks what PDFium decrypts, and a page tree in doubt
+        budget = Budget(request.source, request.max_bytes)
+        budget.content = found.content
+        reading = native.PageTops(document)
+        try:
+            pages = pdfium_pages(reading, budget, request)
+        except OverBudget as exc:
+            raise LimitExceededError(str(exc)) from None
+        entries = native.outline(document, len(pages), reading.tops)
+        if entries is None:
+            return None  # a loop: pypdf reports it (and reads the file again)
+        return pages, entries, native.metadata(document), None
+    finally:
+        document.close()
+
+
+def _with_pypdf(data: bytes, request: ParseRequest) -> _Read:
+    """Open the file with pypdf, check every page's content and fonts, read the text."""
+    from ragchunk.parsers.pdf.lines import pypdf_pages
+    from ragchunk.parsers.pdf.reader import guarded, metadata, open_reader, outline, password_of
+
+    budget = Budget(request.source, request.max_bytes)
+    with guarded(request):
+        reader = open_reader(data, request)
+        if request.options.pdf_engine == "pypdf":
+            pages = pypdf_pages(reader, budget)
+        else:
+            pages = _pdfium_pages(data, reader, budget, request)
+        entries = [entry for entry in outline(reader) if entry.page < len(pages)]
+        info = metadata(reader)
+        password = password_of(reader, request)
+    return pages, entries, info, password
+
+
 def _pdfium_pages(data: bytes, reader: Any, budget: Budget, request: ParseRequest) -> list[Any]:
     """Check every page within the budget, then read the text with PDFium."""
     from ragchunk.parsers.pdf.budget import forget_decoded
     from ragchunk.parsers.pdf.pdfium import open_document, pdfium_pages
+    from ragchunk.parsers.pdf.reader import password_of
 
     for page in reader.pages:
         forget_decoded(budget.count_page(page))
@@ -105,7 +148,7 @@ def _pdfium_pages(data: bytes, reader: Any, budget: Budget, request: ParseReques
 def _document(
     pages: list[PageLines],
     entries: list[OutlineEntry],
-    info: Any,
+    info: Metadata,
     request: ParseRequest,
     extraction: dict[str, JSONValue],
 ) -> Document:

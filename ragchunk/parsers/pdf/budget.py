@@ -27,9 +27,6 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
-import pypdf
-from pypdf.generic import ArrayObject, DictionaryObject
-
 from ragchunk.errors import LimitExceededError
 
 if TYPE_CHECKING:
@@ -46,7 +43,7 @@ MAX_MAPPED: Final = 32
 _SHOWING: Final = frozenset({b"Tj", b"TJ", b"'", b'"'})
 _HEX_STRING: Final = re.compile(rb"<([0-9A-Fa-f\s]*)>")
 _HEX_SPACE: Final = b" \t\r\n"
-"""The white space between the digits of a hex string, which ``_longest_destination`` skips."""
+"""The white space between the digits of a hex string, which ``longest_destination`` skips."""
 
 
 class OverBudget(BaseException):
@@ -58,6 +55,8 @@ class OverBudget(BaseException):
 
 def configuration(max_bytes: int) -> AbstractContextManager[Any]:
     """Return a context in which pypdf caps every stream at ``max_bytes`` and runs no program."""
+    import pypdf  # here: the pdfium engine reads sound files without pypdf (``precheck``)
+
     base = pypdf.get_configuration()
     caps = {
         f.name: min(getattr(base, f.name), max_bytes)
@@ -113,7 +112,7 @@ class Budget:
                 if id(cmap) in self._maps:
                     continue
                 self._maps.add(id(cmap))
-                longest = _longest_destination(cmap.get_data())
+                longest = longest_destination(cmap.get_data())
                 forget_decoded([cmap])
                 if longest > MAX_MAPPED:
                     raise LimitExceededError(
@@ -167,6 +166,8 @@ def forget_decoded(streams: list[Any]) -> None:
 
 def _content_streams(page: Any, source: str) -> Iterator[Any]:
     """Yield the streams text extraction decodes for a page: its contents and its forms."""
+    from pypdf.generic import ArrayObject
+
     contents = page.get("/Contents")
     contents = contents.get_object() if contents is not None else None
     items = contents if isinstance(contents, ArrayObject) else [contents]
@@ -179,6 +180,8 @@ def _content_streams(page: Any, source: str) -> Iterator[Any]:
 
 def _forms(resources: Any, source: str) -> Iterator[Any]:
     """Yield the form XObjects reachable from ``resources``, each once (breadth first)."""
+    from pypdf.generic import DictionaryObject
+
     pending = [resources]
     seen: set[int] = set()
     while pending:
@@ -207,6 +210,8 @@ def _forms(resources: Any, source: str) -> Iterator[Any]:
 
 def _unicode_maps(resources: Any) -> Iterator[Any]:
     """Yield the ToUnicode streams of the fonts in ``resources``."""
+    from pypdf.generic import DictionaryObject
+
     current = resources.get_object() if resources is not None else None
     if not isinstance(current, DictionaryObject):
         return
@@ -222,7 +227,7 @@ def _unicode_maps(resources: Any) -> Iterator[Any]:
             yield cmap
 
 
-def _longest_destination(cmap: bytes) -> int:
+def longest_destination(cmap: bytes) -> int:
     """Return the most UTF-16 code units any hex string of a CMap holds (its destinations)."""
     # The most hex digits of any string, the white space between them deleted in C.
     digits = (len(found.translate(None, _HEX_SPACE)) for found in _HEX_STRING.findall(cmap))

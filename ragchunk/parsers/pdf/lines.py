@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.parsers.pdf.budget import forget_decoded
@@ -127,6 +128,7 @@ def pypdf_pages(reader: Any, budget: Budget) -> list[PageLines]:
     return pages
 
 
+@lru_cache(maxsize=1024)  # a document has a few fonts; PDFium asks per character
 def font_style(name: str, flags: int) -> tuple[bool, bool, bool]:
     """Return whether a font is bold, italic, fixed-pitch, from its name and descriptor flags.
 

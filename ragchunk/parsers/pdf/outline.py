@@ -23,8 +23,8 @@ from ragchunk.parsers.pdf.lines import Heading
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from ragchunk.parsers.pdf.info import OutlineEntry
     from ragchunk.parsers.pdf.lines import Line, PageLines
-    from ragchunk.parsers.pdf.reader import OutlineEntry
 
 MIN_SIMILARITY: Final = 0.8
 MAX_LINES: Final = 3

@@ -54,6 +54,8 @@ _SECOND_UNIT: Final = "\uffff"
 """Stands for the second UTF-16 unit of a character outside the BMP (a noncharacter)."""
 _RIGHT_TO_LEFT: Final = frozenset({"R", "AL"})
 """Unicode bidirectional classes of right-to-left letters."""
+_NAME: Final = ctypes.create_string_buffer(256)
+"""The buffer font names are read into (one thread reads a document at a time)."""
 
 
 def open_document(data: bytes, password: str | None, request: ParseRequest) -> Any:
@@ -183,12 +185,14 @@ def _line_style(textpage: Any, text: str, start: int, end: int) -> tuple[bool, b
 def _font_info(textpage: Any, index: int) -> tuple[str, int]:
     """Return the name and descriptor flags of a character's font."""
     flags = ctypes.c_int()
-    length = pdfium_c.FPDFText_GetFontInfo(textpage, index, None, 0, ctypes.byref(flags))
+    length = pdfium_c.FPDFText_GetFontInfo(textpage, index, _NAME, len(_NAME), ctypes.byref(flags))
     if length <= 0:
         return "", 0
-    buffer = ctypes.create_string_buffer(length)
-    pdfium_c.FPDFText_GetFontInfo(textpage, index, buffer, length, ctypes.byref(flags))
-    return buffer.value.decode("latin-1"), flags.value
+    if length > len(_NAME):  # a longer name than the shared buffer holds (rare)
+        buffer = ctypes.create_string_buffer(length)
+        pdfium_c.FPDFText_GetFontInfo(textpage, index, buffer, length, ctypes.byref(flags))
+        return buffer.value.decode("latin-1"), flags.value
+    return _NAME.value.decode("latin-1"), flags.value
 
 
 def _font_size(textpage: Any, index: int) -> float:
@@ -284,7 +288,7 @@ def _reorder(chars: list[_Char], size: float) -> str:
 
 def _is_right_to_left(text: str) -> bool:
     """Whether ``text`` holds a right-to-left letter (Hebrew, Arabic, Persian...)."""
-    return any(bidirectional(char) in _RIGHT_TO_LEFT for char in text)
+    return not text.isascii() and any(bidirectional(char) in _RIGHT_TO_LEFT for char in text)
 
 
 def _ligatures_in_logical_order(chars: list[_Char]) -> str:

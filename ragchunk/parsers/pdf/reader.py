@@ -1,6 +1,7 @@
 """Opening a PDF with pypdf: every error wrapped, repairs collected, the outline and metadata read.
 
-Both engines start here: pypdf opens the file (empty password first, then ``--password``), its
+The ``pypdf`` engine starts here, and the ``pdfium`` engine with a file ``precheck`` doubts or an
+encrypted one: pypdf opens the file (empty password first, then ``--password``), its
 log records and warnings (repairs of a damaged file) are collected while the file is read, and
 its exceptions become one-line ``InputError``s. The outline gives each entry's page and, for
 ``/XYZ`` destinations, its position on the page. Messages never hold memory addresses.
@@ -8,7 +9,6 @@ its exceptions become one-line ``InputError``s. The outline gives each entry's p
 
 from __future__ import annotations
 
-import datetime as dt
 import io
 import logging
 import re
@@ -23,21 +23,20 @@ from pypdf.errors import DependencyError, LimitReachedError, PdfReadWarning, PyP
 
 from ragchunk.errors import CorruptDocumentError, LimitExceededError
 from ragchunk.parsers.pdf.budget import OverBudget, configuration
+from ragchunk.parsers.pdf.info import (
+    MAX_OUTLINE_DEPTH,
+    SURROGATE,
+    OutlineEntry,
+    metadata_of,
+)
 
 if TYPE_CHECKING:
-    from ragchunk.model import JSONValue, Metadata
+    from ragchunk.model import Metadata
     from ragchunk.parsers._spec import ParseRequest
 
-MAX_OUTLINE_DEPTH: Final = 32
 MAX_REASON: Final = 200
 """pypdf's messages are cut to this many characters in ours."""
-SURROGATE: Final = re.compile("[\ud800-\udfff]")
-_HEADER_WINDOW: Final = 1024
 _OBJECT_ADDRESS: Final = re.compile(r"(IndirectObject\(\d+, \d+), \d+\)")
-_PDF_DATE: Final = re.compile(
-    r"(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?"
-    r"(?:([Zz+-])(?:(\d{2})'?(?:(\d{2})'?)?)?)?'?"
-)
 # Python's own errors that pypdf lets escape on damaged files; anything else is a bug to see.
 PYPDF_FAILURES: Final = (
     PyPdfError,
@@ -56,20 +55,6 @@ PYPDF_FAILURES: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class OutlineEntry:
-    """One outline (bookmark) entry: its title, page index, position and heading path.
-
-    ``top`` is the destination's distance from the page's top edge in points, or None when
-    the destination names no position (``/Fit``).
-    """
-
-    title: str
-    page: int
-    top: float | None
-    path: tuple[str, ...]
-
-
 @dataclass(slots=True)
 class Repairs:
     """pypdf's messages about the damage it repaired while one file was read."""
@@ -86,14 +71,6 @@ class _LogCollector(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.repairs.messages.append(record.getMessage())
-
-
-def check_header(data: bytes, request: ParseRequest) -> None:
-    """Raise ``CorruptDocumentError`` unless ``data`` starts like a PDF."""
-    if not data:
-        raise CorruptDocumentError(f"{request.source}: empty file, not a PDF")
-    if b"%PDF-" not in data[:_HEADER_WINDOW]:
-        raise CorruptDocumentError(f"{request.source}: not a PDF (no %PDF- header)")
 
 
 @contextmanager
@@ -235,42 +212,4 @@ def metadata(reader: Any) -> Metadata:
         created = info.creation_date_raw if info else None
     except PYPDF_FAILURES:
         return {}
-    found: dict[str, JSONValue] = {}
-    if isinstance(title, str) and title.strip():
-        found["title"] = SURROGATE.sub("\ufffd", title.strip())
-    if isinstance(author, str) and author.strip():
-        found["author"] = SURROGATE.sub("\ufffd", author.strip())
-    date = parse_pdf_date(str(created)) if created is not None else None
-    if date is not None:
-        found["created"] = date
-    return found
-
-
-def parse_pdf_date(raw: str) -> str | None:
-    """Return a PDF date (``D:YYYYMMDDHHmmSSOHH'mm'``, parts optional) as ISO 8601, or None.
-
-    Written here because real producers emit forms pypdf rejects (LibreOffice's ``Z'``).
-    """
-    match = _PDF_DATE.fullmatch(raw.strip())
-    if match is None:
-        return None
-    year, month, day, hour, minute, second, sign, tz_hour, tz_minute = match.groups()
-    try:
-        tz = None
-        if sign in ("Z", "z"):
-            tz = dt.UTC
-        elif sign:
-            offset = dt.timedelta(hours=int(tz_hour or 0), minutes=int(tz_minute or 0))
-            tz = dt.timezone(-offset if sign == "-" else offset)
-        moment = dt.datetime(
-            int(year),
-            int(month or 1),
-            int(day or 1),
-            int(hour or 0),
-            int(minute or 0),
-            int(second or 0),
-            tzinfo=tz,
-        )
-    except ValueError:
-        return None
-    return moment.isoformat()
+    return metadata_of(title, author, None if created is None else str(created))
