@@ -71,8 +71,8 @@ def query_command(
         typer.Option(
             "--filter",
             help="Keep only chunks whose field equals the value (repeatable): page_start=3, "
-            "timestamp_start=21.5, source=docs/a.md, strategy=markdown, metadata.lang=en. Numbers compare as "
-            "numbers; quote one (version='\"3\"') to compare it as text.",
+            "timestamp_start=21.5, source=docs/a.md, strategy=markdown, metadata.lang=en. "
+            "Numbers compare as numbers; quote one (version='\"3\"') to compare it as text.",
             metavar="KEY=VALUE",
             show_default=False,
         ),

@@ -2,8 +2,9 @@
 
 ``ragchunk.sinks.sqlite`` is the store; this is what it says to SQLite: the columns of
 ``chunks`` (SPEC §2's fields, ``headings`` and ``metadata`` as JSON, pages and times NULL
-where a document has none; ``add_times`` gives a store made before the times their columns), the filters of a query as SQL (``metadata.KEY`` through ``json_extract``,
-a number matching the number and the same number as text), and the conversions both ways.
+where a document has none; ``add_times`` gives a store made before the times their columns),
+the filters of a query as SQL (``metadata.KEY`` through ``json_extract``, a number matching
+the number and the same number as text), and the conversions both ways.
 """
 
 from __future__ import annotations

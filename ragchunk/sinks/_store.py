@@ -60,8 +60,8 @@ class StoreRecord:
 
     ``page_start``/``page_end`` are numbers, or absent (never stored as null) where the
     document has no pages; so are ``timestamp_start``/``timestamp_end`` (seconds, a
-    transcript's) where it has no times. ``headings`` is a list; ``metadata`` is the record's own metadata
-    (JSON), stored so that a query returns it unchanged.
+    transcript's) where it has no times. ``headings`` is a list; ``metadata`` is the record's
+    own metadata (JSON), stored so that a query returns it unchanged.
     """
 
     key: str
