@@ -37,9 +37,9 @@ class Node(NamedTuple):
     container: bool
 
 
-def split(path: Path, size: int) -> list[dict[str, Any]]:
+def split(path: Path, size: int, strategy: str = "markdown") -> list[dict[str, Any]]:
     result = runner.invoke(
-        app, ["split", str(path), "-s", "markdown", "--size", str(size), "--check"]
+        app, ["split", str(path), "-s", strategy, "--size", str(size), "--check"]
     )
     assert result.exit_code == 0, result.stderr
     assert "no violations" in result.stderr
@@ -232,3 +232,17 @@ def test_a_scalar_larger_than_the_size_alone_is_cut_and_says_so(tmp_path: Path) 
     assert all(member[0] <= start and end <= member[1] + 8 for start, end in cut)
     assert records[-1]["headings"] == ["b"]
     assert records[-1]["text"].startswith('"b": [')
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="auto chooses markdown for data files (value sections): one line in "
+    "strategies/auto.py's choose, which another branch owns; remove this mark with it",
+)
+def test_auto_keeps_whole_objects_in_data_files(tmp_path: Path) -> None:
+    path = tmp_path / "stations.json"
+    text = nested_json(indent=2)
+    path.write_text(text, encoding="utf-8")
+    records = split(path, 400, "auto")
+    assert {r["strategy"] for r in records} == {"markdown"}
+    check_whole(text, records, json_nodes(text, 0, len(text), ()), 400)
