@@ -71,8 +71,8 @@ def query_command(
         typer.Option(
             "--filter",
             help="Keep only chunks whose field equals the value (repeatable): page_start=3, "
-            "source=docs/a.md, strategy=markdown, metadata.lang=en. Numbers compare as "
-            "numbers; quote one (version='\"3\"') to compare it as text.",
+            "timestamp_start=21.5, source=docs/a.md, strategy=markdown, metadata.lang=en. "
+            "Numbers compare as numbers; quote one (version='\"3\"') to compare it as text.",
             metavar="KEY=VALUE",
             show_default=False,
         ),
@@ -139,6 +139,9 @@ def json_line(hit: Hit) -> str:
     if record.page_start is not None:
         data["page_start"] = record.page_start
         data["page_end"] = record.page_end
+    if record.timestamp_start is not None:
+        data["timestamp_start"] = record.timestamp_start
+        data["timestamp_end"] = record.timestamp_end
     data |= {
         "headings": list(record.headings),
         "strategy": record.strategy,
@@ -163,6 +166,8 @@ def describe(rank: int, hit: Hit) -> str:
     if record.page_start is not None:
         first, last = record.page_start, record.page_end
         where.insert(0, f"p. {first}" if first == last else f"pp. {first}-{last}")
+    if record.timestamp_start is not None:
+        where.insert(0, f"{record.timestamp_start:g}-{record.timestamp_end:g} s")
     if record.headings:
         where.append(" > ".join(record.headings))
     indent = " " * 4

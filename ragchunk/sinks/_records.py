@@ -3,7 +3,8 @@
 Stores whose metadata values must be scalars (Chroma, Qdrant payloads, Milvus dynamic fields)
 hold a ``StoreRecord`` as ``flat_record(record)``: its scalar fields as they are, ``headings``
 and ``metadata`` as JSON text (so a query returns them unchanged), ``page_start``/``page_end``
-only where the document has pages (absent, never null), and each top-level *scalar* metadata
+only where the document has pages and ``timestamp_start``/``timestamp_end`` (seconds) only
+where it has times (absent, never null), and each top-level *scalar* metadata
 value a second time under ``METADATA_PREFIX + key``, so that ``--filter metadata.lang=en`` is a
 filter the store itself applies. ``record_from_flat`` reads one back. The ledger goes the same
 way (``flat_ledger``/``ledger_from_flat``).
@@ -15,7 +16,8 @@ only moved would look rewritten; read from this field, the vector is the one wri
 (ragchunk's vectors are float32).
 
 ``filter_terms`` checks the filters a query is given and names each one's field in that flat
-form, with its value typed (``page_start="3"`` from a command line becomes the number 3).
+form, with its value typed (``page_start="3"`` from a command line becomes the number 3,
+``timestamp_start="21.5"`` the number 21.5).
 ``mask_url`` and ``store_error`` keep a password out of every message.
 """
 
@@ -36,9 +38,11 @@ from ragchunk.sinks._store import LedgerEntry, Scalar, StoreRecord
 
 INTEGER_FIELDS: Final = ("index", "start", "end", "page_start", "page_end")
 """The record's number fields (``page_start``/``page_end`` may be absent)."""
+TIME_FIELDS: Final = ("timestamp_start", "timestamp_end")
+"""The record's times in seconds, numbers that may have a fraction (absent without times)."""
 STRING_FIELDS: Final = ("key", "id", "doc_id", "source", "strategy")
 """The record's text fields that are filters (``text`` itself is not)."""
-FILTER_FIELDS: Final = STRING_FIELDS + INTEGER_FIELDS
+FILTER_FIELDS: Final = STRING_FIELDS + INTEGER_FIELDS + TIME_FIELDS
 """What ``query(filters=...)`` accepts, besides ``metadata.KEY``."""
 METADATA_FILTER: Final = "metadata."
 """How a filter names a top-level key of the record's metadata (``metadata.lang``)."""
@@ -97,6 +101,10 @@ def flat_record(
         flat["page_start"] = record.page_start
     if record.page_end is not None:
         flat["page_end"] = record.page_end
+    if record.timestamp_start is not None:
+        flat["timestamp_start"] = record.timestamp_start
+    if record.timestamp_end is not None:
+        flat["timestamp_end"] = record.timestamp_end
     for name, value in record.metadata.items():
         if _filterable(value):
             flat[METADATA_PREFIX + name] = value
@@ -137,7 +145,13 @@ def record_from_flat(
         page_start=None if page_start is None else int(page_start),
         page_end=None if page_end is None else int(page_end),
         metadata=json.loads(str(flat["metadata"])),
+        timestamp_start=_seconds(flat.get("timestamp_start")),
+        timestamp_end=_seconds(flat.get("timestamp_end")),
     )
+
+
+def _seconds(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def flat_ledger(entry: LedgerEntry) -> dict[str, Scalar]:
@@ -177,6 +191,8 @@ def filter_terms(filters: Mapping[str, Scalar] | None) -> list[tuple[str, Scalar
             terms.append((METADATA_PREFIX + name[len(METADATA_FILTER) :], value))
         elif name in INTEGER_FIELDS:
             terms.append((name, _integer(name, value)))
+        elif name in TIME_FIELDS:
+            terms.append((name, _number(name, value)))
         elif name in STRING_FIELDS:
             terms.append((name, str(value)))
         else:
@@ -191,6 +207,19 @@ def _integer(name: str, value: Scalar) -> int:
     if isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
         return int(value)
     raise UsageError(f"--filter {name}={value}: {name} is a whole number")
+
+
+def _number(name: str, value: Scalar) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            return number
+    raise UsageError(f"--filter {name}={value}: {name} is a number of seconds")
 
 
 def metadata_values(value: Scalar) -> list[Scalar]:

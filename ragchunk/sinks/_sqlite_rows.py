@@ -1,9 +1,10 @@
 """The SQLite store's tables and rows: its schema, its SQL, records and ledger entries as rows.
 
 ``ragchunk.sinks.sqlite`` is the store; this is what it says to SQLite: the columns of
-``chunks`` (SPEC §2's fields, ``headings`` and ``metadata`` as JSON, pages NULL where a
-document has none), the filters of a query as SQL (``metadata.KEY`` through ``json_extract``,
-a number matching the number and the same number as text), and the conversions both ways.
+``chunks`` (SPEC §2's fields, ``headings`` and ``metadata`` as JSON, pages and times NULL
+where a document has none; ``add_times`` gives a store made before the times their columns),
+the filters of a query as SQL (``metadata.KEY`` through ``json_extract``, a number matching
+the number and the same number as text), and the conversions both ways.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ FIELDS: Final = (
     "page_start",
     "page_end",
     "metadata",
+    "timestamp_start",
+    "timestamp_end",
 )
 COLUMNS: Final = ", ".join(f'c."{name}"' for name in FIELDS)
 NAMES: Final = ", ".join(f'"{name}"' for name in FIELDS)
@@ -50,10 +53,33 @@ CREATE TABLE chunks (rowid INTEGER PRIMARY KEY, "key" TEXT NOT NULL UNIQUE, "id"
                      "doc_id" TEXT NOT NULL, "source" TEXT NOT NULL, "index" INTEGER NOT NULL,
                      "text" TEXT NOT NULL, "start" INTEGER NOT NULL, "end" INTEGER NOT NULL,
                      "strategy" TEXT NOT NULL, "headings" TEXT NOT NULL,
-                     "page_start" INTEGER, "page_end" INTEGER, "metadata" TEXT NOT NULL);
+                     "page_start" INTEGER, "page_end" INTEGER, "metadata" TEXT NOT NULL,
+                     "timestamp_start" REAL, "timestamp_end" REAL);
 CREATE INDEX chunks_doc_id ON chunks ("doc_id");
 CREATE VIRTUAL TABLE words USING fts5(text, content='', contentless_delete=1);
 """
+
+
+TIMES: Final = ("timestamp_start", "timestamp_end")
+
+
+def add_times(db: apsw.Connection) -> None:
+    """Add the time columns to the ``chunks`` of a store made before them (one transaction)."""
+    if all(_has_column(db, name) for name in TIMES):
+        return
+    db.execute("BEGIN IMMEDIATE")  # another process may be adding them too
+    try:
+        for name in TIMES:
+            if not _has_column(db, name):
+                db.execute(f'ALTER TABLE chunks ADD COLUMN "{name}" REAL')
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _has_column(db: apsw.Connection, name: str) -> bool:
+    return any(row[1] == name for row in db.execute("PRAGMA table_info(chunks)"))
 
 
 def one(db: apsw.Connection, sql: str, values: Sequence[Any] = ()) -> Any:
@@ -97,6 +123,8 @@ def row_values(record: StoreRecord) -> tuple[Any, ...]:
         record.page_start,
         record.page_end,
         json_text(dict(record.metadata)),
+        record.timestamp_start,
+        record.timestamp_end,
     )
 
 
@@ -120,6 +148,8 @@ def record_of(row: Sequence[Any]) -> StoreRecord:
         page_start=values["page_start"],
         page_end=values["page_end"],
         metadata=json.loads(values["metadata"]),
+        timestamp_start=values["timestamp_start"],
+        timestamp_end=values["timestamp_end"],
     )
 
 

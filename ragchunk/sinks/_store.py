@@ -59,8 +59,9 @@ class StoreRecord:
     """One chunk as a store holds it: SPEC §2's fields as typed columns or metadata.
 
     ``page_start``/``page_end`` are numbers, or absent (never stored as null) where the
-    document has no pages. ``headings`` is a list; ``metadata`` is the record's own metadata
-    (JSON), stored so that a query returns it unchanged.
+    document has no pages; so are ``timestamp_start``/``timestamp_end`` (seconds, a
+    transcript's) where it has no times. ``headings`` is a list; ``metadata`` is the record's
+    own metadata (JSON), stored so that a query returns it unchanged.
     """
 
     key: str
@@ -77,6 +78,8 @@ class StoreRecord:
     page_start: int | None = None
     page_end: int | None = None
     metadata: Mapping[str, JSONValue] = field(default_factory=dict)
+    timestamp_start: float | None = None
+    timestamp_end: float | None = None
 
     def same_content(self, other: StoreRecord) -> bool:
         """Whether ``other`` has this record's text and vector (a move at most, no rewrite)."""

@@ -23,7 +23,7 @@ import json
 from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 from ragchunk.errors import StoreError, UsageError
@@ -106,6 +106,8 @@ def make_record(chunk: Chunk, key: str, vector: Sequence[float], model: str) -> 
         headings=tuple(chunk.headings),
         page_start=chunk.page_start,
         page_end=chunk.page_end,
+        timestamp_start=chunk.timestamp_start,
+        timestamp_end=chunk.timestamp_end,
         # As a store gives it back: JSON (tuples become lists, keys strings).
         metadata=json.loads(json.dumps(metadata, ensure_ascii=False)),
     )
@@ -191,5 +193,11 @@ def write_result(store: Store, result: FileResult) -> None:
 
 
 def _same(old: StoreRecord, new: StoreRecord) -> bool:
-    """Whether a stored record needs no write: every field equal (metadata as JSON)."""
+    """Whether a stored record needs no write: every field equal (metadata as JSON).
+
+    Times a store gives back as absent are no change: a store whose schema has no timestamp
+    columns (pgvector, LanceDB, Milvus) or that was written before them keeps what it has.
+    """
+    if old.timestamp_start is None and old.timestamp_end is None:
+        new = replace(new, timestamp_start=None, timestamp_end=None)
     return old == new

@@ -43,6 +43,7 @@ from ragchunk.sinks._sqlite_rows import (
     INSERT,
     SCHEMA,
     STORED,
+    add_times,
     entry_of,
     entry_values,
     filter_sql,
@@ -306,6 +307,8 @@ class SqliteStore:
             found = one(db, "SELECT count(*) FROM sqlite_master WHERE name = 'ragchunk'")
             if found and one(db, "SELECT value FROM ragchunk WHERE name = 'format'") != FORMAT:
                 raise StoreError(f"{self.url}: not a store of this ragchunk ({FORMAT})")
+            if found:
+                add_times(db)
         except apsw.Error as exc:
             raise StoreError(f"{self.url}: cannot open {self.path}: {exc}") from None
         return db

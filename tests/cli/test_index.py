@@ -216,3 +216,23 @@ def test_a_rerun_hashes_unchanged_files_here_and_starts_no_worker(
     edited = run()
     assert (edited.changed, edited.unchanged) == (1, 2)
     assert said == [("cranes.md", "unchanged"), ("notes.txt", "changed"), ("tides.md", "unchanged")]
+
+
+def test_a_transcripts_times_are_stored_shown_and_filtered(
+    scripted_server: ScriptedServer, tmp_path: Path
+) -> None:
+    store = f"sqlite:///{tmp_path}/index.db"
+    talk = FIXTURES / "transcripts" / "talk.vtt"
+    args = ["index", str(talk), "--store", store, "-s", "markdown", *embedding(scripted_server)]
+    assert runner.invoke(app, args).exit_code == 0
+    asked = ["query", "--store", store, "the tide", *embedding(scripted_server)[:6]]
+    listed = runner.invoke(app, [*asked, "--json", "-k", "50"])
+    records = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert len(records) > 1
+    assert all(isinstance(r["timestamp_start"], float) for r in records)
+    second = sorted(records, key=lambda r: r["start"])[1]
+    at = str(second["timestamp_start"])
+    kept = runner.invoke(app, [*asked, "--json", "--filter", f"timestamp_start={at}"])
+    assert [json.loads(line)["id"] for line in kept.stdout.splitlines()] == [second["id"]]
+    shown = runner.invoke(app, [*asked, "-k", "1"])
+    assert re.fullmatch(r"    [\d.]+-[\d.]+ s · chars \d+-\d+.*", shown.stdout.splitlines()[1])

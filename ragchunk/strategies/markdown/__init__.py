@@ -12,6 +12,9 @@ item, a fence or a paragraph carry ``metadata.oversize_split``. A bold line open
 chunks repeat it in ``context``.
 A repeated header or label counts within the size when it takes at most half of it; otherwise
 the chunk's ``context`` may exceed the size and says so with ``metadata.context_oversize``.
+A data file's members (``value`` sections: JSON, JSONL, YAML, TOML) are packed as whole
+objects (``text/keytree``): an object or list that fits is never cut, and one too large is
+split between its members, recursively; only a member too large alone is split.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from ragchunk.strategies._structure import structure
 from ragchunk.strategies.markdown.blocks import split_block
 from ragchunk.strategies.markdown.markup import find_label, glue
 from ragchunk.text.breadcrumb import with_prefix
+from ragchunk.text.keytree import is_data, object_groups
 from ragchunk.text.sections import scopes
 from ragchunk.text.spans import spans_from_windows
 
@@ -96,10 +100,10 @@ def split(doc: Document, options: MarkdownOptions, ctx: Context) -> list[Span]:
             continue
         if pending and run[0].level <= pending[-1].level and packer.attach(spans, pending):
             pending = []
-        spans += packer.pack(_blocks(doc.text, [*pending, *run]))
+        spans += packer.pack_any([*pending, *run])
         pending = []
     if pending and not packer.attach(spans, pending):
-        spans += packer.pack(_blocks(doc.text, pending))
+        spans += packer.pack_any(pending)
     return spans
 
 
@@ -182,6 +186,22 @@ class _Packer:
             return False
         spans[-1] = Span(last.start, end, last.headings, {}, None)
         return True
+
+    def pack_any(self, sections: Sequence[Section]) -> list[Span]:
+        """Pack one heading section's blocks; a data file's members by whole objects."""
+        if not is_data(sections):
+            return self.pack(_blocks(self.text, sections))
+        spans: list[Span] = []
+        for group in object_groups(sections, self._fits_range):
+            start, end = group[0].start, group[-1].end
+            if self._fits_range(start, end):
+                spans.append(Span(start, end, self.headings_at(start)))
+            else:
+                spans += self.pack(_blocks(self.text, group))
+        return spans
+
+    def _fits_range(self, start: int, end: int) -> bool:
+        return self.ctx.sizer.size(start, end) <= self.capacity.size
 
     def pack(self, blocks: Sequence[_Block]) -> list[Span]:
         """Return spans of whole blocks; a block too large alone is split by its kind.

@@ -144,3 +144,24 @@ def test_bad_urls_are_one_line_usage_errors(url: str, message: str) -> None:
 def test_urls_follow_sqlalchemy() -> None:
     assert parse_url("sqlite:///index.db") == (Path("index.db"), 30.0)
     assert parse_url("sqlite:////abs/index.db?timeout=2") == (Path("/abs/index.db"), 2.0)
+
+
+def test_times_are_typed_columns_filtered_and_added_to_an_older_store(tmp_path: Path) -> None:
+    import apsw
+
+    url = f"sqlite:///{tmp_path}/index.db"
+    timed = record("k1", "Welcome to the harbour", unit(1, 0, 0), timestamp_start=0.5,
+                   timestamp_end=4.25)  # fmt: skip
+    plain = record("k2", "Tide tables", unit(0, 1, 0), index=1)
+    with open_store(url) as store:
+        store.apply(entry("k1"), upsert=[plain], delete=[])
+    db = apsw.Connection(str(tmp_path / "index.db"))  # a store made before the time columns
+    db.execute('ALTER TABLE chunks DROP COLUMN "timestamp_start"')
+    db.execute('ALTER TABLE chunks DROP COLUMN "timestamp_end"')
+    db.close()
+    with open_store(url) as store:
+        assert store.records("a.md") == {"k2": plain}
+        store.apply(entry("k1", "k2"), upsert=[timed], delete=[])
+        assert store.records("a.md")["k1"] == timed
+        hits = store.query(unit(1, 0, 0), k=2, filters={"timestamp_start": "0.5"})
+        assert [hit.record.key for hit in hits] == ["k1"]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from ragchunk.errors import StoreError, UsageError
+from ragchunk.model import Chunk
 from ragchunk.sinks._records import (
     filter_terms,
     flat_ledger,
@@ -22,6 +24,7 @@ from ragchunk.sinks._records import (
     vector_text,
 )
 from ragchunk.sinks._store import LedgerEntry, StoreRecord
+from ragchunk.sinks._sync import changes, make_record
 
 
 def _record(**fields: object) -> StoreRecord:
@@ -109,3 +112,36 @@ def test_the_exact_vector_travels_as_float32_text() -> None:
     back = record_from_flat(flat).vector
     assert back == struct.unpack("3f", struct.pack("3f", *vector))  # float32, bit for bit
     assert vector_from_text(vector_text(back)) == back
+
+
+def test_a_transcripts_times_are_numbers_in_the_flat_record_and_absent_without_times() -> None:
+    timed = _record(timestamp_start=21.5, timestamp_end=52.3)
+    flat = flat_record(timed)
+    assert (flat["timestamp_start"], flat["timestamp_end"]) == (21.5, 52.3)
+    assert record_from_flat(flat, vector=timed.vector) == timed
+    plain = flat_record(_record())
+    assert "timestamp_start" not in plain
+    assert "timestamp_end" not in plain
+    assert record_from_flat(plain, vector=(0.5, 1.0)).timestamp_start is None
+
+
+def test_time_filters_are_numbers_of_seconds() -> None:
+    terms = filter_terms({"timestamp_start": "21.5", "timestamp_end": 60})
+    assert terms == [("timestamp_start", 21.5), ("timestamp_end", 60.0)]
+    with pytest.raises(UsageError, match="timestamp_start is a number of seconds"):
+        filter_terms({"timestamp_start": "noon"})
+    with pytest.raises(UsageError, match="a number of seconds"):
+        filter_terms({"timestamp_end": "nan"})
+
+
+def test_a_chunks_times_reach_its_store_record_and_a_store_without_them_is_no_change() -> None:
+    chunk = Chunk(
+        id="c0", doc_id="talk.vtt", source="talk.vtt", index=0, text="Welcome", start=0,
+        end=7, strategy="markdown", chars=7, timestamp_start=0.5, timestamp_end=4.25,
+    )  # fmt: skip
+    record = make_record(chunk, "talk.vtt#0", (0.5, 1.0), "m")
+    assert (record.timestamp_start, record.timestamp_end) == (0.5, 4.25)
+    untimed = replace(record, timestamp_start=None, timestamp_end=None)
+    assert changes([record], {record.key: untimed}).upsert == ()  # a store without the columns
+    moved = replace(untimed, timestamp_start=1.0, timestamp_end=4.25)
+    assert changes([record], {record.key: moved}).upsert == (record,)
