@@ -444,7 +444,8 @@ def test_of_two_chroma_runs_that_took_the_lease_at_once_the_replaced_one_writes_
         owner = second._owner
     with module_of(url).open_store(url, lock=False) as reader:
         held = Lease(reader.url, reader._client, name)._holder()
-        assert held is not None and held["owner"] == owner  # the first left it on leaving
+        assert held is not None
+        assert held["owner"] == owner  # the first left it on leaving
 
 
 def test_a_chroma_run_that_writes_nothing_never_waits_to_read_its_lease_back(
@@ -461,4 +462,5 @@ def test_a_chroma_run_that_writes_nothing_never_waits_to_read_its_lease_back(
     with module_of(url).open_store(url) as store:
         records = [record("a.md", 0)]
         store.apply(entry("a.md", records), upsert=records, delete=[])
-    assert len(slept) == 1 and 0 < slept[0] <= _chroma_lock.SETTLE  # read back before writing
+    assert len(slept) == 1  # read back before writing, SETTLE s after the lease at the earliest
+    assert 0 <= slept[0] <= _chroma_lock.SETTLE
