@@ -98,10 +98,11 @@ class Embedding:
     def for_embedder(
         cls, embedder: CachedEmbedder, report: IndexReport, counting: str | None
     ) -> Embedding:
-        """Return the queue for ``embedder``: calls of ``LOCAL_CALLS`` batches for a local
-        model, of one document each (``per_call`` 0) for an endpoint.
+        """Return the queue for ``embedder`` (calls across documents for a local model).
 
-        With ``counting`` (a dry run's tokenizer) texts are only counted, with their tokens.
+        A local model gets calls of ``LOCAL_CALLS`` batches, an endpoint calls of one
+        document each (``per_call`` 0). With ``counting`` (a dry run's tokenizer) texts are
+        only counted, with their tokens.
         """
         batch = embedder.spec.batch_size
         per_call = batch * LOCAL_CALLS if embedder.has_tokens else 0
