@@ -5,7 +5,9 @@ whose ledger entry holds the same content hash and settings hash is skipped with
 parsed. The others are chunked exactly as ``ragchunk split`` chunks them (same ids, texts,
 spans, pages, headings), then, in this process, each chunk gets its vector: the stored one when
 its key is stored with the same text (an unchanged chunk, moved or not), else the embedder's
-through the vector cache (only texts the cache has not seen reach the model). The records go
+through the vector cache (only texts the cache has not seen reach the model), the texts of
+several documents per call (``ragchunk.runs.index_embed``), each document written, in input
+order, once its vectors are in. The records go
 to the store by key (``ragchunk.sinks._sync``): new, rewritten and moved ones upserted,
 vanished keys deleted, the ledger entry last, all through ``Store.apply``. A document under a
 walked root that the walk no longer finds is removed (``prune=False`` keeps it); documents
@@ -20,12 +22,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
 from ragchunk.errors import BackendError, UsageError
 from ragchunk.runs.batch import prepare, results
+from ragchunk.runs.index_embed import Embedding, Waiting, embedded_text
 from ragchunk.runs.inputs import doc_id_for
 from ragchunk.sinks._store import Counts, LedgerEntry
 from ragchunk.sinks._sync import (
@@ -41,16 +45,13 @@ from ragchunk.sinks._sync import (
 if TYPE_CHECKING:
     from ragchunk.backends import EmbedderSpec
     from ragchunk.backends.cache import CachedEmbedder
-    from ragchunk.measure import Measure
-    from ragchunk.model import Chunk
     from ragchunk.pipeline.plan import Plan, Recipe
     from ragchunk.pipeline.results import FileResult
     from ragchunk.runs.batch import Batch
     from ragchunk.runs.config import Config
     from ragchunk.runs.inputs import Note
-    from ragchunk.runs.workers import Job
     from ragchunk.settings import Settings
-    from ragchunk.sinks._store import Store, StoreRecord
+    from ragchunk.sinks._store import Store
 
 OnDocument = Callable[[str, str], None]
 """Called with each document's source and what became of it (``added``, ``changed``,
@@ -197,9 +198,12 @@ class _Sync:
         self.stopped = False
         default = batch.jobs[0].plan if batch.jobs else None
         self.embedder: CachedEmbedder | None = None
-        self.measure: Measure | None = None
+        self.embedding: Embedding | None = None
         if default is not None:
             self.embedder = open_embedder(default.recipe.embedder, default.policy.cache)
+            counting = default.recipe.tokenizer if dry_run else None
+            self.embedding = Embedding.for_embedder(self.embedder, self.report, counting)
+        self.queue: deque[Waiting] = deque()
         self.ledger = dict(store.ledger())
         self.dimension = store.dimension()
         self.meta = dict(store.meta())
@@ -234,41 +238,66 @@ class _Sync:
             for job, result, digest in zip(jobs, same, digests, strict=True):
                 if result is None:
                     job, _, result = next(made)
-                self._document(job, result, digest)
+                self._take(Waiting(job, result, digest))
                 if self.stopped:
                     break
+            self._flush(final=True)
 
-    def _document(self, job: Job, result: FileResult, digest: str) -> None:
+    def _take(self, waiting: Waiting) -> None:
+        """Queue a document (in input order); write those whose vectors are all in."""
+        if any(queued.job.doc_id == waiting.job.doc_id for queued in self.queue):
+            self._flush(final=True)  # its stored records are read once the other is written
+        result = waiting.result
+        if not (result.error or result.failed_parts or result.unchanged or self.stopped):
+            self._prepare(waiting)
+        self.queue.append(waiting)
+        self._flush(final=False)
+
+    def _flush(self, *, final: bool) -> None:
+        """Write the ready documents at the head of the queue; embed while a call is full.
+
+        With ``final``, embed what waits (a last, shorter call) until the queue is empty.
+        """
+        while not self.stopped:
+            while self.queue and self.queue[0].ready and not self.stopped:
+                self._document(self.queue.popleft())
+            if self.embedding is None or not self.embedding.pending:
+                break
+            if not (final or self.embedding.full):
+                break
+            self.embedding.call()
+
+    def _document(self, waiting: Waiting) -> None:
+        result = waiting.result
         if result.error is not None or result.failed_parts:
             # A container with a part that failed keeps its old chunks whole, like any failure.
-            error = result.error or "; ".join(result.failed_parts)
-            self.report.failures.append(dataclasses.replace(result, chunks=(), error=error))
-            self._said(result.source, "failed")
-            self.stopped = self.batch.fail_fast
-            return
-        if result.unchanged:
+            self._failed(result, result.error or "; ".join(result.failed_parts))
+        elif result.unchanged:
             self.report.unchanged += 1
             self._said(result.source, "unchanged")
-            return
-        try:
-            self._sync(job, result, digest)
-        except BackendError as exc:
-            message = f"{result.source}: {exc}"
-            self.report.failures.append(dataclasses.replace(result, chunks=(), error=message))
-            self._said(result.source, "failed")
-            self.stopped = self.batch.fail_fast
+        elif waiting.error is not None:
+            self._failed(result, f"{result.source}: {waiting.error}")
+        else:
+            try:
+                self._sync(waiting)
+            except BackendError as exc:
+                self._failed(result, f"{result.source}: {exc}")
 
-    def _sync(self, job: Job, result: FileResult, digest: str) -> None:
-        chunks = [chunk for chunk in result.chunks if not chunk.is_parent]
-        keys = chunk_keys(chunks, digest)
-        stored = self.store.records(job.doc_id)
-        vectors = self._vectors(chunks, keys, stored)
+    def _failed(self, result: FileResult, error: str) -> None:
+        self.report.failures.append(dataclasses.replace(result, chunks=(), error=error))
+        self._said(result.source, "failed")
+        self.stopped = self.batch.fail_fast
+
+    def _sync(self, waiting: Waiting) -> None:
+        job, result, digest, keys = waiting.job, waiting.result, waiting.digest, waiting.keys
+        vectors = [vector if vector is not None else () for vector in waiting.vectors]
+        self.report.reused += waiting.reused
         model = self.embedder.model if self.embedder is not None else ""
         records = [
             make_record(chunk, key, vector, model)
-            for chunk, key, vector in zip(chunks, keys, vectors, strict=True)
+            for chunk, key, vector in zip(waiting.chunks, keys, vectors, strict=True)
         ]
-        found = changes(records, stored)
+        found = changes(records, waiting.stored)
         entry = LedgerEntry(
             doc_id=job.doc_id,
             source=job.source,
@@ -293,48 +322,17 @@ class _Sync:
             self.report.changed += 1
         self._said(job.source, status)
 
-    def _vectors(
-        self, chunks: Sequence[Chunk], keys: Sequence[str], stored: Mapping[str, StoreRecord]
-    ) -> list[Sequence[float]]:
-        """Return each chunk's vector: its own (late chunking), the stored one, or embedded."""
-        vectors: list[Sequence[float] | None] = []
-        todo: list[int] = []
-        for k, (chunk, key) in enumerate(zip(chunks, keys, strict=True)):
-            old = stored.get(key)
-            if chunk.embedding is not None:
-                vectors.append(chunk.embedding)
-            elif old is not None and old.text == chunk.text:
-                vectors.append(old.vector)
-                self.report.reused += 1
-            else:
-                vectors.append(None)
-                todo.append(k)
-        texts = [_embedded_text(chunks[k]) for k in todo]
-        if texts and self.embedder is not None:
-            if self.dry_run:
-                self._count_texts(texts)
-                for k in todo:
-                    vectors[k] = ()
-            else:
-                before = (self.embedder.embedded, self.embedder.cached)
-                made = self.embedder.embed(texts)
-                self.report.embedded += self.embedder.embedded - before[0]
-                self.report.cached += self.embedder.cached - before[1]
-                for k, vector in zip(todo, made, strict=True):
-                    vectors[k] = vector
-        return [vector if vector is not None else () for vector in vectors]
+    def _prepare(self, waiting: Waiting) -> None:
+        """Give each chunk its vector: its own (late chunking), the stored one, or queue it.
 
-    def _count_texts(self, texts: Sequence[str]) -> None:
-        """Count what a dry run would send to the model, and its tokens."""
-        assert self.embedder is not None
-        unseen = self.embedder.unseen(texts)
-        self.report.embedded += len(unseen)
-        self.report.cached += len(texts) - len(unseen)
-        if self.measure is None:
-            from ragchunk.measure import measure_for
-
-            self.measure = measure_for("tokens", self.batch.jobs[0].plan.recipe.tokenizer)
-        self.report.tokens += sum(self.measure.count(text) for text in unseen)
+        The texts to embed go to ``self.embedding`` (a dry run's counts them).
+        """
+        waiting.chunks = [chunk for chunk in waiting.result.chunks if not chunk.is_parent]
+        waiting.keys = chunk_keys(waiting.chunks, waiting.digest)
+        todo = waiting.known_vectors(self.store.records(waiting.job.doc_id))
+        texts = [embedded_text(waiting.chunks[k]) for k in todo]
+        if texts and self.embedding is not None:
+            self.embedding.add(waiting, todo, texts)
 
     def _count_plan(self, written: int, moved: int, deleted: int, *, ledger: bool) -> None:
         counts = self.report.counts
@@ -386,11 +384,6 @@ def _chunking_only(plan: Plan) -> Plan:
         return dataclasses.replace(recipe, embed=False, choices=choices)
 
     return dataclasses.replace(plan, recipe=without(plan.recipe))
-
-
-def _embedded_text(chunk: Chunk) -> str:
-    """Return what is embedded for a chunk (as ``split --embed``): its context, else its text."""
-    return chunk.context if chunk.context is not None else chunk.text
 
 
 def _is_under(doc_id: str, root: str) -> bool:

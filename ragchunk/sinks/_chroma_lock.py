@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 LEASE: Final = 120.0
 """Seconds a server lease lasts unless renewed (every write renews it)."""
 SETTLE: Final = 0.5
-"""Seconds between writing the lease and reading it back."""
+"""Seconds between writing the lease and reading it back (``Lease.confirm``)."""
 _PLACEHOLDER: Final[list[Sequence[float] | Sequence[int]]] = [[1.0]]
 
 
@@ -35,29 +35,57 @@ class Lease:
         self._collection = client.get_or_create_collection(f"{name}__lock", embedding_function=None)
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._renewed = 0.0
+        self._confirmed = False
 
     def take(self, timeout: float) -> None:
-        """Take the lease, waiting up to ``timeout`` seconds while another run holds it."""
+        """Write the lease, waiting up to ``timeout`` seconds while another run holds it.
+
+        It is read back (``confirm``) before this run's first write, not here: a run that
+        turns out to write nothing (an unchanged rerun) never waits for ``SETTLE``.
+        """
         deadline = time.monotonic() + timeout
         while True:
             holder = self._holder()
             if holder is None or _stale(holder) or holder["owner"] == self._owner:
                 self._write()
-                time.sleep(SETTLE)
-                holder = self._holder()
-                if holder is not None and holder["owner"] == self._owner:
-                    return
+                self._confirmed = False
+                return
             if time.monotonic() >= deadline:
-                who = "another process" if holder is None else holder["owner"]
-                since = "" if holder is None else f" since {holder['since']}"
                 raise StoreError(
-                    f"{self._url}: another index run holds the lock ({who}{since}); "
+                    f"{self._url}: another index run holds the lock ({_who(holder)}); "
                     f"waited {timeout:g} s"
                 )
             time.sleep(0.5)
 
+    def confirm(self) -> None:
+        """Before this run's first write: read the lease back, ``SETTLE`` s after writing it.
+
+        Two runs that found the store free and wrote the lease within ``SETTLE`` seconds of
+        each other both read back the later one's: the other fails here, before it writes
+        anything (what it read before, it only read).
+
+        Raises:
+            StoreError: another run's lease replaced this one's.
+        """
+        if self._confirmed:
+            return
+        time.sleep(max(0.0, SETTLE - (time.monotonic() - self._renewed)))
+        holder = self._holder()
+        if holder is None or holder["owner"] != self._owner:
+            who = "another process" if holder is None else _who(holder)
+            raise StoreError(
+                f"{self._url}: another index run took the lock as this one did ({who}); "
+                "nothing was written: run again once it is done"
+            )
+        self._confirmed = True
+
     def renew(self) -> None:
-        """Extend the lease if a quarter of it has passed; fail if another run has taken it."""
+        """Before a write: confirm the lease, and extend it if a quarter of it has passed.
+
+        Raises:
+            StoreError: another run has taken it.
+        """
+        self.confirm()
         if time.monotonic() - self._renewed < LEASE / 4:
             return
         holder = self._holder()
@@ -84,6 +112,11 @@ class Lease:
         }
         self._collection.upsert(ids=["lease"], embeddings=_PLACEHOLDER, metadatas=[lease])
         self._renewed = time.monotonic()
+
+
+def _who(holder: Mapping[str, Any]) -> str:
+    """Return a lease's owner and since when it holds the store."""
+    return f"{holder['owner']} since {holder['since']}"
 
 
 def _stale(holder: Mapping[str, Any]) -> bool:

@@ -23,10 +23,14 @@ released by the system when the process dies. On a server, a *lease*: a record h
 owner (host, process, a random tag) and an expiry (``LEASE`` seconds, renewed by every write).
 A second run waits while the lease is held and unexpired, up to ``?lock_timeout=SECONDS``
 (default 60), then fails naming the owner; a lease whose owner was a process of this host that
-no longer exists is taken at once. Its limits: Chroma has no compare-and-set, so the lease is
-written, then read back after ``SETTLE`` seconds, and two runs that write it within that window
-could both believe they hold it; a run killed on another host blocks the store until its lease
-expires; and clocks of different hosts are trusted to agree within seconds.
+no longer exists is taken at once. Chroma has no compare-and-set, so the lease is read back
+before the run's first write, ``SETTLE`` seconds after it was written at the earliest: of two
+runs that found the store free at once, the one whose lease was replaced fails there, having
+written nothing. A run that writes nothing (an unchanged rerun) never reads it back, so never
+waits. Its limits: two runs each taking more than ``SETTLE`` seconds between finding the store
+free and writing the lease could both believe they hold it; a run killed on another host
+blocks the store until its lease expires; and clocks of different hosts are trusted to agree
+within seconds.
 """
 
 from __future__ import annotations
@@ -167,6 +171,7 @@ class ChromaStore:
 
     def set_meta(self, values: Mapping[str, str]) -> None:
         """Record ``values`` in ``<collection>__meta``, over what is there."""
+        self._renew()
         merged = {**self.meta(), **values}
         with self._refusals("writing its meta"):
             self._meta.upsert(

@@ -236,3 +236,45 @@ def test_a_transcripts_times_are_stored_shown_and_filtered(
     assert [json.loads(line)["id"] for line in kept.stdout.splitlines()] == [second["id"]]
     shown = runner.invoke(app, [*asked, "-k", "1"])
     assert re.fullmatch(r"    [\d.]+-[\d.]+ s · chars \d+-\d+.*", shown.stdout.splitlines()[1])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_local_model_embeds_the_texts_of_several_documents_per_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ragchunk
+    from ragchunk.backends.local import LocalEmbedder
+    from ragchunk.errors import BackendError
+    from ragchunk.settings import scope
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(6):
+        body = "\n\n".join(f"Paragraph {p} of note {n} about the harbour." for p in range(3))
+        (docs / f"note{n}.md").write_text(f"# Note {n}\n\n{body}\n", encoding="utf-8")
+    calls: list[list[str]] = []
+    real = LocalEmbedder.embed
+
+    def counted(model: LocalEmbedder, texts: list[str]) -> list[object]:
+        calls.append(list(texts))
+        if any("note 3" in text for text in texts):  # a fault of this document's texts only
+            raise BackendError("the model failed on note 3")
+        return real(model, texts)  # type: ignore[return-value]
+
+    monkeypatch.setattr(LocalEmbedder, "embed", counted)
+    settings = scope({"size": 60, "overlap": 0, "unit": "chars", "no_cache": True, "jobs": 1})
+    said: list[tuple[str, str]] = []
+    report = ragchunk.index(
+        [str(docs)],
+        f"sqlite:///{tmp_path}/index.db",
+        settings=settings,
+        on_document=lambda source, status: said.append((Path(source).name, status)),
+    )
+    texts = [text for call in calls for text in call]
+    assert len(calls[0]) == len(set(texts)) > 6  # one call for every document's texts
+    # That call failed: each document was tried on its own, and only note 3 failed.
+    assert len(calls) == 1 + 6
+    assert [Path(f.source).name for f in report.failures] == ["note3.md"]
+    assert said == [(f"note{n}.md", "failed" if n == 3 else "added") for n in range(6)]
+    assert report.added == 5

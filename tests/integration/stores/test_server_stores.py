@@ -420,3 +420,47 @@ def test_a_missing_client_library_says_what_to_install(
 
 def _with(url: str, parameter: str) -> str:
     return f"{url}{'&' if '?' in url else '?'}{parameter}"
+
+
+def test_of_two_chroma_runs_that_took_the_lease_at_once_the_replaced_one_writes_nothing(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    from ragchunk.sinks._chroma_lock import Lease
+
+    url = chroma_server_url(request, tmp_path)
+    name = url.rsplit("/", 1)[1]
+    with module_of(url).open_store(url) as first:
+        # A second run found the store free as the first did and wrote its lease just after.
+        second = Lease(first.url, first._client, name)
+        second._write()
+        records = [record("a.md", 0)]
+        with pytest.raises(StoreError) as refused:
+            first.apply(entry("a.md", records), upsert=records, delete=[])
+        message = str(refused.value)
+        assert message.startswith(f"{url}: another index run took the lock as this one did (")
+        assert "nothing was written" in message
+        assert (first.records("a.md"), first.ledger(), first.counts.written) == ({}, {}, 0)
+        second.confirm()  # the later lease is the one that holds the store
+        owner = second._owner
+    with module_of(url).open_store(url, lock=False) as reader:
+        held = Lease(reader.url, reader._client, name)._holder()
+        assert held is not None
+        assert held["owner"] == owner  # the first left it on leaving
+
+
+def test_a_chroma_run_that_writes_nothing_never_waits_to_read_its_lease_back(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragchunk.sinks import _chroma_lock
+
+    url = chroma_server_url(request, tmp_path)
+    slept: list[float] = []
+    monkeypatch.setattr(_chroma_lock.time, "sleep", slept.append)
+    with module_of(url).open_store(url) as store:  # an unchanged rerun only reads
+        assert (store.ledger(), store.dimension(), store.meta()) == ({}, None, {})
+    assert slept == []
+    with module_of(url).open_store(url) as store:
+        records = [record("a.md", 0)]
+        store.apply(entry("a.md", records), upsert=records, delete=[])
+    assert len(slept) == 1  # read back before writing, SETTLE s after the lease at the earliest
+    assert 0 <= slept[0] <= _chroma_lock.SETTLE
