@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Final
 
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Router
+from ragchunk.text.sections import BOUNDARY_KINDS
 
 if TYPE_CHECKING:
     from ragchunk.model import Document
@@ -36,8 +37,7 @@ def choose(doc: Document) -> str:
         return "markdown"
     if doc.format == "code":
         return "code"
-    has_headings = any(section.kind == "heading" for section in doc.sections)
-    if doc.format in ("pdf", "docx") and has_headings:
+    if any(section.kind in BOUNDARY_KINDS for section in doc.sections):
         return "hierarchical"
     return "recursive"
 

@@ -20,14 +20,17 @@ from ragchunk.errors import OptionError
 from ragchunk.model import Span
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Bounds, Context, Strategy
-from ragchunk.strategies._structure import structure
-from ragchunk.text.sections import scopes
+from ragchunk.strategies._structure import Structure, structure
+from ragchunk.text.sections import BOUNDARY_KINDS, unit_starts
 from ragchunk.text.sentences import strip_span
 from ragchunk.text.separators import split_range
 from ragchunk.text.spans import spans_from_windows
 
 if TYPE_CHECKING:
-    from ragchunk.model import Document
+    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Set as AbstractSet
+
+    from ragchunk.model import Document, Section
 
 MAX_LEVEL = 9
 """The deepest heading level a parser reports (DOCX has Heading 1-9)."""
@@ -58,21 +61,143 @@ def split(doc: Document, options: HierarchicalOptions, ctx: Context) -> list[Spa
 
     Spans are absolute, half-open and in document order; together they cover the document.
     """
-    text = doc.text
-    found = structure(doc, ctx)
-    sizer, capacity = found.ctx.sizer, ctx.capacity
-    spans: list[Span] = []
-    for run in scopes(found.sections, options.max_depth):
-        span = strip_span(text, run[0].start, run[-1].end)
+    cut = _Cutter(doc, structure(doc, ctx), ctx)
+    runs = _scopes(cut.found.sections, options.max_depth, cut.units)
+    return [span for run in runs for span in cut.run(run)]
+
+
+def _scopes(
+    sections: Sequence[Section], level: int, units: AbstractSet[int]
+) -> Iterator[list[Section]]:
+    """Yield runs of sections, each starting at a heading of ``level`` or shallower, or at a
+    section that starts a unit of its own (``units``: a message, a slide)."""
+    run: list[Section] = []
+    for section in sections:
+        starts = section.start in units or (
+            section.kind == "heading" and 0 < section.level <= level
+        )
+        if starts and run and not _only_headings(run):
+            yield run
+            run = []
+        run.append(section)
+    if run:
+        yield run
+
+
+def _only_headings(run: Sequence[Section]) -> bool:
+    """Whether a run holds nothing but headings: a title its first subsection keeps."""
+    return all(section.kind == "heading" for section in run)
+
+
+class _Cutter:
+    """Spans of runs of sections: a run that fits is one span; a larger one is cut at its
+    deepest structure first (units, then headings from the top level down, then its sections,
+    packed whole while they fit), and only a section larger than the size alone is split."""
+
+    def __init__(self, doc: Document, found: Structure, ctx: Context) -> None:
+        self.text, self.wraps, self.found = doc.text, doc.wraps, found
+        self.sizer, self.capacity = found.ctx.sizer, ctx.capacity
+        pages = (page.start for page in doc.pages)
+        self.units = frozenset(unit_starts(found.sections, doc.format, pages))
+        sections = found.sections
+        self.after = {a.start: b for a, b in zip(sections, sections[1:], strict=False)}
+
+    def run(self, run: Sequence[Section]) -> list[Span]:
+        """Return the spans of one run of sections (a subtree, a unit, a section)."""
+        span = strip_span(self.text, run[0].start, run[-1].end)
         if span is None:
-            continue
+            return []
         start, end = span
-        if capacity.fits(sizer, start, end):
-            spans.append(Span(start, end, found.headings_at(start)))
-            continue
-        windows = split_range(text, start, end, sizer=sizer, capacity=capacity, wraps=doc.wraps)
-        spans += spans_from_windows(text, windows, headings_at=found.headings_at)
-    return spans
+        if self.capacity.fits(self.sizer, start, end):
+            return [Span(start, end, self._headings(run))]
+        groups = _groups(run, self.units)
+        if len(groups) == 1:
+            # a title is cut off its text only when the two cannot share a chunk
+            body = next((s.start for s in run if s.kind != "heading"), start)
+            body = max(start, min(body, end))
+            windows = split_range(
+                self.text, body, end, sizer=self.sizer, capacity=self.capacity, wraps=self.wraps
+            )
+            if body > start and windows:
+                first = windows[0]
+                if self.capacity.fits(self.sizer, start, first[1]):
+                    windows[0] = (start, *first[1:])
+                else:
+                    windows.insert(0, (start, body, False, False))
+
+            def headings_at(offset: int) -> tuple[str, ...]:  # titles take their text's path
+                return self.found.headings_at(max(offset, body))
+
+            return spans_from_windows(self.text, windows, headings_at=headings_at)
+        return self._pack(groups)
+
+    def _pack(self, groups: list[list[Section]]) -> list[Span]:
+        """Pack consecutive groups whole while they fit; a group too large alone is cut."""
+        spans: list[Span] = []
+        packed: list[Section] = []
+        for group in groups:
+            if packed and self._fits([*packed, *group]):
+                packed += group
+                continue
+            if packed:
+                spans += self.run(packed)
+            packed = list(group)
+            if not self._fits(packed):
+                spans += self.run(packed)
+                packed = []
+        return spans + (self.run(packed) if packed else [])
+
+    def _fits(self, run: Sequence[Section]) -> bool:
+        span = strip_span(self.text, run[0].start, run[-1].end)
+        return span is None or self.capacity.fits(self.sizer, *span)
+
+    def _headings(self, run: Sequence[Section]) -> tuple[str, ...]:
+        """The heading path of a run: a whole subtree's own; else the path its text shares
+        (a title above its first subsection gives way to the subsection's, several sibling
+        subsections to their parent's)."""
+        head = run[0]
+        after = self.after.get(run[-1].start)
+        if head.kind == "heading" and (
+            after is None
+            or after.start in self.units
+            or (after.kind == "heading" and 0 < after.level <= head.level)
+        ):
+            return self.found.headings_at(head.start)
+        body = [section for section in run if section.kind != "heading"] or list(run)
+        first = self.found.headings_at(body[0].start)
+        shared = len(first)
+        for section in body[1:]:
+            path = section.headings
+            shared = min(shared, len(path))
+            shared = next((i for i in range(shared) if first[i] != path[i]), shared)
+        return first[:shared]
+
+
+def _groups(run: Sequence[Section], units: AbstractSet[int]) -> list[list[Section]]:
+    """Split a run too large for one span at its coarsest inner structure.
+
+    The units (``units``: messages, slides) first, then the shallowest headings inside it, then other
+    boundaries (``BOUNDARY_KINDS``: a cue), then one group per section; a group never ends
+    with a heading (a title stays with what follows it).
+    """
+    inner = run[1:]
+    levels = [s.level for s in inner if s.kind == "heading" and s.level > 0]
+    tests: list[Callable[[Section], bool]] = [lambda s: s.start in units]
+    if levels:
+        top = min(levels)
+        tests.append(lambda s: s.kind == "heading" and 0 < s.level <= top)
+    tests += [lambda s: s.kind in BOUNDARY_KINDS, lambda _s: True]
+    for starts in tests:
+        if any(starts(section) for section in inner):
+            groups: list[list[Section]] = [[run[0]]]
+            for section in inner:
+                if starts(section) and not _only_headings(groups[-1]):
+                    groups.append([section])
+                else:
+                    groups[-1].append(section)
+            if len(groups) > 1:
+                return groups
+    return [run]
 
 
 def _unbounded(_options: HierarchicalOptions) -> Bounds:
