@@ -28,8 +28,8 @@ The page shows the text with every chunk coloured, overlaps hatched, pages and h
 a list of the chunks with their records, a size histogram with the limit and the settings.
 It is one file: it loads nothing from the network. PATH is a file, - for standard input, or
 a directory (one page per input and an index.html; an mbox is drawn as one, a page per
-message). Without -o the page is NAME.view.html
-(a directory: NAME.view/) in the current directory; its path is printed.
+message). Without -o the page is NAME.view.html (a directory: NAME.view/) in the current
+directory; its path is printed.
 
 Examples:
 
