@@ -99,8 +99,6 @@ class _Cutter:
         self.sizer, self.capacity = found.ctx.sizer, ctx.capacity
         pages = (page.start for page in doc.pages)
         self.units = frozenset(unit_starts(found.sections, doc.format, pages))
-        sections = found.sections
-        self.after = {a.start: b for a, b in zip(sections, sections[1:], strict=False)}
 
     def run(self, run: Sequence[Section]) -> list[Span]:
         """Return the spans of one run of sections (a subtree, a unit, a section)."""
@@ -124,11 +122,7 @@ class _Cutter:
                     windows[0] = (start, *first[1:])
                 else:
                     windows.insert(0, (start, body, False, False))
-
-            def headings_at(offset: int) -> tuple[str, ...]:  # titles take their text's path
-                return self.found.headings_at(max(offset, body))
-
-            return spans_from_windows(self.text, windows, headings_at=headings_at)
+            return spans_from_windows(self.text, windows, headings_at=self.found.headings_at)
         return self._pack(groups)
 
     def _pack(self, groups: list[list[Section]]) -> list[Span]:
@@ -152,21 +146,11 @@ class _Cutter:
         return span is None or self.capacity.fits(self.sizer, *span)
 
     def _headings(self, run: Sequence[Section]) -> tuple[str, ...]:
-        """The heading path of a run: a whole subtree's own; else the path its text shares
-        (a title above its first subsection gives way to the subsection's, several sibling
-        subsections to their parent's)."""
-        head = run[0]
-        after = self.after.get(run[-1].start)
-        if head.kind == "heading" and (
-            after is None
-            or after.start in self.units
-            or (after.kind == "heading" and 0 < after.level <= head.level)
-        ):
-            return self.found.headings_at(head.start)
-        body = [section for section in run if section.kind != "heading"] or list(run)
-        first = self.found.headings_at(body[0].start)
+        """The heading path of a run: the one at its start (a subtree's own), cut back to the
+        part all its sections share (sibling subsections packed together: their parent's)."""
+        first = self.found.headings_at(run[0].start)
         shared = len(first)
-        for section in body[1:]:
+        for section in run[1:]:
             path = section.headings
             shared = min(shared, len(path))
             shared = next((i for i in range(shared) if first[i] != path[i]), shared)
