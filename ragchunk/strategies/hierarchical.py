@@ -13,7 +13,7 @@ that was split does).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ragchunk.errors import OptionError
@@ -22,6 +22,7 @@ from ragchunk.options import Budget
 from ragchunk.strategies._spec import Bounds, Context, Strategy
 from ragchunk.strategies._structure import Structure, structure
 from ragchunk.text.sections import BOUNDARY_KINDS, unit_starts
+from ragchunk.text.pack import Window
 from ragchunk.text.sentences import strip_span
 from ragchunk.text.separators import split_range
 from ragchunk.text.spans import spans_from_windows
@@ -31,7 +32,10 @@ if TYPE_CHECKING:
     from collections.abc import Set as AbstractSet
 
     from ragchunk.model import Document, Section
+    from ragchunk.options import Capacity
 
+_ENDS = frozenset(".!?:;…。！？")
+"""What the piece of text kept beside its titles ends with (or a line end)."""
 MAX_LEVEL = 9
 """The deepest heading level a parser reports (DOCX has Heading 1-9)."""
 
@@ -110,20 +114,37 @@ class _Cutter:
             return [Span(start, end, self._headings(run))]
         groups = _groups(run, self.units)
         if len(groups) == 1:
-            # a title is cut off its text only when the two cannot share a chunk
             body = next((s.start for s in run if s.kind != "heading"), start)
-            body = max(start, min(body, end))
-            windows = split_range(
-                self.text, body, end, sizer=self.sizer, capacity=self.capacity, wraps=self.wraps
-            )
-            if body > start and windows:
-                first = windows[0]
-                if self.capacity.fits(self.sizer, start, first[1]):
-                    windows[0] = (start, *first[1:])
-                else:
-                    windows.insert(0, (start, body, False, False))
+            windows = self._titled(start, max(start, min(body, end)), end)
             return spans_from_windows(self.text, windows, headings_at=self.found.headings_at)
         return self._pack(groups)
+
+    def _titled(self, start: int, body: int, end: int) -> list[Window]:
+        """Return windows of ``[start, end)`` whose first holds the titles ``[start, body)``
+        with the beginning of their text: a title is cut off its text only when a quarter of
+        the size is not left beside it, or that text would end inside a sentence."""
+        windows = self._windows(body, end, self.capacity)
+        if body == start or not windows:
+            return windows
+        if self.capacity.fits(self.sizer, start, windows[0].end):
+            return [windows[0]._replace(start=start), *windows[1:]]
+        room = self.capacity.size - self.sizer.size(start, body)
+        if room >= max(1, self.capacity.size // 4):
+            beside = replace(self.capacity, size=room, overlap=min(self.capacity.overlap, room - 1))
+            head = self._windows(body, end, beside)[0]
+            ends = (
+                self.text[: head.end].rstrip()[-1:] in _ENDS
+                or self.text[head.end : head.end + 1] == "\n"
+            )
+            if ends and self.capacity.fits(self.sizer, start, head.end):
+                return [head._replace(start=start), *self._windows(head.end, end, self.capacity)]
+        titles = start + len(self.text[start:body].rstrip())
+        return [Window(start, titles, False, False), *windows]
+
+    def _windows(self, start: int, end: int, capacity: Capacity) -> list[Window]:
+        return split_range(
+            self.text, start, end, sizer=self.sizer, capacity=capacity, wraps=self.wraps
+        )
 
     def _pack(self, groups: list[list[Section]]) -> list[Span]:
         """Pack consecutive groups whole while they fit; a group too large alone is cut."""

@@ -73,12 +73,19 @@ def scopes(sections: Sequence[Section], level: int) -> Iterator[list[Section]]:
 
 
 def heading_scopes(sections: Sequence[Section]) -> Callable[[int], int]:
-    """Return ``scope(offset)``: a number that changes at every heading and heading-path change."""
+    """Return ``scope(offset)``: a number that changes at every heading and heading-path change.
+
+    Titles stacked with nothing between them (``Chapter 5`` over ``The Context``) are one
+    scope with the text they head: a title is never a scope of its own.
+    """
     starts: list[int] = []
     previous: tuple[str, ...] | None = None
+    titles = False  # whether the scope so far holds only headings
     for section in sections:
-        if section.kind == "heading" or section.headings != previous:
+        heading = section.kind == "heading"
+        if (heading or section.headings != previous) and not titles:
             starts.append(section.start)
+        titles = heading and (titles or not starts or starts[-1] == section.start)
         previous = section.headings
 
     def scope(offset: int) -> int:
