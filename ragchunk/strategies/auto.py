@@ -1,7 +1,10 @@
 """auto: pick a strategy per document from its format and structure (SPEC §4).
 
-Markdown and reStructuredText → ``markdown``; source code → ``code``; PDF or DOCX with
-headings → ``hierarchical``, bounded; anything else → ``recursive``. The choice runs as if the
+Markdown and reStructuredText → ``markdown``; source code → ``code``; any document with
+structure, whatever its format → ``hierarchical``, bounded: a section of a kind in
+``BOUNDARY_KINDS`` (a heading, a message's headers, a slide, a cue: HTML, EPUB, PPTX, DOCX,
+e-mail, PDF with headings, transcripts), so no chunk crosses one unless that part alone exceeds
+the size; anything else (plain text, CSV) → ``recursive``. The choice runs as if the
 user had named it: with its own defaults (code: 512 tokens, no overlap; hierarchical bounded by
 its own size) unless the user gave ``--size``, which then applies to every choice in ``--unit``
 (chars by default), with ``--overlap`` or this strategy's overlap capped at a tenth of the size.
@@ -47,8 +50,8 @@ CHOICES: Final = ("markdown", "code", "hierarchical", "recursive")
 STRATEGY = Router(
     name="auto",
     summary="Per document: markdown for Markdown and reStructuredText, code for source code, "
-    "hierarchical (bounded) for PDF/DOCX with headings, recursive otherwise; each with its own "
-    "defaults unless --size is given.",
+    "hierarchical (bounded) for anything with headings, messages, slides or cues, recursive "
+    "otherwise; each with its own defaults unless --size is given.",
     options=AutoOptions,
     choices=CHOICES,
     choose=choose,

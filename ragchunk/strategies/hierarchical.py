@@ -2,13 +2,18 @@
 
 A chunk runs from a heading of level ``max_depth`` or shallower to the next such heading, so it
 holds the heading, its text and every deeper subsection; text before the first heading is a
-chunk of its own. Headings come from the parsed sections (Markdown, DOCX styles, PDF outline or
-font sizes); a document parsed without sections is read as Markdown. Page ranges follow from
-the offsets (the min and max page of the merged sections). Unbounded by design: a subtree is
-as long as the document makes it, unless ``--size`` is given; then a subtree larger than the
-size is refined by the recursive strategy. A subtree is not a block that had to stay whole,
-so its pieces carry no ``oversize_split`` (SPEC §3.3: only a sentence, row, fence or function
-that was split does).
+chunk of its own, and so is each message (a ``headers`` section) and each slide of a deck.
+Headings come from the parsed sections (Markdown, DOCX styles, PDF outline or font sizes, HTML,
+EPUB...); a document parsed without sections is read as Markdown. A title directly above
+another heading is no subtree of its own: it goes with what follows. Page ranges follow from
+the offsets (the min and max page of the merged sections). Unbounded by design: a subtree is as
+long as the document makes it, unless ``--size`` is given; then a subtree larger than the size
+is cut at its own structure (``_groups``: messages and slides, then its headings from the top
+level down, then other boundaries such as cues, then its sections), whole groups packed while
+they fit, and only a section larger than the size alone is split by the recursive splitter,
+its first piece keeping its titles when there is room. A subtree is not a block that had to
+stay whole, so its pieces carry no ``oversize_split`` (SPEC §3.3: only a sentence, row, fence
+or function that was split does).
 """
 
 from __future__ import annotations
