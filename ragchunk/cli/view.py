@@ -245,8 +245,10 @@ def _draw_pages(
     directory: Path,
     notes: tuple[str, ...],
 ) -> tuple[Path | None, bool]:
-    """Write a page per view that has one and the index listing every view; return the index
-    and whether any failed. A page that cannot be drawn is an error in the index, not a stop."""
+    """Write a page per view that has one and the index; return it and whether any failed.
+
+    A page that cannot be drawn is an error in the index, not a stop.
+    """
     from ragchunk.errors import InputError
     from ragchunk.view import IndexEntry, View, render_index, render_page
     from ragchunk.view.site import INDEX_NAME, page_path, relative_link
@@ -280,7 +282,7 @@ def _render(view: View, render: Callable[..., str], **kwargs: str) -> str | None
     """Return the page of a view, or None (said on stderr) when it cannot be drawn."""
     try:
         return render(view, **kwargs)
-    except Exception as exc:  # a page is never worth a traceback: the run goes on
+    except Exception as exc:  # noqa: BLE001 - a page is never worth a traceback: the run goes on
         _say(f"error: {view.doc_id}: cannot draw its page: {type(exc).__name__}: {exc}")
         return None
 

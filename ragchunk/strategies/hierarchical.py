@@ -26,8 +26,8 @@ from ragchunk.model import Span
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Bounds, Context, Strategy
 from ragchunk.strategies._structure import Structure, structure
-from ragchunk.text.sections import BOUNDARY_KINDS, unit_starts
 from ragchunk.text.pack import Window
+from ragchunk.text.sections import BOUNDARY_KINDS, unit_starts
 from ragchunk.text.sentences import strip_span
 from ragchunk.text.separators import split_range
 from ragchunk.text.spans import spans_from_windows
@@ -78,8 +78,10 @@ def split(doc: Document, options: HierarchicalOptions, ctx: Context) -> list[Spa
 def _scopes(
     sections: Sequence[Section], level: int, units: AbstractSet[int]
 ) -> Iterator[list[Section]]:
-    """Yield runs of sections, each starting at a heading of ``level`` or shallower, or at a
-    section that starts a unit of its own (``units``: a message, a slide)."""
+    """Yield runs of sections, each from a heading of ``level`` or shallower, or a unit.
+
+    A unit (``units``) starts at a message or a slide; a run that is only titles goes on.
+    """
     run: list[Section] = []
     for section in sections:
         starts = section.start in units or (
@@ -99,9 +101,12 @@ def _only_headings(run: Sequence[Section]) -> bool:
 
 
 class _Cutter:
-    """Spans of runs of sections: a run that fits is one span; a larger one is cut at its
-    deepest structure first (units, then headings from the top level down, then its sections,
-    packed whole while they fit), and only a section larger than the size alone is split."""
+    """Spans of runs of sections: a run that fits is one span; a larger one is cut.
+
+    It is cut at its coarsest structure first (units, then headings from the top level down,
+    then its sections, packed whole while they fit), and only a section larger than the size
+    alone is split.
+    """
 
     def __init__(self, doc: Document, found: Structure, ctx: Context) -> None:
         self.text, self.wraps, self.found = doc.text, doc.wraps, found
@@ -125,9 +130,11 @@ class _Cutter:
         return self._pack(groups)
 
     def _titled(self, start: int, body: int, end: int) -> list[Window]:
-        """Return windows of ``[start, end)`` whose first holds the titles ``[start, body)``
-        with the beginning of their text: a title is cut off its text only when a quarter of
-        the size is not left beside it, or that text would end inside a sentence."""
+        """Return windows of ``[start, end)``, the first holding the titles ``[start, body)``.
+
+        The titles go with the beginning of their text; they are cut off it only when a quarter
+        of the size is not left beside them, or that text would end inside a sentence.
+        """
         windows = self._windows(body, end, self.capacity)
         if body == start or not windows:
             return windows
@@ -144,7 +151,7 @@ class _Cutter:
             if ends and self.capacity.fits(self.sizer, start, head.end):
                 return [head._replace(start=start), *self._windows(head.end, end, self.capacity)]
         titles = start + len(self.text[start:body].rstrip())
-        return [Window(start, titles, False, False), *windows]
+        return [Window(start, titles, oversize=False, split=False), *windows]
 
     def _windows(self, start: int, end: int, capacity: Capacity) -> list[Window]:
         return split_range(
@@ -172,8 +179,11 @@ class _Cutter:
         return span is None or self.capacity.fits(self.sizer, *span)
 
     def _headings(self, run: Sequence[Section]) -> tuple[str, ...]:
-        """The heading path of a run: the one at its start (a subtree's own), cut back to the
-        part all its sections share (sibling subsections packed together: their parent's)."""
+        """Return the heading path of a run: the one at its start (a subtree's own).
+
+        It is cut back to the part all its sections share (sibling subsections packed
+        together: their parent's).
+        """
         first = self.found.headings_at(run[0].start)
         shared = len(first)
         for section in run[1:]:
@@ -186,9 +196,9 @@ class _Cutter:
 def _groups(run: Sequence[Section], units: AbstractSet[int]) -> list[list[Section]]:
     """Split a run too large for one span at its coarsest inner structure.
 
-    The units (``units``: messages, slides) first, then the shallowest headings inside it, then other
-    boundaries (``BOUNDARY_KINDS``: a cue), then one group per section; a group never ends
-    with a heading (a title stays with what follows it).
+    The units (``units``: messages, slides) first, then the shallowest headings inside it,
+    then other boundaries (``BOUNDARY_KINDS``: a cue), then one group per section; a group
+    never ends with a heading (a title stays with what follows it).
     """
     inner = run[1:]
     levels = [s.level for s in inner if s.kind == "heading" and s.level > 0]
@@ -207,7 +217,7 @@ def _groups(run: Sequence[Section], units: AbstractSet[int]) -> list[list[Sectio
                     groups[-1].append(section)
             if len(groups) > 1:
                 return groups
-    return [run]
+    return [list(run)]
 
 
 def _unbounded(_options: HierarchicalOptions) -> Bounds:

@@ -56,9 +56,7 @@ class View:
     error: str | None = None
 
 
-def make_views(
-    source: str, doc_id: str, plan: Plan, compare: Recipe | None = None
-) -> list[View]:
+def make_views(source: str, doc_id: str, plan: Plan, compare: Recipe | None = None) -> list[View]:
     """Return the views of one input: one, or one per document of a container (an mbox).
 
     The input is read once (standard input too). A container's documents get ``doc_id`` +
@@ -119,9 +117,7 @@ def _member_view(
     return View(doc.source, doc.doc_id, doc, tuple(sides), tuple(diagnostics))
 
 
-def _request(
-    source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]
-) -> ParseRequest:
+def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]) -> ParseRequest:
     def warn(code: str, message: str) -> None:
         diagnostics.append(Diagnostic(source, code, message))
 

@@ -55,8 +55,14 @@ def test_piped_html_reads_as_html(tmp_path: Path) -> None:
     with page.open("rb") as stdin:
         done = subprocess.run(
             [sys.executable, "-m", "ragchunk", "split", "-"],
-            stdin=stdin, capture_output=True, cwd=tmp_path, env=env, check=False, timeout=120,
+            stdin=stdin,
+            capture_output=True,
+            cwd=tmp_path,
+            env=env,
+            check=False,
+            timeout=120,
         )
     assert done.returncode == 0, done.stderr.decode()
     texts = [r["text"] for r in records(done.stdout.decode())]
-    assert texts and not any("<p" in t or "<h1" in t or "</" in t for t in texts)
+    assert texts
+    assert not any("<p" in t or "<h1" in t or "</" in t for t in texts)

@@ -47,7 +47,11 @@ def test_min_size_merges_a_lone_title_into_what_follows() -> None:
         return end - start
 
     merged = merge_small(
-        spans, min_size=40, max_size=200, size_alone=size, size_as_chunk=size,
+        spans,
+        min_size=40,
+        max_size=200,
+        size_alone=size,
+        size_as_chunk=size,
         scope=heading_scopes(sections),
     )
     assert [text[s.start : s.end] for s in merged] == [

@@ -115,8 +115,10 @@ def _with_parts(counts: Counter[str]) -> Counter[str]:
 def _is_real_hyphen(
     left: str, right: str, words: Counter[str], compound: str | None = None
 ) -> bool:
-    """Whether the hyphen between ``left`` and ``right`` is real (see the module docstring);
-    ``compound`` is the whole word ``right`` begins (``high-risk``), counted as evidence too."""
+    """Whether the hyphen between ``left`` and ``right`` is real (see the module docstring).
+
+    ``compound`` is the whole word ``right`` begins (``high-risk``), counted as evidence too.
+    """
     if not right:
         return True
     hyphenated = words[f"{left}-{right}".casefold()]

@@ -175,7 +175,7 @@ def password_of(reader: Any, request: ParseRequest) -> str | None:
 def _opens_with(reader: Any, password: str) -> bool:
     """Whether ``password`` opens ``reader`` (an encrypted file with no user password: ``""``)."""
     try:
-        return bool(reader._encryption.verify(password))  # noqa: SLF001 - no public check
+        return bool(reader._encryption.verify(password))  # no public check
     except (AttributeError, *PYPDF_FAILURES):
         return False
 

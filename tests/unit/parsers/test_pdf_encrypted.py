@@ -26,7 +26,7 @@ def r6(user: str, owner: str = "owner-secret") -> bytes:
     buffer = io.BytesIO()
     writer.write(buffer)
     data = buffer.getvalue()
-    assert pypdf.PdfReader(io.BytesIO(data))._encryption.R == 6  # noqa: SLF001 - the revision
+    assert pypdf.PdfReader(io.BytesIO(data))._encryption.R == 6  # the revision
     return data
 
 
@@ -48,10 +48,13 @@ def test_a_file_the_empty_password_opens_ignores_a_password_given_for_others(eng
     assert doc.text == load(LETTER, engine)[0].text
 
 
-@pytest.mark.parametrize(("password", "says"), [
-    (None, "a password is needed (give it with --password)"),
-    ("guess", "the password given with --password is wrong"),
-])
+@pytest.mark.parametrize(
+    ("password", "says"),
+    [
+        (None, "a password is needed (give it with --password)"),
+        ("guess", "the password given with --password is wrong"),
+    ],
+)
 def test_pdfium_refusing_the_password_says_so(password: str | None, says: str) -> None:
     with pytest.raises(CorruptDocumentError) as caught:
         open_document(r6("harbour"), password, ParseRequest(source="in.pdf"))

@@ -11,6 +11,7 @@ large to fit, and its heading path is that of what it holds.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,9 @@ SKIP_SUFFIXES = (".py", ".png", ".jsonl", ".gitattributes")
 FILES = sorted(
     p
     for p in FIXTURES.rglob("*")
-    if p.is_file() and p.suffix not in SKIP_SUFFIXES and "builders" not in p.parts
+    if p.is_file()
+    and p.suffix not in SKIP_SUFFIXES
+    and "builders" not in p.parts
     and p.name != ".gitattributes"
 )
 
@@ -47,7 +50,7 @@ def crossings(doc: object, chunks: list[object], limit: int) -> list[str]:
     """
     text: str = doc.text  # type: ignore[attr-defined]
     marks = boundaries(doc)
-    units = list(zip(marks, marks[1:], strict=False))
+    units = list(itertools.pairwise(marks))
     bad = []
     for chunk in chunks:
         for edge, name in ((chunk.start, "starts"), (chunk.end, "ends")):  # type: ignore[attr-defined]
@@ -57,14 +60,17 @@ def crossings(doc: object, chunks: list[object], limit: int) -> list[str]:
                 if not text[lo:edge].strip() or not text[edge:hi].strip():
                     continue  # on the unit's edge but for whitespace
                 first = k
-                while first > 0 and "\n" not in text[units[first - 1][0]:units[first - 1][1]].strip():
+                while (
+                    first > 0
+                    and "\n" not in text[units[first - 1][0] : units[first - 1][1]].strip()
+                ):
                     first -= 1  # titles right above it (one line each) are cut with it
-                if len(text[units[first][0]:hi].strip()) > limit:
+                if len(text[units[first][0] : hi].strip()) > limit:
                     continue  # a unit too large for one chunk may be cut
                 bad.append(
                     f"chunk {chunk.index} ({chunk.strategy}) {name} inside "  # type: ignore[attr-defined]
-                    f"{text[lo:hi].strip()[:40]!r}…: {text[max(lo, edge - 30):edge]!r}|"
-                    f"{text[edge:edge + 30]!r}"
+                    f"{text[lo:hi].strip()[:40]!r}…: {text[max(lo, edge - 30) : edge]!r}|"
+                    f"{text[edge : edge + 30]!r}"
                 )
     return bad
 
@@ -81,9 +87,7 @@ def _docs(path: Path) -> dict[str, object]:
 @pytest.mark.parametrize("size", [None, 300])
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_no_auto_chunk_crosses_a_boundary(path: Path, size: int | None) -> None:
-    chunks = chunk_file(
-        str(path), strategy="auto", size=size, allow_empty=True, root=str(FIXTURES)
-    )
+    chunks = chunk_file(str(path), strategy="auto", size=size, allow_empty=True, root=str(FIXTURES))
     bad: list[str] = []
     for doc_id, doc in _docs(path).items():
         mine = [c for c in chunks if c.doc_id == doc_id]
