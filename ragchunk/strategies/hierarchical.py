@@ -151,7 +151,9 @@ class _Cutter:
             if ends and self.capacity.fits(self.sizer, start, head.end):
                 return [head._replace(start=start), *self._windows(head.end, end, self.capacity)]
         titles = start + len(self.text[start:body].rstrip())
-        return [Window(start, titles, oversize=False, split=False), *windows]
+        if self.capacity.fits(self.sizer, start, titles):
+            return [Window(start, titles, oversize=False, split=False), *windows]
+        return [*self._windows(start, titles, self.capacity), *windows]  # titles too long
 
     def _windows(self, start: int, end: int, capacity: Capacity) -> list[Window]:
         return split_range(
