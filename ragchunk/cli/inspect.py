@@ -42,6 +42,7 @@ Examples:
   ragchunk inspect report.pdf
   ragchunk inspect notes.md --text | head
   ragchunk inspect locked.pdf --password secret
+  ragchunk inspect table.csv -O header=false --text
 """
 
 
@@ -50,7 +51,8 @@ Examples:
     cls=PanelledCommand,
     help=INSPECT_HELP,
 )
-@settings_command("text", "format", "password", *READING_FLAGS)  # how inputs are read, as split
+# how inputs are read, as split; -O takes the parse options only (-O header=false)
+@settings_command("text", "format", "password", "options", *READING_FLAGS)
 def inspect_command(
     path: Annotated[
         str, typer.Argument(help="The file to parse, or - for standard input.", metavar="PATH")
@@ -70,6 +72,7 @@ def inspect_command(
 
     input_format, password, options = flags.chunking.format, flags.policy.password, flags.parsing
     with usage_errors():
+        _only_parse_options(flags)
         if input_format is not None:
             parsers.check_name(input_format)
         check_parse(options)
@@ -239,3 +242,19 @@ def _range(first: int | None, last: int | None) -> str:
     if first is None:
         return ""
     return str(first) if first == last else f"{first}–{last}"
+
+
+def _only_parse_options(flags: Settings) -> None:
+    """Refuse ``-O`` keys that name no parse option: inspect chunks nothing.
+
+    Raises:
+        OptionError: such a key, named with the parse options there are.
+    """
+    from ragchunk.errors import OptionError
+    from ragchunk.settings.tree import settings
+
+    left = sorted(flags.chunking.options)
+    if left:
+        names = sorted(found.name for found in settings() if found.group == "parsing")
+        listed = ", ".join(names)
+        raise OptionError("-O", f"{left[0]} is not a parse option (inspect takes: {listed})")

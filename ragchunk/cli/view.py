@@ -15,6 +15,8 @@ from ragchunk.errors import UsageError
 from ragchunk.settings import Settings
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ragchunk.pipeline.scopes import Plans
     from ragchunk.runs.inputs import Found
     from ragchunk.settings import Run
@@ -25,8 +27,9 @@ VIEW_HELP = """Draw a document's chunks as one self-contained HTML page.
 The page shows the text with every chunk coloured, overlaps hatched, pages and heading paths,
 a list of the chunks with their records, a size histogram with the limit and the settings.
 It is one file: it loads nothing from the network. PATH is a file, - for standard input, or
-a directory (one page per input and an index.html). Without -o the page is NAME.view.html
-(a directory: NAME.view/) in the current directory; its path is printed.
+a directory (one page per input and an index.html; an mbox is drawn as one, a page per
+message). Without -o the page is NAME.view.html (a directory: NAME.view/) in the current
+directory; its path is printed.
 
 Examples:
 
@@ -177,32 +180,44 @@ def _walk(path: str, run: Run, directory: Path) -> Found:
     return find_inputs([path], walk)
 
 
-def _view(source: str, doc_id: str, plans: Plans, compared: Plans | None) -> View:
-    from ragchunk.view import make_view
+def _views(source: str, doc_id: str, plans: Plans, compared: Plans | None) -> list[View]:
+    """Return the views of one input (one per message of an mbox), its problems said."""
+    from ragchunk.view import make_views
 
     plan = plans.for_input(source, doc_id)
     second = compared.for_input(source, doc_id).recipe if compared is not None else None
-    view = make_view(source, doc_id, plan, second)
-    for diagnostic in view.diagnostics:
-        _say(f"warning: {diagnostic.message}")
-    if view.error is not None:
-        _say(f"error: {view.error}")
-    return view
+    views = make_views(source, doc_id, plan, second)
+    for view in views:
+        for diagnostic in view.diagnostics:
+            _say(f"warning: {diagnostic.message}")
+        if view.error is not None:
+            _say(f"error: {view.error}")
+    return views
 
 
 def _view_file(
     path: str, plans: Plans, compared: Plans | None, output: str | None
 ) -> tuple[Path | None, bool]:
-    """Draw one input's page; return it (None when the input failed) and whether it failed."""
+    """Draw one input's page; return it (None when the input failed) and whether it failed.
+
+    A container (an mbox) is drawn as a directory is: a page per message and an index.
+    """
     from ragchunk.runs.inputs import doc_id_for
     from ragchunk.view import render_page
     from ragchunk.view.site import file_output
 
-    view = _view(path, doc_id_for(path), plans, compared)
+    doc_id = doc_id_for(path)
+    views = _views(path, doc_id, plans, compared)
+    if len(views) > 1 or views[0].doc_id != doc_id:
+        with usage_errors():
+            directory = _directory_output(path, output)
+        return _draw_pages(path, [(Path(path).name, doc_id, views)], directory, ())
+    view = views[0]
     if view.error is not None:
         return None, True
     target = file_output(path, output, cwd=Path())
-    if not _write(target, render_page(view)):
+    html = _render(view, render_page)
+    if html is None or not _write(target, html):
         return None, True
     return target, False
 
@@ -211,36 +226,65 @@ def _view_directory(
     path: str, found: Found, plans: Plans, compared: Plans | None, directory: Path
 ) -> tuple[Path | None, bool]:
     """Draw a page per input and the index; return the index and whether any input failed."""
-    from ragchunk.errors import InputError
-    from ragchunk.view import IndexEntry, View, render_index, render_page
-    from ragchunk.view.site import INDEX_NAME, page_path, relative_link, relative_name
+    from ragchunk.view.site import relative_name
 
-    index = directory / INDEX_NAME
-    entries: list[IndexEntry] = []
     for note in found.notes:
         _say(f"note: {note.message}")
+    inputs = []
     for item in found.inputs:
         # Pages mirror the walked tree; the records keep the run's doc_id (as split gives).
         name = relative_name(item.source, path)
-        try:
-            page = page_path(directory, name)
-        except InputError as exc:
-            refused = View(item.source, item.doc_id, error=f"{item.source}: {exc}")
-            _say(f"error: {refused.error}")
-            entries.append(IndexEntry(name, refused, None))
-            continue
-        view = _view(item.source, item.doc_id, plans, compared)
-        if view.error is None and not _write(
-            page, render_page(view, index_href=relative_link(page, index))
-        ):
-            view = View(item.source, item.doc_id, error=f"{item.source}: its page was not written")
-        href = relative_link(index, page) if view.error is None else None
-        entries.append(IndexEntry(name, view, href))
+        inputs.append((name, item.doc_id, _views(item.source, item.doc_id, plans, compared)))
     notes = tuple(note.message for note in found.notes)
+    return _draw_pages(path, inputs, directory, notes)
+
+
+def _draw_pages(
+    title: str,
+    inputs: list[tuple[str, str, list[View]]],
+    directory: Path,
+    notes: tuple[str, ...],
+) -> tuple[Path | None, bool]:
+    """Write a page per view that has one and the index; return it and whether any failed.
+
+    A page that cannot be drawn is an error in the index, not a stop.
+    """
+    from ragchunk.errors import InputError
+    from ragchunk.view import IndexEntry, View, render_index, render_page
+    from ragchunk.view.site import INDEX_NAME, page_path, relative_link
+
+    index = directory / INDEX_NAME
+    entries: list[IndexEntry] = []
+    for name, doc_id, views in inputs:
+        for view in views:
+            page_name = name + view.doc_id[len(doc_id) :]  # a message of an mbox: NAME#N
+            try:
+                page = page_path(directory, page_name)
+            except InputError as exc:
+                refused = View(view.source, view.doc_id, error=f"{view.source}: {exc}")
+                _say(f"error: {refused.error}")
+                entries.append(IndexEntry(page_name, refused, None))
+                continue
+            if view.error is None:
+                html = _render(view, render_page, index_href=relative_link(page, index))
+                if html is None or not _write(page, html):
+                    error = f"{view.doc_id}: its page was not written"
+                    view = View(view.source, view.doc_id, error=error)
+            href = relative_link(index, page) if view.error is None else None
+            entries.append(IndexEntry(page_name, view, href))
     failed = any(entry.view.error is not None for entry in entries)
-    if not _write(index, render_index(path, entries, notes)):
+    if not _write(index, render_index(title, entries, notes)):
         return None, True
     return index, failed
+
+
+def _render(view: View, render: Callable[..., str], **kwargs: str) -> str | None:
+    """Return the page of a view, or None (said on stderr) when it cannot be drawn."""
+    try:
+        return render(view, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - a page is never worth a traceback: the run goes on
+        _say(f"error: {view.doc_id}: cannot draw its page: {type(exc).__name__}: {exc}")
+        return None
 
 
 def _write(target: Path, html: str) -> bool:

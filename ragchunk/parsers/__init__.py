@@ -98,7 +98,8 @@ def detect(source: str, head: bytes, data: bytes | str | None = None) -> str:
     """Return the format name for a file from its extension, else from its first bytes.
 
     Args:
-        source: the path (only its suffix is used; ``-`` for standard input).
+        source: the path (only its suffix is used; ``-`` for standard input, which has none,
+            so its first bytes decide, as for a file without an extension).
         head: the first bytes of the file (a kilobyte is enough to sniff HTML and e-mail).
         data: the whole file, or its path, used to look inside a zip (whose directory is at
             its end, past ``head``); optional.
@@ -111,8 +112,8 @@ def detect(source: str, head: bytes, data: bytes | str | None = None) -> str:
         return "pdf"
     if head.startswith(b"PK\x03\x04"):
         return _zip_format(data or head)
-    # SPEC §1: standard input is text unless --format says otherwise (binary formats aside).
-    return "text" if source == "-" else _sniff_text(head)
+    # standard input is sniffed as a file without an extension: HTML, e-mail, mbox, else text
+    return _sniff_text(head)
 
 
 _ZIP_MARKERS: Final = (

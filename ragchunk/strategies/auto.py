@@ -1,7 +1,10 @@
 """auto: pick a strategy per document from its format and structure (SPEC §4).
 
-Markdown and reStructuredText → ``markdown``; source code → ``code``; PDF or DOCX with
-headings → ``hierarchical``, bounded; anything else → ``recursive``. The choice runs as if the
+Markdown and reStructuredText → ``markdown``; source code → ``code``; any document with
+structure, whatever its format → ``hierarchical``, bounded: a section of a kind in
+``BOUNDARY_KINDS`` (a heading, a message's headers, a slide, a cue: HTML, EPUB, PPTX, DOCX,
+e-mail, PDF with headings, transcripts), so no chunk crosses one unless that part alone exceeds
+the size; anything else (plain text, CSV) → ``recursive``. The choice runs as if the
 user had named it: with its own defaults (code: 512 tokens, no overlap; hierarchical bounded by
 its own size) unless the user gave ``--size``, which then applies to every choice in ``--unit``
 (chars by default), with ``--overlap`` or this strategy's overlap capped at a tenth of the size.
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING, Final
 
 from ragchunk.options import Budget
 from ragchunk.strategies._spec import Router
+from ragchunk.text.sections import BOUNDARY_KINDS
 
 if TYPE_CHECKING:
     from ragchunk.model import Document
@@ -36,8 +40,7 @@ def choose(doc: Document) -> str:
         return "markdown"
     if doc.format == "code":
         return "code"
-    has_headings = any(section.kind == "heading" for section in doc.sections)
-    if doc.format in ("pdf", "docx") and has_headings:
+    if any(section.kind in BOUNDARY_KINDS for section in doc.sections):
         return "hierarchical"
     return "recursive"
 
@@ -47,8 +50,8 @@ CHOICES: Final = ("markdown", "code", "hierarchical", "recursive")
 STRATEGY = Router(
     name="auto",
     summary="Per document: markdown for Markdown and reStructuredText, code for source code, "
-    "hierarchical (bounded) for PDF/DOCX with headings, recursive otherwise; each with its own "
-    "defaults unless --size is given.",
+    "hierarchical (bounded) for anything with headings, messages, slides or cues, recursive "
+    "otherwise; each with its own defaults unless --size is given.",
     options=AutoOptions,
     choices=CHOICES,
     choose=choose,

@@ -7,12 +7,36 @@ passes all ask these questions, so they are answered in one place.
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from ragchunk.model import Section
+
+BOUNDARY_KINDS: Final = frozenset({"heading", "headers", "message", "slide", "cue"})
+"""Section kinds that start a unit of a document a structure-aware chunk does not run past
+unless the unit alone exceeds the size: a heading, the headers of a message (an attached one
+too), a slide, a subtitle's cue. Parsers name new units with one of these kinds."""
+
+UNIT_KINDS: Final = frozenset({"headers", "message", "slide"})
+"""Boundary kinds that also start a scope of their own, whatever the heading level: a message
+(or one attached to it) and a slide are never joined with the one before."""
+
+SLIDE_FORMATS: Final = frozenset({"pptx"})
+"""Formats whose pages are slides: each page is a unit, titled or not (a PDF's pages are not)."""
+
+
+def unit_starts(sections: Sequence[Section], format: str, page_starts: Iterable[int]) -> set[int]:
+    """Return the starts of the sections that open a unit of their own: a message, a slide."""
+    starts = {section.start for section in sections if section.kind in UNIT_KINDS}
+    if format in SLIDE_FORMATS:
+        firsts = sorted(section.start for section in sections)
+        for page in page_starts:
+            k = bisect_left(firsts, page)
+            if k < len(firsts):
+                starts.add(firsts[k])
+    return starts
 
 
 def heading_lookup(sections: Sequence[Section]) -> Callable[[int], tuple[str, ...]]:
@@ -49,12 +73,19 @@ def scopes(sections: Sequence[Section], level: int) -> Iterator[list[Section]]:
 
 
 def heading_scopes(sections: Sequence[Section]) -> Callable[[int], int]:
-    """Return ``scope(offset)``: a number that changes at every heading and heading-path change."""
+    """Return ``scope(offset)``: a number that changes at every heading and heading-path change.
+
+    Titles stacked with nothing between them (``Chapter 5`` over ``The Context``) are one
+    scope with the text they head: a title is never a scope of its own.
+    """
     starts: list[int] = []
     previous: tuple[str, ...] | None = None
+    titles = False  # whether the scope so far holds only headings
     for section in sections:
-        if section.kind == "heading" or section.headings != previous:
+        heading = section.kind == "heading"
+        if (heading or section.headings != previous) and not titles:
             starts.append(section.start)
+        titles = heading and (titles or not starts or starts[-1] == section.start)
         previous = section.headings
 
     def scope(offset: int) -> int:

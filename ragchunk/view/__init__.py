@@ -1,7 +1,8 @@
 """The viewer behind ``ragchunk view``: one self-contained HTML page of a document's chunks.
 
 - ``build``: ``make_view`` parses one input once and chunks it with one recipe, or two to
-  compare (``View``, ``Side``).
+  compare (``View``, ``Side``); ``make_views`` gives one view per document of a container
+  (an mbox's messages).
 - ``payload``: what the page's script reads: the text, the pages and every chunk's record, with
   offsets also given in UTF-16 code units, as JavaScript strings count.
 - ``histogram``: the size histogram with the limit, as inline SVG.
@@ -12,8 +13,8 @@
 
 from __future__ import annotations
 
-from ragchunk.view.build import Side, View, make_view
+from ragchunk.view.build import Side, View, make_view, make_views
 from ragchunk.view.index import IndexEntry, render_index
 from ragchunk.view.page import render_page
 
-__all__ = ["IndexEntry", "Side", "View", "make_view", "render_index", "render_page"]
+__all__ = ["IndexEntry", "Side", "View", "make_view", "make_views", "render_index", "render_page"]

@@ -9,9 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ragchunk import parsers
 from ragchunk.errors import RagchunkError
+from ragchunk.parsers._budget import TextBudget
+from ragchunk.parsers._spec import ParseRequest
 from ragchunk.pipeline.deadline import TimedOut, time_limit, timeout_message
 from ragchunk.pipeline.engine import chunk_document, process
+from ragchunk.pipeline.reading import choose_format, parse_member, read_input
 from ragchunk.pipeline.results import Diagnostic, first_line
 from ragchunk.view.pages import page_images
 
@@ -55,14 +59,103 @@ class View:
     page_images: tuple[str, ...] = ()
 
 
-def make_view(source: str, doc_id: str, plan: Plan, compare: Recipe | None = None) -> View:
+def make_views(source: str, doc_id: str, plan: Plan, compare: Recipe | None = None) -> list[View]:
+    """Return the views of one input: one, or one per document of a container (an mbox).
+
+    The input is read once (standard input too). A container's documents get ``doc_id`` +
+    their name (``list.mbox#2``); one that fails is a view with its error, the others are
+    drawn. Nothing is raised for a bad input: its view holds the error.
+    """
+    try:
+        data = read_input(source, plan.policy.max_bytes)
+        diagnostics: list[Diagnostic] = []
+        request = _request(source, doc_id, plan, diagnostics)
+        fmt = parsers.get(choose_format(data, request, format=plan.recipe.format))
+        if fmt.members is None:
+            return [make_view(source, doc_id, plan, compare, data=data)]
+        with time_limit(plan.policy.timeout):
+            members = list(fmt.members(data, request))
+    except TimedOut:
+        return [View(source, doc_id, error=timeout_message(source, plan.policy.timeout))]
+    except RagchunkError as exc:
+        return [View(source, doc_id, error=str(exc))]
+    except Exception as exc:
+        if plan.policy.debug:
+            raise
+        return [View(source, doc_id, error=_internal(source, exc))]
+    views = []
+    for member in members:
+        named = doc_id + member.name
+        notes: list[Diagnostic] = []
+        try:
+            with time_limit(plan.policy.timeout):
+                doc = parse_member(member, _request(source, doc_id, plan, notes))
+        except TimedOut:
+            views.append(View(source, named, error=timeout_message(named, plan.policy.timeout)))
+            continue
+        except RagchunkError as exc:
+            views.append(View(source, named, diagnostics=tuple(notes), error=str(exc)))
+            continue
+        except Exception as exc:
+            if plan.policy.debug:
+                raise
+            views.append(View(source, named, error=_internal(source + member.name, exc)))
+            continue
+        views.append(_member_view(doc, plan, compare, notes))
+    return views or [View(source, doc_id, error=f"{source}: holds no message")]
+
+
+def _member_view(
+    doc: Document, plan: Plan, compare: Recipe | None, diagnostics: list[Diagnostic]
+) -> View:
+    """Return the view of one document of a container, chunked by the plan (and ``compare``)."""
+    sides = []
+    for recipe in (plan.recipe, compare):
+        if recipe is None:
+            continue
+        chunks, error = _chunk(doc, recipe, plan, diagnostics, where=doc.doc_id)
+        if error is not None:
+            return View(doc.source, doc.doc_id, diagnostics=tuple(diagnostics), error=error)
+        sides.append(Side(recipe, chunks))
+    return View(doc.source, doc.doc_id, doc, tuple(sides), tuple(diagnostics))
+
+
+def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]) -> ParseRequest:
+    def warn(code: str, message: str) -> None:
+        diagnostics.append(Diagnostic(source, code, message))
+
+    return ParseRequest(
+        source=source,
+        doc_id=doc_id,
+        password=plan.policy.password,
+        language=plan.recipe.language,
+        max_bytes=plan.policy.max_bytes,
+        options=plan.recipe.parse,
+        warn=warn,
+        budget=TextBudget(plan.policy.max_text),
+    )
+
+
+def _internal(where: str, exc: Exception) -> str:
+    reason = first_line(str(exc))
+    return f"{where}: internal error: {type(exc).__name__}: {reason}; rerun with --debug"
+
+
+def make_view(
+    source: str,
+    doc_id: str,
+    plan: Plan,
+    compare: Recipe | None = None,
+    *,
+    data: bytes | None = None,
+) -> View:
     """Parse and chunk one input under ``plan``; chunk the same document by ``compare`` too.
 
     The document is parsed once; both chunkings run under the plan's policy (its timeout
     covers each). A failure of either becomes the view's ``error``, as ``engine.process``
     reports it; nothing is raised for a bad input.
     """
-    result = process(source, doc_id, plan, keep_document=True)
+    result = process(source, doc_id, plan, keep_document=True, data=data)
     if result.error is not None or result.document is None:
         return View(source, doc_id, diagnostics=result.diagnostics, error=result.error)
     doc = result.document
@@ -85,19 +178,24 @@ def make_view(source: str, doc_id: str, plan: Plan, compare: Recipe | None = Non
 
 
 def _chunk(
-    doc: Document, recipe: Recipe, plan: Plan, diagnostics: list[Diagnostic]
+    doc: Document,
+    recipe: Recipe,
+    plan: Plan,
+    diagnostics: list[Diagnostic],
+    *,
+    where: str | None = None,
 ) -> tuple[tuple[Chunk, ...], str | None]:
     """Return the chunks of ``doc`` under the second recipe, or the error that stopped it."""
-    where = f"{doc.source} (--compare)"
+    tail = "" if where else " (--compare)"
+    where = where or f"{doc.source}{tail}"
     try:
         with time_limit(plan.policy.timeout):
             return tuple(chunk_document(doc, recipe, diagnostics)), None
     except TimedOut:
         return (), timeout_message(where, plan.policy.timeout)
     except RagchunkError as exc:
-        return (), f"{exc} (--compare)"
+        return (), f"{exc}{tail}"
     except Exception as exc:
         if plan.policy.debug:
             raise
-        reason = first_line(str(exc))
-        return (), f"{where}: internal error: {type(exc).__name__}: {reason}; rerun with --debug"
+        return (), _internal(where, exc)

@@ -6,8 +6,9 @@ noncharacters U+FFFE/U+FFFF, replaces lone surrogates (broken font maps) with U+
 gives the list bullets of symbol fonts that a PDF leaves in the Private Use Area as the
 characters they show (``SYMBOL_BULLETS``).
 
-``remove_repeated`` finds lines repeated across pages, comparing them with digits (and a line
-that is only a roman numeral) read as ``#``, so ``Page 3 of 8`` matches ``Page 4 of 8``:
+``remove_repeated`` finds lines repeated across pages, comparing headers and footers with digits
+(and a line that is only a roman numeral) read as ``#``, so ``Page 3 of 8`` matches ``Page 4 of
+8``, and watermarks as they are written, so numbered headings (``2 Bar``, ``5 Bar``) are none:
 - a header is among the top ``ZONE_LINES`` lines of its page, in its top ``ZONE_SHARE``, and a
   footer likewise at the bottom, on at least ``min_pages`` pages or on ``CHAPTER_RUN`` pages in
   a row (every page or every other page: a chapter's running head), never a line that ends in a
@@ -139,6 +140,11 @@ def line_key(text: str) -> str:
     return _DIGITS.sub("#", folded)
 
 
+def exact_key(text: str) -> str:
+    """Return the form watermarks are compared in: case-folded, digits as they are."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
 def remove_repeated(
     pages: Sequence[PageLines], *, headers: bool, watermarks: bool
 ) -> tuple[list[PageLines], list[Removed]]:
@@ -151,9 +157,10 @@ def remove_repeated(
     if headers:
         for kind in ("header", "footer"):
             _mark_zone(pages, keys, kinds, kind)
-    if watermarks:
+    if watermarks:  # a watermark repeats exactly: numbered headings differ in their digits
         zones = [{*_zone(page, "header"), *_zone(page, "footer")} for page in pages]
-        _mark_watermarks(pages, keys, kinds, zones)
+        exact = [[exact_key(line.text) for line in page.lines] for page in pages]
+        _mark_watermarks(pages, exact, kinds, zones)
     kept, removed = [], []
     for number, (page, marked) in enumerate(zip(pages, kinds, strict=True), start=1):
         lines = []

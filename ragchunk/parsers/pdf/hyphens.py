@@ -3,8 +3,9 @@
 A line ending in a letter and a hyphen, followed (on the next line kept, across a page too) by a
 line starting with a lowercase letter, is one word broken in two. The next line's first word
 moves up to the broken line, and the hyphen goes, unless the hyphen is real:
-1. the document writes the word elsewhere with the hyphen (``well-known``) more often than
-   without (``wellknown``): kept; written without it more often: joined;
+1. the document writes the word elsewhere with the hyphen (``well-known``, or the whole
+   compound the next line goes on with: ``HER2-`` ``high-risk``) more often than without
+   (``wellknown``): kept; written without it more often: joined;
 2. else the broken word is already a compound (``state-of-the-`` ``art``) and the parts on
    both sides of the break are words of the document on their own: kept;
 3. else joined (``labora-`` ``tory``, ``catchment-sen-`` ``sitive``): hyphenation breaks far
@@ -58,7 +59,9 @@ def join_hyphenated(pages: Sequence[PageLines], counts: HyphenCounts) -> list[Pa
         left = broken.group(1)
         match = _FIRST.match(head)
         second = match.group() if match else ""
-        if _is_real_hyphen(left, second, words) and above.text[-1] != "\u00ad":
+        whole = _WORD.match(head)  # ``high-risk`` after ``HER2-``: the compound goes on
+        compound = whole.group() if whole and whole.group() != second else None
+        if _is_real_hyphen(left, second, words, compound) and above.text[-1] != "\u00ad":
             counts.kept += 1
             lines[p][i] = replace(above, text=above.text + head)
         else:
@@ -109,11 +112,20 @@ def _with_parts(counts: Counter[str]) -> Counter[str]:
     return counts
 
 
-def _is_real_hyphen(left: str, right: str, words: Counter[str]) -> bool:
+def _is_real_hyphen(
+    left: str, right: str, words: Counter[str], compound: str | None = None
+) -> bool:
+    """Whether the hyphen between ``left`` and ``right`` is real (see the module docstring).
+
+    ``compound`` is the whole word ``right`` begins (``high-risk``), counted as evidence too.
+    """
     if not right:
         return True
     hyphenated = words[f"{left}-{right}".casefold()]
     joined = words[f"{left}{right}".casefold()]
+    if compound is not None:
+        hyphenated += words[f"{left}-{compound}".casefold()]
+        joined += words[f"{left}{compound}".casefold()]
     if hyphenated != joined:
         return hyphenated > joined
     last = _PARTS.split(left)[-1].casefold()

@@ -52,6 +52,9 @@ _DOUBLED: Final = 0.6
 _BMP: Final = 0xFFFF
 _SECOND_UNIT: Final = "\uffff"
 """Stands for the second UTF-16 unit of a character outside the BMP (a noncharacter)."""
+_PASSWORD_ERROR: Final = 4
+"""PDFium's FPDF_ERR_PASSWORD: the password is missing or wrong."""
+NEEDS_PASSWORD: Final = "a password is needed (give it with --password)"
 _RIGHT_TO_LEFT: Final = frozenset({"R", "AL"})
 """Unicode bidirectional classes of right-to-left letters."""
 _NAME: Final = ctypes.create_string_buffer(256)
@@ -67,6 +70,9 @@ def open_document(data: bytes, password: str | None, request: ParseRequest) -> A
     try:
         return pypdfium2.PdfDocument(data, password=password)
     except pypdfium2.PdfiumError as exc:
+        if getattr(exc, "err_code", None) == _PASSWORD_ERROR:  # encrypted: never "corrupt"
+            why = "the password given with --password is wrong" if password else NEEDS_PASSWORD
+            raise CorruptDocumentError(f"{request.source}: encrypted PDF: {why}") from exc
         raise CorruptDocumentError(f"{request.source}: corrupt or truncated PDF: {exc}") from exc
 
 

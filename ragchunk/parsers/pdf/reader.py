@@ -144,7 +144,17 @@ def password_of(reader: Any, request: ParseRequest) -> str | None:
     """Return the password that opened ``reader`` (None when it is not encrypted)."""
     if not reader.is_encrypted:
         return None
-    return request.password if request.password is not None else ""
+    if request.password is None or _opens_with(reader, ""):  # --password is for other files
+        return ""
+    return request.password
+
+
+def _opens_with(reader: Any, password: str) -> bool:
+    """Whether ``password`` opens ``reader`` (an encrypted file with no user password: ``""``)."""
+    try:
+        return bool(reader._encryption.verify(password))  # no public check
+    except (AttributeError, *PYPDF_FAILURES):
+        return False
 
 
 def reason(exc: BaseException) -> str:
