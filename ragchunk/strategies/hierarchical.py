@@ -31,6 +31,7 @@ from ragchunk.text.sections import BOUNDARY_KINDS, unit_starts
 from ragchunk.text.sentences import strip_span
 from ragchunk.text.separators import split_range
 from ragchunk.text.spans import spans_from_windows
+from ragchunk.text.tables import split_table
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -124,8 +125,13 @@ class _Cutter:
             return [Span(start, end, self._headings(run))]
         groups = _groups(run, self.units)
         if len(groups) == 1:
-            body = next((s.start for s in run if s.kind != "heading"), start)
-            windows = self._titled(start, max(start, min(body, end)), end)
+            table = _table(run)
+            if table is not None:  # between rows, its titles with the first
+                sizer, capacity = self.sizer, self.capacity
+                windows = split_table(self.text, table, start, end, sizer=sizer, capacity=capacity)
+            else:
+                body = next((s.start for s in run if s.kind != "heading"), start)
+                windows = self._titled(start, max(start, min(body, end)), end)
             return spans_from_windows(self.text, windows, headings_at=self.found.headings_at)
         return self._pack(groups)
 
@@ -193,6 +199,14 @@ class _Cutter:
             shared = min(shared, len(path))
             shared = next((i for i in range(shared) if first[i] != path[i]), shared)
         return first[:shared]
+
+
+def _table(run: Sequence[Section]) -> Section | None:
+    """Return the run's table when it is one table of rows, titled or not, else None."""
+    *titles, last = run
+    if last.kind == "table" and last.parts and _only_headings(titles):
+        return last
+    return None
 
 
 def _groups(run: Sequence[Section], units: AbstractSet[int]) -> list[list[Section]]:

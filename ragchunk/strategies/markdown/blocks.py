@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final
 
-from ragchunk.strategies.markdown.tables import split_table, widened
 from ragchunk.text.pack import Window
 from ragchunk.text.refine import refine_by_words
 from ragchunk.text.sentences import split_sentences
 from ragchunk.text.separators import DEFAULT_LEVELS, Levels, split_range
+from ragchunk.text.tables import split_table, widened
 from ragchunk.text.units import pack_units
 
 if TYPE_CHECKING:

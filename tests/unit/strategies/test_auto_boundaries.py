@@ -97,3 +97,22 @@ def test_no_auto_chunk_crosses_a_boundary(path: Path, size: int | None) -> None:
         limit = size or strategies.get(mine[0].strategy).options().budget.size
         bad += crossings(doc, mine, limit)
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize(
+    "name", ["pdf/gauge-tables.pdf", "pdf/estuary-report.pdf", "docx/report.docx"]
+)
+def test_a_table_larger_than_the_size_is_cut_between_its_rows(name: str) -> None:
+    path = FIXTURES / name
+    chunks = chunk_file(str(path), strategy="auto", size=300, root=str(FIXTURES))
+    (doc,) = _docs(path).values()
+    rows = [row for s in doc.sections if s.kind == "table" for row in s.parts]  # type: ignore[attr-defined]
+    assert rows
+    inside = [
+        f"chunk {c.index} {side} inside row {doc.text[lo:hi]!r}"  # type: ignore[attr-defined]
+        for c in chunks
+        for side, edge in (("starts", c.start), ("ends", c.end))
+        for lo, hi in rows
+        if lo < edge < hi and hi - lo <= 300
+    ]
+    assert inside == []

@@ -234,11 +234,6 @@ def test_a_scalar_larger_than_the_size_alone_is_cut_and_says_so(tmp_path: Path) 
     assert records[-1]["text"].startswith('"b": [')
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="auto chooses markdown for data files (value sections): one line in "
-    "strategies/auto.py's choose, which another branch owns; remove this mark with it",
-)
 def test_auto_keeps_whole_objects_in_data_files(tmp_path: Path) -> None:
     path = tmp_path / "stations.json"
     text = nested_json(indent=2)

@@ -13,7 +13,7 @@ from ragchunk.model import Section
 from ragchunk.options import Capacity
 from ragchunk.parsers.markdown import find_sections
 from ragchunk.parsers.rst import find_sections as find_rst_sections
-from ragchunk.strategies.markdown.tables import is_syntax, split_table
+from ragchunk.text.tables import is_syntax, split_table
 
 ROW = (
     "| `docs-site/docs/tutorial/request-body.md` "
