@@ -126,6 +126,9 @@ _HTML_START: Final = re.compile(
     rb"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
 )
 _WEBVTT: Final = re.compile(rb"WEBVTT(?:[ \t\r\n]|$)")
+_MBOX_FROM: Final = re.compile(rb"From \S+ [^\n]*\b\d\d?:\d\d(?::\d\d)?\b[^\n]*\r?\n")
+"""An mbox's first line: ``From`` with the sender and the time it came (``Fri Jun  7 08:00:00
+2024``); a line of prose starting ``From`` is not one."""
 _MAIL_HEADER: Final = re.compile(
     rb"(?:Return-Path|Received|From|To|Subject|Date|Message-ID|MIME-Version|Delivered-To|"
     rb"X-[A-Za-z-]+):[ \t]",
@@ -140,7 +143,7 @@ def _sniff_text(head: bytes) -> str:
         return "vtt"
     if _HTML_START.match(head) or (head.lstrip().startswith(b"<?xml") and b"<html" in head):
         return "html"
-    if head.startswith(b"From ") and b"\n" in head:
+    if _MBOX_FROM.match(head):
         return "mbox"
     if _MAIL_HEADER.match(head):
         lines = head.split(b"\n", 8)[:-1]

@@ -147,6 +147,8 @@ def test_detection() -> None:
     assert detect("mail", b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n") == "mbox"
     assert detect("mail", b"Received: from x\nFrom: a@b\nSubject: s\n\nbody") == "email"
     assert detect("notes", b"From: the author\nthis is prose, not headers\n") == "text"
+    assert detect("-", b"From stdin.\n") == "text"  # prose, not an mbox's From line
+    assert detect("-", b"From the harbour office, a note.\nMore text.\n") == "text"
 
 
 def parse_bytes(data: bytes, warnings: list[str]) -> Document:
