@@ -124,12 +124,13 @@ _ragchunk_inspect() {
     case "$prev" in
         --format) _ragchunk_words "code csv docx email epub html json jsonl markdown mbox notebook pdf pptx rst srt text toml vtt xlsx yaml"; return ;;
         --password) return ;;
+        -O|--option) compopt -o nospace 2>/dev/null; _ragchunk_words "answer_column= attachments= buffer= emit_passages= front_matter= grounding= headers= language= max_depth= max_propositions= method= min_level= overlap_sentences= prompt= question_column= references= sentences= separators= threshold="; return ;;
         --pdf-engine) _ragchunk_words "pdfium pypdf"; return ;;
         --ocr) _ragchunk_words "off auto all"; return ;;
         --ocr-language) return ;;
         --keep) _ragchunk_words "headers watermarks hyphens ligatures linebreaks"; return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "--text --format --password --pdf-engine --ocr --ocr-language --keep --comments --keep-boilerplate --notes --hidden-slides -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--text --format --password -O --option --pdf-engine --ocr --ocr-language --keep --comments --keep-boilerplate --notes --hidden-slides -h --help"; return; fi
     _ragchunk_files
 }
 

@@ -114,6 +114,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from index' -F
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l text -d 'Print the document text exactly, nothing else.'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l format -x -a 'code csv docx email epub html json jsonl markdown mbox notebook pdf pptx rst srt text toml vtt xlsx yaml' -d 'Force the input format instead of detecting it.'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l password -x -d 'Password for encrypted PDFs.'
+complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -s O -l option -x -a 'answer_column= attachments= buffer= emit_passages= front_matter= grounding= headers= language= max_depth= max_propositions= method= min_level= overlap_sentences= prompt= question_column= references= sentences= separators= threshold=' -d 'Strategy option as key=value (repeatable).'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l pdf-engine -x -a 'pdfium pypdf' -d 'PDF text extraction engine: pdfium (PDFium, fast) or pypdf.'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l ocr -x -a 'off auto all' -d 'OCR for PDF pages: auto recognises pages without a text layer, all every page (needs the tesseract program).'
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -l ocr-language -x -d 'Tesseract language(s) for --ocr, such as eng or eng+deu.'
@@ -126,7 +127,7 @@ complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -s h -l help -d 'S
 complete -c ragchunk -n '__fish_seen_subcommand_from inspect' -F
 complete -c ragchunk -n '__fish_seen_subcommand_from query' -l store -x -d 'The vector store\'s URL (as given to ragchunk index).'
 complete -c ragchunk -n '__fish_seen_subcommand_from query' -s k -x -d 'How many chunks to print.'
-complete -c ragchunk -n '__fish_seen_subcommand_from query' -l filter -x -d 'Keep only chunks whose field equals the value (repeatable): page_start=3, source=docs/a.md, strategy=markdown, metadata.lang=en.'
+complete -c ragchunk -n '__fish_seen_subcommand_from query' -l filter -x -d 'Keep only chunks whose field equals the value (repeatable): page_start=3, timestamp_start=21.5, source=docs/a.md, strategy=markdown, metadata.lang=en.'
 complete -c ragchunk -n '__fish_seen_subcommand_from query' -l hybrid -d 'Mix keyword matches (the store\'s full-text index: SQLite) with vector nearness (reciprocal rank fusion).'
 complete -c ragchunk -n '__fish_seen_subcommand_from query' -l json -d 'One JSON record per line, with its score.'
 complete -c ragchunk -n '__fish_seen_subcommand_from query' -l embedder -x -d 'local (a sentence-transformers model on this machine) or openai (any OpenAI-compatible /v1/embeddings endpoint).'
