@@ -176,7 +176,7 @@ def _process(
         content_hash = hashlib.sha256(data).hexdigest()
         if content_hash == known_hash:
             return FileResult(source, doc_id, content_hash=content_hash, unchanged=True)
-        request = _request(source, doc_id, plan, diagnostics)
+        request = parse_request(source, doc_id, plan, diagnostics)
         fmt = parsers.get(choose_format(data, request, format=_format(source, recipe)))
         if fmt.members is not None:
             members = fmt.members(data, request)
@@ -334,7 +334,14 @@ def _format(source: str, recipe: Recipe) -> str | None:
     return recipe.strategy.stdin_format
 
 
-def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]) -> ParseRequest:
+def parse_request(
+    source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]
+) -> ParseRequest:
+    """Return what a parser is told of one input: its plan's limits and options.
+
+    Its warnings go into ``diagnostics``.
+    """
+
     def warn(code: str, message: str) -> None:
         diagnostics.append(Diagnostic(source, code, message))
 

@@ -11,10 +11,8 @@ from typing import TYPE_CHECKING
 
 from ragchunk import parsers
 from ragchunk.errors import RagchunkError
-from ragchunk.parsers._budget import TextBudget
-from ragchunk.parsers._spec import ParseRequest
 from ragchunk.pipeline.deadline import TimedOut, time_limit, timeout_message
-from ragchunk.pipeline.engine import chunk_document, process
+from ragchunk.pipeline.engine import chunk_document, parse_request, process
 from ragchunk.pipeline.reading import choose_format, parse_member, read_input
 from ragchunk.pipeline.results import Diagnostic, first_line
 from ragchunk.view.pages import page_images
@@ -69,7 +67,7 @@ def make_views(source: str, doc_id: str, plan: Plan, compare: Recipe | None = No
     try:
         data = read_input(source, plan.policy.max_bytes)
         diagnostics: list[Diagnostic] = []
-        request = _request(source, doc_id, plan, diagnostics)
+        request = parse_request(source, doc_id, plan, diagnostics)
         fmt = parsers.get(choose_format(data, request, format=plan.recipe.format))
         if fmt.members is None:
             return [make_view(source, doc_id, plan, compare, data=data)]
@@ -89,7 +87,7 @@ def make_views(source: str, doc_id: str, plan: Plan, compare: Recipe | None = No
         notes: list[Diagnostic] = []
         try:
             with time_limit(plan.policy.timeout):
-                doc = parse_member(member, _request(source, doc_id, plan, notes))
+                doc = parse_member(member, parse_request(source, doc_id, plan, notes))
         except TimedOut:
             views.append(View(source, named, error=timeout_message(named, plan.policy.timeout)))
             continue
@@ -118,22 +116,6 @@ def _member_view(
             return View(doc.source, doc.doc_id, diagnostics=tuple(diagnostics), error=error)
         sides.append(Side(recipe, chunks))
     return View(doc.source, doc.doc_id, doc, tuple(sides), tuple(diagnostics))
-
-
-def _request(source: str, doc_id: str, plan: Plan, diagnostics: list[Diagnostic]) -> ParseRequest:
-    def warn(code: str, message: str) -> None:
-        diagnostics.append(Diagnostic(source, code, message))
-
-    return ParseRequest(
-        source=source,
-        doc_id=doc_id,
-        password=plan.policy.password,
-        language=plan.recipe.language,
-        max_bytes=plan.policy.max_bytes,
-        options=plan.recipe.parse,
-        warn=warn,
-        budget=TextBudget(plan.policy.max_text),
-    )
 
 
 def _internal(where: str, exc: Exception) -> str:
