@@ -8,7 +8,6 @@ parsers.
 
 from __future__ import annotations
 
-import time
 from functools import cache
 from pathlib import Path
 
@@ -154,15 +153,11 @@ def test_a_cell_spanning_two_columns_has_no_border_between_them() -> None:
     assert grid.cells(1) == [(0, 30), (30, 60), (60, 90)]
 
 
-def test_pages_without_rules_pay_almost_nothing() -> None:
+def test_pages_without_rules_have_no_edges() -> None:
+    # What such a page costs (a pass over its object types) is measured in benchmarks/README.md.
     document = pypdfium2.PdfDocument(FIXTURES / "pdf" / "bulletins.pdf")
-    pages = [document[k] for k in range(len(document))]
-    begin = time.perf_counter()
-    for _ in range(50):
-        for page in pages:
-            assert page_edges(page.raw, page.get_height()) == ([], [])
-    per_page = (time.perf_counter() - begin) / (50 * len(pages))
-    assert per_page < 0.002  # a pass over the page's object types, no text read
+    for page in (document[k] for k in range(len(document))):
+        assert page_edges(page.raw, page.get_height()) == ([], [])
 
 
 def ruled_pdf(rules: int) -> bytes:
@@ -188,12 +183,11 @@ def ruled_pdf(rules: int) -> bytes:
     return out.getvalue()
 
 
+@pytest.mark.timeout(60)  # a hang guard only (1000 rules took 57 s before MAX_RULES); the cost
+# of table finding is measured in benchmarks/README.md ("PDF tables"), never timed in a test
 @pytest.mark.parametrize("rules", [490, 1000])  # the most under MAX_RULES, and past it
-def test_a_page_of_many_rules_stays_cheap(rules: int) -> None:
-    data = ruled_pdf(rules)
-    begin = time.process_time()
-    doc = parse(data, ParseRequest(source="hatching.pdf"))
-    assert time.process_time() - begin < 2  # CPU seconds (57 s for 1000 before the cap)
+def test_a_hatching_is_no_table(rules: int) -> None:
+    doc = parse(ruled_pdf(rules), ParseRequest(source="hatching.pdf"))
     assert not [s for s in doc.sections if s.kind == "table"]
 
 
