@@ -83,3 +83,21 @@ def test_an_mbox_on_standard_input_is_drawn_too(tmp_path: Path) -> None:
     result = runner.invoke(app, ["view", "-", "-o", str(out)], input=MBOX.read_bytes())
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir())[:1] == ["-#1.html"]
+
+
+def test_a_broken_message_of_an_mbox_is_an_error_and_the_others_are_drawn(tmp_path: Path) -> None:
+    from tests.data.make_bad import mbox_broken_message
+
+    mbox = tmp_path / "list.mbox"
+    mbox.write_bytes(mbox_broken_message())
+    out = tmp_path / "site"
+    result = runner.invoke(app, ["view", str(mbox), "-o", str(out)])
+    assert result.exit_code == 1, result.output  # the broken message failed, alone
+    assert "Traceback" not in result.output
+    (error,) = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert "list.mbox#2" in error
+    pages = sorted(p.name for p in out.iterdir())
+    assert "list.mbox#1.html" in pages
+    assert "list.mbox#3.html" in pages
+    assert "list.mbox#2.html" not in pages
+    assert "The third." in data_of(out / "list.mbox#3.html")["text"]

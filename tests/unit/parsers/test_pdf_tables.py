@@ -198,3 +198,37 @@ def test_a_page_past_max_rules_is_a_drawing() -> None:
     few = pypdfium2.PdfDocument(ruled_pdf(4))[0]
     across, down = page_edges(few.raw, 2600)
     assert (len(across), len(down)) == (4, 4)
+
+
+def boxed_pdf(columns: int, rows: int) -> bytes:
+    """A page whose table is drawn as one stroked rectangle per cell (PDFium's own rectangles)."""
+    import io
+
+    import pypdfium2.raw as pdfium_c
+
+    document = pypdfium2.PdfDocument.new()
+    page = document.new_page(600, 400)
+    for row in range(rows):
+        for column in range(columns):
+            rect = pdfium_c.FPDFPageObj_CreateNewRect(50 + column * 120, 300 - row * 30, 120, 30)
+            pdfium_c.FPDFPath_SetDrawMode(rect, 0, 1)  # no fill, stroked
+            pdfium_c.FPDFPage_InsertObject(page.raw, rect)
+    pdfium_c.FPDFPage_GenerateContent(page.raw)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def test_a_table_drawn_as_cell_rectangles_gives_its_grid() -> None:
+    # Each cell a rectangle: no thin rule at all, so the rules are the rectangles' sides.
+    document = pypdfium2.PdfDocument(boxed_pdf(columns=3, rows=4))
+    page = document[0]
+    across, down = page_edges(page.raw, page.get_height())
+    assert len(across) == 4 * 3 * 2  # a top and a bottom side per cell
+    assert len(down) == 4 * 3 * 2
+    (grid,) = grids(across, down)
+    assert grid.xs == (50.0, 170.0, 290.0, 410.0)
+    assert grid.ys == (70.0, 100.0, 130.0, 160.0, 190.0)
+    assert [grid.cells(row) for row in range(4)] == [
+        [(50.0, 170.0), (170.0, 290.0), (290.0, 410.0)]
+    ] * 4
