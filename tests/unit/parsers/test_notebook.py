@@ -97,3 +97,27 @@ def test_nbformat_3_worksheets(tmp_path: Path) -> None:
     doc = parse(path.read_bytes(), ParseRequest(source=str(path)))
     assert doc.text == "## Old style\n\n```\nx = 1\n```"
     assert doc.sections[1].headings == ("Old style",)
+
+
+def test_a_file_that_is_no_notebook_says_why() -> None:
+    import pytest
+
+    from ragchunk.errors import CorruptDocumentError
+
+    cases = {
+        b"[1, 2]": "not a Jupyter notebook (no cells)",
+        b'{"cells": [1]}': "not a Jupyter notebook (a cell is not an object)",
+        b'{"cells": [}': "not a Jupyter notebook: invalid JSON at line 1:",
+    }
+    for data, message in cases.items():
+        with pytest.raises(CorruptDocumentError, match=r"^x\.ipynb: ") as raised:
+            parse(data, ParseRequest(source="x.ipynb"))
+        assert message in str(raised.value)
+
+
+def test_the_language_falls_back_to_language_info_and_to_none() -> None:
+    cell = {"cell_type": "code", "source": "print(1)", "metadata": {}, "outputs": []}
+    info = {"cells": [cell], "metadata": {"language_info": {"name": "Julia 1.10"}}}
+    assert "```julia\nprint(1)\n```" in parse(json.dumps(info).encode(), ParseRequest()).text
+    bare = {"cells": [cell], "metadata": []}
+    assert "```\nprint(1)\n```" in parse(json.dumps(bare).encode(), ParseRequest()).text
