@@ -21,6 +21,7 @@ With ``dry_run`` the store is only read: the report says what would change.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -205,8 +206,16 @@ class _Sync:
             self.embedding = Embedding.for_embedder(self.embedder, self.report, counting)
         self.queue: deque[Waiting] = deque()
         self.ledger = dict(store.ledger())
-        self.dimension = store.dimension()
-        self.meta = dict(store.meta())
+
+    @functools.cached_property
+    def dimension(self) -> int | None:
+        """The stored vectors' size, read before the first write (a rerun never reads it)."""
+        return self.store.dimension()
+
+    @functools.cached_property
+    def meta(self) -> dict[str, str]:
+        """What the store recorded (``Store.meta``), read before the first write."""
+        return dict(self.store.meta())
 
     def run(self) -> None:
         """Sync every input, in input order."""
@@ -228,6 +237,8 @@ class _Sync:
         # nothing to chunk starts no worker process (forking one costs more than hashing).
         same = [unchanged(job) for job in jobs]
         todo = [k for k, result in enumerate(same) if result is None]
+        if todo and not self.dry_run:
+            _will_write(self.store)
         batch = dataclasses.replace(
             self.batch,
             jobs=tuple(jobs[k] for k in todo),
@@ -384,6 +395,13 @@ def _chunking_only(plan: Plan) -> Plan:
         return dataclasses.replace(recipe, embed=False, choices=choices)
 
     return dataclasses.replace(plan, recipe=without(plan.recipe))
+
+
+def _will_write(store: Store) -> None:
+    """Tell a store whose lock is taken at its first write (Chroma's server) that one comes."""
+    will_write = getattr(store, "will_write", None)
+    if will_write is not None:
+        will_write()
 
 
 def _is_under(doc_id: str, root: str) -> bool:

@@ -6,8 +6,10 @@ See ``ragchunk.sinks.chroma``'s docstring for how they behave and where the leas
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import socket
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -35,20 +37,25 @@ class Lease:
         self._collection = client.get_or_create_collection(f"{name}__lock", embedding_function=None)
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._renewed = 0.0
+        self._seen: str | None = None
+        self._written = False
         self._confirmed = False
 
-    def take(self, timeout: float) -> None:
-        """Write the lease, waiting up to ``timeout`` seconds while another run holds it.
+    def wait(self, timeout: float) -> None:
+        """When the store is opened: wait up to ``timeout`` seconds while another run holds it.
 
-        It is read back (``confirm``) before this run's first write, not here: a run that
-        turns out to write nothing (an unchanged rerun) never waits for ``SETTLE``.
+        Nothing is written: the lease is written (``take``) only by a run that will write,
+        so a run that writes nothing (an unchanged rerun) makes no write at all. The lease
+        found is remembered: ``take`` checks that no run took it since.
+
+        Raises:
+            StoreError: another run held it for ``timeout`` seconds (the message names it).
         """
         deadline = time.monotonic() + timeout
         while True:
             holder = self._holder()
             if holder is None or _stale(holder) or holder["owner"] == self._owner:
-                self._write()
-                self._confirmed = False
+                self._seen = None if holder is None else str(holder["owner"])
                 return
             if time.monotonic() >= deadline:
                 raise StoreError(
@@ -56,6 +63,28 @@ class Lease:
                     f"waited {timeout:g} s"
                 )
             time.sleep(0.5)
+
+    def take(self) -> None:
+        """Write the lease (once), when the run knows it will write, or before its first write.
+
+        What the run read before was read with no lease of its own: it is still what the
+        store holds only if no other run took the lease since ``wait``, which is checked here.
+        It is read back (``confirm``) before the run's first write.
+
+        Raises:
+            StoreError: another run took the lease since this one opened the store.
+        """
+        if self._written:
+            return
+        holder = self._holder()
+        if (None if holder is None else str(holder["owner"])) not in (self._seen, self._owner):
+            who = "and left" if holder is None else _who(holder)
+            raise StoreError(
+                f"{self._url}: another index run took the lock while this one read the store "
+                f"({who}); nothing was written: run again once it is done"
+            )
+        self._write()
+        self._written = True
 
     def confirm(self) -> None:
         """Before this run's first write: read the lease back, ``SETTLE`` s after writing it.
@@ -69,6 +98,7 @@ class Lease:
         """
         if self._confirmed:
             return
+        self.take()
         time.sleep(max(0.0, SETTLE - (time.monotonic() - self._renewed)))
         holder = self._holder()
         if holder is None or holder["owner"] != self._owner:
@@ -94,20 +124,26 @@ class Lease:
         self._write()
 
     def release(self) -> None:
-        """Delete the lease if it is still this run's."""
+        """Mark the lease expired if this run wrote it and it is still its own.
+
+        It is kept, expired, rather than deleted: its owner tells a run that opened the
+        store before this one took it that the store changed since (``take``).
+        """
+        if not self._written:
+            return
         holder = self._holder()
         if holder is not None and holder["owner"] == self._owner:
-            self._collection.delete(ids=["lease"])
+            self._write(expires=0.0)
 
     def _holder(self) -> Mapping[str, Any] | None:
         got = self._collection.get(ids=["lease"], include=["metadatas"])["metadatas"]
         return got[0] if got else None
 
-    def _write(self) -> None:
+    def _write(self, expires: float | None = None) -> None:
         now = time.time()
         lease: dict[str, str | float] = {
             "owner": self._owner,
-            "expires": now + LEASE,
+            "expires": now + LEASE if expires is None else expires,
             "since": datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds"),
         }
         self._collection.upsert(ids=["lease"], embeddings=_PLACEHOLDER, metadatas=[lease])
@@ -134,6 +170,23 @@ def _stale(holder: Mapping[str, Any]) -> bool:
     except PermissionError:  # alive, another user's
         return False
     return False
+
+
+def host_lock_file(host: str, port: int, name: str) -> Path | None:
+    """Return the file whose ``flock`` serialises this user's runs on one server collection.
+
+    In a folder of the temporary directory that is this user's own; None when it cannot be
+    made (the lease alone guards the store then).
+    """
+    folder = Path(tempfile.gettempdir()) / f"ragchunk-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        return None
+    if not folder.is_dir() or folder.is_symlink() or folder.stat().st_uid != os.getuid():
+        return None
+    digest = hashlib.sha256(f"{host.lower()}:{port}/{name}".encode()).hexdigest()[:24]
+    return folder / f"chroma-{digest}.lock"
 
 
 @contextlib.contextmanager

@@ -36,13 +36,16 @@ within seconds.
 from __future__ import annotations
 
 import contextlib
+import functools
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qsl, urlsplit
 
 from ragchunk.errors import StoreError, UsageError
-from ragchunk.sinks._chroma_lock import Lease, file_lock
+from ragchunk.sinks._chroma_lock import Lease, file_lock, host_lock_file
+from ragchunk.sinks._embedded import store_lock
 from ragchunk.sinks._records import (
     dimension_error,
     filter_terms,
@@ -106,10 +109,22 @@ class ChromaStore:
         self.counts = Counts()
         self._raw_url = url
         self._client = client
-        self._chunks = self._collection(name, _SPACE)
-        self._ledger = self._collection(f"{name}__ledger", None)
-        self._meta = self._collection(f"{name}__meta", None)
+        self._name = name
         self._lease: Lease | None = None
+
+    # Each collection is opened when first used: an unchanged rerun opens the ledger only.
+
+    @functools.cached_property
+    def _chunks(self) -> Collection:
+        return self._collection(self._name, _SPACE)
+
+    @functools.cached_property
+    def _ledger(self) -> Collection:
+        return self._collection(f"{self._name}__ledger", None)
+
+    @functools.cached_property
+    def _meta(self) -> Collection:
+        return self._collection(f"{self._name}__meta", None)
 
     def _collection(self, name: str, configuration: Any) -> Collection:
         with self._refusals(f"opening collection {name}"):
@@ -224,7 +239,21 @@ class ChromaStore:
 
     def write(self, result: FileResult) -> None:
         """Upsert one input's chunks (``split -o URL --embed``; no pruning)."""
+        self.will_write()
         write_result(self, result)
+
+    def will_write(self) -> None:
+        """Write the server lock's lease now: this run will write (module docstring).
+
+        ``ragchunk index`` calls it as soon as it knows that a document changed, so that the
+        lease settles while documents are parsed and embedded; a write takes it anyway.
+
+        Raises:
+            StoreError: another run took the lease since this one opened the store.
+        """
+        if self._lease is not None:
+            with self._refusals("taking the lock"):
+                self._lease.take()
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -328,15 +357,19 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
     from chromadb.config import Settings
 
     host, port, folder, name, timeout = _parse(url)
-    settings = Settings(anonymized_telemetry=False)
+    host = host or "localhost"
     with contextlib.ExitStack() as stack:
         if folder is not None and lock:
             stack.enter_context(file_lock(folder / f"{name}.lock", timeout, mask_url(url)))
+        deadline = time.monotonic() + timeout
+        if folder is None and lock and (same_host := host_lock_file(host, port, name)):
+            stack.enter_context(store_lock(same_host, url=url))
         try:
             if folder is not None:
+                settings = Settings(anonymized_telemetry=False)
                 client = chromadb.PersistentClient(path=str(folder), settings=settings)
             else:
-                client = chromadb.HttpClient(host=host or "localhost", port=port, settings=settings)
+                client = chromadb.HttpClient(host=host, port=port, settings=_http_settings())
         except _errors() as error:
             raise store_error(url, "cannot connect", error) from None
         stack.callback(_close, client)
@@ -344,10 +377,27 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
         if folder is None and lock:
             with store._refusals("taking the lock"):
                 lease = Lease(store.url, client, name)
-                lease.take(timeout)
+                lease.wait(max(0.0, deadline - time.monotonic()))
             store._lease = lease
             stack.callback(_release, store, lease)
         yield store
+
+
+def _http_settings() -> Any:
+    """Return the settings of a server's client: no telemetry, and no CA bundle loaded.
+
+    A ``chroma://`` URL is plain HTTP, so the client never checks a certificate; loading the
+    CA bundle (twice: the client and its admin client) was half of an unchanged rerun's time.
+    Not when a proxy is set for HTTP (it could be reached over TLS).
+    """
+    import os
+
+    from chromadb.config import Settings
+
+    proxied = any(os.environ.get(name) for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY",
+                                                     "all_proxy"))  # fmt: skip
+    verify = {} if proxied else {"chroma_server_ssl_verify": False}
+    return Settings(anonymized_telemetry=False, **verify)
 
 
 def _close(client: Any) -> None:

@@ -432,7 +432,9 @@ def test_of_two_chroma_runs_that_took_the_lease_at_once_the_replaced_one_writes_
     with module_of(url).open_store(url) as first:
         # A second run found the store free as the first did and wrote its lease just after.
         second = Lease(first.url, first._client, name)
-        second._write()
+        second.wait(0)
+        first.will_write()  # it knows it will write: its lease is written
+        second._write()  # found no lease a moment before, as the first did
         records = [record("a.md", 0)]
         with pytest.raises(StoreError) as refused:
             first.apply(entry("a.md", records), upsert=records, delete=[])
@@ -464,3 +466,39 @@ def test_a_chroma_run_that_writes_nothing_never_waits_to_read_its_lease_back(
         store.apply(entry("a.md", records), upsert=records, delete=[])
     assert len(slept) == 1  # read back before writing, SETTLE s after the lease at the earliest
     assert 0 <= slept[0] <= _chroma_lock.SETTLE
+
+
+def test_a_chroma_run_that_writes_nothing_writes_no_lease(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    from ragchunk.sinks._chroma_lock import Lease
+
+    url = chroma_server_url(request, tmp_path)
+    name = url.rsplit("/", 1)[1]
+    with module_of(url).open_store(url) as store:  # an unchanged rerun only reads
+        assert (store.ledger(), store.dimension(), store.meta()) == ({}, None, {})
+        with module_of(url).open_store(url, lock=False) as reader:
+            assert Lease(reader.url, reader._client, name)._holder() is None
+
+
+def test_a_chroma_run_whose_store_another_run_wrote_since_it_opened_it_writes_nothing(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs on two hosts: the first read the store, the other wrote it meanwhile and left."""
+    from ragchunk.sinks import chroma
+
+    url = chroma_server_url(request, tmp_path)
+    records = [record("a.md", 0)]
+    with module_of(url).open_store(url) as first:
+        assert first.ledger() == {}  # what it decides from, read with no lease of its own
+        with monkeypatch.context() as other_host:  # no lock of this host's: only the lease
+            other_host.setattr(chroma, "host_lock_file", lambda *args: None)
+            with module_of(url).open_store(url) as other:
+                other.apply(entry("a.md", records), upsert=records, delete=[])
+        with pytest.raises(StoreError) as refused:
+            first.apply(entry("a.md", records, content="c0"), upsert=records, delete=[])
+        message = str(refused.value)
+        assert message.startswith(f"{url}: another index run took the lock while this one read")
+        assert "nothing was written" in message
+        assert (first.counts.written, first.counts.ledger) == (0, 0)
+        assert first.ledger()["a.md"].content_hash == "c1"  # the other's, not replaced
