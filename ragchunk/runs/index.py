@@ -7,11 +7,11 @@ spans, pages, headings), then, in this process, each chunk gets its vector: the 
 its key is stored with the same text (an unchanged chunk, moved or not), else the embedder's
 through the vector cache (only texts the cache has not seen reach the model), the texts of
 several documents per call (``ragchunk.runs.index_embed``), each document written, in input
-order, once its vectors are in. The records go
-to the store by key (``ragchunk.sinks._sync``): new, rewritten and moved ones upserted,
-vanished keys deleted, the ledger entry last, all through ``Store.apply``. A document under a
-walked root that the walk no longer finds is removed (``prune=False`` keeps it); documents
-outside the run's roots are never touched. A document that fails keeps its old chunks.
+order, once its vectors are in. The records go to the store by key (``ragchunk.sinks._sync``):
+new, rewritten and moved ones upserted, vanished keys deleted, the ledger entry last, all
+through ``Store.apply``. A document under a walked root that the walk no longer finds is
+removed (``prune=False`` keeps it); documents outside the run's roots are never touched. A
+document that fails keeps its old chunks.
 
 The store records the embedder that made its vectors (``Store.meta``), for ``ragchunk query``.
 Vectors of another size than the store's are refused before they are written, naming both.
@@ -208,13 +208,11 @@ class _Sync:
         self.ledger = dict(store.ledger())
 
     @functools.cached_property
-    def dimension(self) -> int | None:
-        """The stored vectors' size, read before the first write (a rerun never reads it)."""
+    def dimension(self) -> int | None:  # read before the first write: a rerun never reads it
         return self.store.dimension()
 
     @functools.cached_property
-    def meta(self) -> dict[str, str]:
-        """What the store recorded (``Store.meta``), read before the first write."""
+    def meta(self) -> dict[str, str]:  # the same
         return dict(self.store.meta())
 
     def run(self) -> None:
@@ -237,13 +235,10 @@ class _Sync:
         # nothing to chunk starts no worker process (forking one costs more than hashing).
         same = [unchanged(job) for job in jobs]
         todo = [k for k, result in enumerate(same) if result is None]
-        if todo and not self.dry_run:
-            _will_write(self.store)
-        batch = dataclasses.replace(
-            self.batch,
-            jobs=tuple(jobs[k] for k in todo),
-            outputs=tuple(self.batch.outputs[k] for k in todo),
-        )
+        if todo and not self.dry_run:  # a store that locks at its first write locks now
+            getattr(self.store, "will_write", lambda: None)()
+        outputs = tuple(self.batch.outputs[k] for k in todo)
+        batch = dataclasses.replace(self.batch, jobs=tuple(jobs[k] for k in todo), outputs=outputs)
         with results(batch) as outcomes:
             made = iter(outcomes)
             for job, result, digest in zip(jobs, same, digests, strict=True):
@@ -395,13 +390,6 @@ def _chunking_only(plan: Plan) -> Plan:
         return dataclasses.replace(recipe, embed=False, choices=choices)
 
     return dataclasses.replace(plan, recipe=without(plan.recipe))
-
-
-def _will_write(store: Store) -> None:
-    """Tell a store whose lock is taken at its first write (Chroma's server) that one comes."""
-    will_write = getattr(store, "will_write", None)
-    if will_write is not None:
-        will_write()
 
 
 def _is_under(doc_id: str, root: str) -> bool:

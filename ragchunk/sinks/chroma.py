@@ -18,19 +18,11 @@ Chroma has no transactions: ``apply`` writes the new records, then deletes the v
 then writes the ledger entry, so a crash leaves the old chunks and the new ones side by side
 and the ledger unchanged; the next run sees the document as changed and repairs it.
 
-The lock (``open_store``): embedded, an exclusive ``flock`` on ``<path>/<collection>.lock``,
-released by the system when the process dies. On a server, a *lease*: a record holding its
-owner (host, process, a random tag) and an expiry (``LEASE`` seconds, renewed by every write).
-A second run waits while the lease is held and unexpired, up to ``?lock_timeout=SECONDS``
-(default 60), then fails naming the owner; a lease whose owner was a process of this host that
-no longer exists is taken at once. Chroma has no compare-and-set, so the lease is read back
-before the run's first write, ``SETTLE`` seconds after it was written at the earliest: of two
-runs that found the store free at once, the one whose lease was replaced fails there, having
-written nothing. A run that writes nothing (an unchanged rerun) never reads it back, so never
-waits. Its limits: two runs each taking more than ``SETTLE`` seconds between finding the store
-free and writing the lease could both believe they hold it; a run killed on another host
-blocks the store until its lease expires; and clocks of different hosts are trusted to agree
-within seconds.
+The lock (``open_store``): embedded, an exclusive ``flock`` beside the store; on a server, a
+``flock`` for this user's runs on this host and a lease record for the others, written only by
+a run that will write (``ragchunk.sinks._chroma_lock``). Each collection is opened when first
+used: an unchanged rerun on a server is the client's set-up (``_chroma_client``), the lease
+read and the ledger read.
 """
 
 from __future__ import annotations
@@ -44,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qsl, urlsplit
 
 from ragchunk.errors import StoreError, UsageError
+from ragchunk.sinks._chroma_client import close, connect
 from ragchunk.sinks._chroma_lock import Lease, file_lock, host_lock_file
 from ragchunk.sinks._embedded import store_lock
 from ragchunk.sinks._records import (
@@ -353,9 +346,6 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
         StoreError: the server is down or refuses, or another run holds the lock.
         UsageError: the URL is not a Chroma store's.
     """
-    import chromadb
-    from chromadb.config import Settings
-
     host, port, folder, name, timeout = _parse(url)
     host = host or "localhost"
     with contextlib.ExitStack() as stack:
@@ -365,14 +355,10 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
         if folder is None and lock and (same_host := host_lock_file(host, port, name)):
             stack.enter_context(store_lock(same_host, url=url))
         try:
-            if folder is not None:
-                settings = Settings(anonymized_telemetry=False)
-                client = chromadb.PersistentClient(path=str(folder), settings=settings)
-            else:
-                client = chromadb.HttpClient(host=host, port=port, settings=_http_settings())
+            client = connect(host, port, folder)
         except _errors() as error:
             raise store_error(url, "cannot connect", error) from None
-        stack.callback(_close, client)
+        stack.callback(close, client)
         store = ChromaStore(url, client, name)
         if folder is None and lock:
             with store._refusals("taking the lock"):
@@ -381,44 +367,6 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
             store._lease = lease
             stack.callback(_release, store, lease)
         yield store
-
-
-def _http_settings() -> Any:
-    """Return the settings of a server's client: no telemetry, and no CA bundle loaded.
-
-    A ``chroma://`` URL is plain HTTP, so the client never checks a certificate; loading the
-    CA bundle (twice: the client and its admin client) was half of an unchanged rerun's time.
-    Not when a proxy is set for HTTP (it could be reached over TLS).
-    """
-    import os
-
-    from chromadb.config import Settings
-
-    proxied = any(os.environ.get(name) for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY",
-                                                     "all_proxy"))  # fmt: skip
-    verify = {} if proxied else {"chroma_server_ssl_verify": False}
-    return Settings(anonymized_telemetry=False, **verify)
-
-
-def _close(client: Any) -> None:
-    """Close the client, and its HTTP connections once no client of this process shares them.
-
-    ``close`` releases the client's share of its ``System``, whose ``stop`` leaves the HTTP
-    client's connection pool open (chromadb 1.5): it is closed here, through private names,
-    when the last client of that server is gone.
-    """
-    from chromadb.api.shared_system_client import SharedSystemClient
-
-    owners = [client, getattr(client, "_admin_client", None)]
-    sessions = [
-        (getattr(o, "_identifier", None), getattr(getattr(o, "_server", None), "_session", None))
-        for o in owners
-    ]
-    client.close()
-    refcounts = getattr(SharedSystemClient, "_identifier_to_refcount", {})
-    for identifier, session in sessions:
-        if session is not None and refcounts.get(identifier, 0) == 0:
-            session.close()
 
 
 def _release(store: ChromaStore, lease: Lease) -> None:

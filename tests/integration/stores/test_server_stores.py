@@ -492,7 +492,7 @@ def test_a_chroma_run_whose_store_another_run_wrote_since_it_opened_it_writes_no
     with module_of(url).open_store(url) as first:
         assert first.ledger() == {}  # what it decides from, read with no lease of its own
         with monkeypatch.context() as other_host:  # no lock of this host's: only the lease
-            other_host.setattr(chroma, "host_lock_file", lambda *args: None)
+            other_host.setattr(chroma, "host_lock_file", lambda *_: None)
             with module_of(url).open_store(url) as other:
                 other.apply(entry("a.md", records), upsert=records, delete=[])
         with pytest.raises(StoreError) as refused:
