@@ -115,7 +115,9 @@ class Store(Sink, Protocol):
     """An open vector store: the ``Sink`` that ``ragchunk index`` and ``split -o URL`` write.
 
     ``open`` (the ``SinkSpec``'s) takes the store's lock for the life of the block (a second
-    ``index`` run waits for it, then fails saying who holds it) and raises ``UsageError`` with
+    ``index`` run waits for it, then fails saying who holds it; a store may write its lock
+    only once the run will write: ``index`` calls its ``will_write()``, if it has one, as
+    soon as it knows, as Chroma's server store does) and raises ``UsageError`` with
     one line naming the store (never its password) when the store is down or refuses
     credentials; a missing client library is ``SinkSpec.missing``.
 
