@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.errors import StoreError
+from ragchunk.sinks._chroma_client import open_collection
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
@@ -52,7 +53,7 @@ class Lease:
 
     def __init__(self, url: str, client: ClientAPI, name: str) -> None:
         self._url = url
-        self._collection = client.get_or_create_collection(f"{name}__lock", embedding_function=None)
+        self._collection = open_collection(client, f"{name}__lock")
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._renewed = 0.0
         self._seen: str | None = None

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import parse_qsl, urlsplit
 
 from ragchunk.errors import StoreError, UsageError
-from ragchunk.sinks._chroma_client import close, connect
+from ragchunk.sinks._chroma_client import close, connect, open_collection
 from ragchunk.sinks._chroma_lock import Lease, file_lock, host_lock_file
 from ragchunk.sinks._embedded import store_lock
 from ragchunk.sinks._records import (
@@ -121,9 +121,7 @@ class ChromaStore:
 
     def _collection(self, name: str, configuration: Any) -> Collection:
         with self._refusals(f"opening collection {name}"):
-            return self._client.get_or_create_collection(
-                name, configuration=configuration, embedding_function=None
-            )
+            return open_collection(self._client, name, configuration)
 
     @contextlib.contextmanager
     def _refusals(self, doing: str) -> Iterator[None]:
