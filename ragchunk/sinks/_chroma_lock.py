@@ -3,22 +3,23 @@
 ``chroma.open_store`` takes them. Embedded, an exclusive ``flock`` on
 ``<path>/<collection>.lock``, released by the system when the process dies. On a server, this
 user's runs on this host wait for each other on a ``flock`` too (a file in the temporary
-directory, ``host_lock_file``), and runs of different hosts (or users) on a *lease*: a record
-holding its owner (host, process, a random tag) and an expiry (``LEASE`` seconds, renewed by
-every write). Opening the store only reads the lease: while it is held and unexpired, the run
-waits, up to ``?lock_timeout=SECONDS`` (default 60), then fails naming the owner; a lease whose
-owner was a process of this host that no longer exists is free. The lease is written only
-by a run that will write (``will_write``, or its first write), so an unchanged rerun writes
-nothing, and only if it still is the one seen at open: a run whose store another run took (and
-perhaps wrote) since it read it fails, having written nothing. On leaving, a run marks its
-lease expired (kept, so that its owner is seen to have changed). Chroma has no
-compare-and-set, so the lease is read back before the run's first write, ``SETTLE`` seconds
-after it was written at the earliest: of two runs that wrote it at once, the one whose lease
-was replaced fails there, having written nothing. Its limits: two runs each taking more than
-``SETTLE`` seconds between reading the lease and writing theirs could both believe they hold
-it; a run killed on another host blocks the store until its lease expires; clocks of different
-hosts are trusted to agree within seconds; and a run of an older ragchunk (which deleted its
-lease on leaving) that came and went while a run read the store goes unseen.
+directory, ``host_lock_file``, one per URL host, port and collection), and runs of different
+hosts (or users) on a *lease*: a record holding its owner (host, process, a random tag) and an
+expiry (``LEASE`` seconds, renewed by every write). Opening the store only reads the lease:
+while it is held and unexpired, the run waits, up to ``?lock_timeout=SECONDS`` (default 60),
+then fails naming the owner; a lease whose owner was a process of this host that no longer
+exists is free. The lease is written only by a run that will write (``will_write``, or its
+first write), so an unchanged rerun writes nothing, and only if it still is the one seen at
+open: a run whose store another run took (and perhaps wrote) since it read it fails, having
+written nothing. On leaving, a run marks its lease expired (kept, so that its owner is seen to
+have changed). Chroma has no compare-and-set, so the lease is read back before the run's first
+write, ``SETTLE`` seconds after it was written at the earliest: of two runs that wrote it at
+once, the one whose lease was replaced fails there, having written nothing. Its limits: two
+runs each taking more than ``SETTLE`` seconds between reading the lease and writing theirs
+could both believe they hold it; a run killed on another host blocks the store until its lease
+expires; clocks of different hosts are trusted to agree within seconds; and a run of an older
+ragchunk (which deleted its lease on leaving) that came and went while a run read the store
+goes unseen.
 """
 
 from __future__ import annotations
