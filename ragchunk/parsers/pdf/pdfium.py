@@ -8,7 +8,8 @@ box is the union of PDFium's text rectangles, its size the printed size of most 
 but placed in a gap inside it (a ligature from a fallback font, as LibreOffice writes it) is
 moved back to where it is printed, replacing the space PDFium generated in the gap; a glyph
 printed twice over itself is read once; nothing else is reordered, so PDFium's own order stands
-for right-to-left lines and for lines PDFium joined. Reading runs only after ``budget`` has
+for lines PDFium joined; a right-to-left line is put in reading order by ``rtl`` (what PDFium's
+bidirectional pass leaves out of place). Reading runs only after ``budget`` has
 checked every page's content and fonts; PDFium's errors become ``CorruptDocumentError``.
 """
 
