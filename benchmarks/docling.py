@@ -13,8 +13,11 @@ and headings found: the ground truth's ``#`` lines that are among ragchunk's sec
 (normalised the same way; a heading's number ``1.`` reads ``1``: Docling drops the dot Word
 prints, and the Markdown list rule would drop the number). "Outside" counts ragchunk's words
 that are not words of PDFium's own raw text of the same file (PDF only) after the documented
-cleaning (NFKC, hyphenated line ends joined, lam-alef in one order): a word there was made by
-ragchunk, not read.
+cleaning (NFKC, hyphenated line ends joined, and in right-to-left text: lam-alef in one order,
+harakat marks read before their letter with PDFium's space between put after it, the space at
+a Latin run's end on either side of it, the letters of a word PDFium read (in part) in visual
+order put in printed order;
+``parsers/pdf/rtl.py``): a word there was made by ragchunk, not read.
 """
 
 from __future__ import annotations
@@ -46,6 +49,26 @@ def normal(text: str) -> str:
 def words(text: str) -> list[str]:
     """Return the scored words of ``text``."""
     return _WORD.findall(normal(text))
+
+
+_MARK_AFTER_SPACE = re.compile(" ([\u064b-\u065f\u0670])(?=\\w)")
+_MARKS = re.compile("[\u064b-\u065f\u0670]")
+_SCRIPTS = re.compile("(?<=[a-z0-9])(?=[\u0590-\u08ff])|(?<=[\u0590-\u08ff])(?=[a-z0-9])")
+
+
+def checked_words(text: str, *, raw: bool = False) -> list[str]:
+    """Return ``text``'s words as the outside check compares them (documented cleaning)."""
+    if raw:
+        text = _MARK_AFTER_SPACE.sub(r"\1", text)
+    text = _SCRIPTS.sub(" ", _MARKS.sub("", normal(text)))
+    return [_lam_alef(word) for word in _WORD.findall(text)]
+
+
+def words_outside(text: str, raw_text: str) -> list[str]:
+    """Return the words of ``text`` that are not words of PDFium's ``raw_text``."""
+    raw = set(checked_words(raw_text, raw=True)) | set(checked_words(raw_text))
+    raw |= {"".join(sorted(word)) for word in raw if not word.isascii()}
+    return [w for w in checked_words(text) if w not in raw and "".join(sorted(w)) not in raw]
 
 
 def _lam_alef(word: str) -> str:
@@ -199,10 +222,7 @@ def score(
                 break
             truth_md = path.with_suffix(".gt.md").read_text(encoding="utf-8")
             found, truth = words(text), words(truth_md)
-            out = 0
-            if pdf:
-                raw = {_lam_alef(word) for word in words(pdfium_raw(data)[0])}
-                out = sum(1 for word in found if _lam_alef(word) not in raw)
+            out = len(words_outside(text, pdfium_raw(data)[0])) if pdf else 0
             expected = gt_headings(truth_md)
             seen = {heading_words(h) for h in headings}
             hit = sum(1 for h in expected if h in seen)

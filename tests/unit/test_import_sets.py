@@ -158,6 +158,7 @@ _PDF: Final = (
     "ragchunk.parsers.pdf.outline",
     "ragchunk.parsers.pdf.pdfium",
     "ragchunk.parsers.pdf.precheck",
+    "ragchunk.parsers.pdf.rtl",
     "ragchunk.parsers.pdf.rulings",
     "ragchunk.parsers.pdf.tables",
     "ragchunk.pipeline.boxes",

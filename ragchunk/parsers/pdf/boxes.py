@@ -44,7 +44,6 @@ _NEAR_TOP: Final = 400
 _SCALE: Final = 100
 """Device units per point when PDFium maps page space to the page as shown."""
 _PROBE: Final = 1000.0
-_BMP: Final = 0xFFFF
 NAN: Final = float("nan")
 _NO_BOXES: Final = array("f", [NAN] * 4)
 _BLANK: Final = re.compile("[\\s\uffff]")
@@ -74,9 +73,7 @@ class Glyphs:
 
 
 def read_glyphs(page: Any, textpage: Any, text: str) -> Glyphs:
-    """Return the glyphs of an open page; ``text`` is PDFium's text of the page."""
-    if len(text.encode("utf-16-le")) // 2 != len(text):
-        text = "".join(char + "\uffff" if ord(char) > _BMP else char for char in text)
+    """Return the glyphs of an open page; ``text`` is ``pdfium.page_text``: one char per index."""
     count = len(text)
     sides = [(ctypes.c_double * count)() for _ in range(4)]  # left, right, bottom, top
     starts = [ctypes.addressof(side) for side in sides]

@@ -8,7 +8,8 @@ box is the union of PDFium's text rectangles, its size the printed size of most 
 but placed in a gap inside it (a ligature from a fallback font, as LibreOffice writes it) is
 moved back to where it is printed, replacing the space PDFium generated in the gap; a glyph
 printed twice over itself is read once; nothing else is reordered, so PDFium's own order stands
-for right-to-left lines and for lines PDFium joined. Reading runs only after ``budget`` has
+for lines PDFium joined; a right-to-left line is put in reading order by ``rtl`` (what PDFium's
+bidirectional pass leaves out of place). Reading runs only after ``budget`` has
 checked every page's content and fonts; PDFium's errors become ``CorruptDocumentError``.
 """
 
@@ -17,10 +18,9 @@ from __future__ import annotations
 import ctypes
 import math
 import re
+from array import array
 from collections import Counter
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
-from unicodedata import bidirectional
 
 import pypdfium2
 import pypdfium2.raw as pdfium_c
@@ -28,6 +28,8 @@ import pypdfium2.raw as pdfium_c
 from ragchunk.errors import CorruptDocumentError
 from ragchunk.parsers.pdf.boxes import read_glyphs
 from ragchunk.parsers.pdf.lines import CELL_GAP, Line, PageLines, font_style, has_gap
+from ragchunk.parsers.pdf.rtl import Char as _Char
+from ragchunk.parsers.pdf.rtl import is_right_to_left, logical_line, same_glyph
 from ragchunk.parsers.pdf.tables import with_tables
 
 if TYPE_CHECKING:
@@ -49,14 +51,11 @@ _LATE_GLYPHS: Final = 4
 """The longest run of glyphs drawn late that is moved: a ligature or a fallback glyph or two."""
 _DOUBLED: Final = 0.6
 """A glyph covering this much of a printed glyph of the same text repeats it (bold by overprint)."""
-_BMP: Final = 0xFFFF
 _SECOND_UNIT: Final = "\uffff"
 """Stands for the second UTF-16 unit of a character outside the BMP (a noncharacter)."""
 _PASSWORD_ERROR: Final = 4
 """PDFium's FPDF_ERR_PASSWORD: the password is missing or wrong."""
 NEEDS_PASSWORD: Final = "a password is needed (give it with --password)"
-_RIGHT_TO_LEFT: Final = frozenset({"R", "AL"})
-"""Unicode bidirectional classes of right-to-left letters."""
 _NAME: Final = ctypes.create_string_buffer(256)
 """The buffer font names are read into (one thread reads a document at a time)."""
 
@@ -94,8 +93,7 @@ def pdfium_pages(document: Any, budget: Budget, request: ParseRequest) -> list[P
             ) from exc
         try:
             width, height = page.get_size()
-            count = textpage.count_chars()
-            text = textpage.get_text_range(0, count) if count > 0 else ""
+            text = page_text(textpage)
             budget.count_text(text)
             lines = tuple(_lines(textpage.raw, text, height))
             # tables hook (parsers/pdf/tables.py): a ruled table's lines become its rows
@@ -108,22 +106,40 @@ def pdfium_pages(document: Any, budget: Budget, request: ParseRequest) -> list[P
     return pages
 
 
-@dataclass(frozen=True, slots=True)
-class _Char:
-    """A character of a line: its text, its left and right edge, and whether PDFium made it."""
+def page_text(textpage: Any) -> str:
+    """Return PDFium's text of a page with one character per index of PDFium's characters.
 
-    text: str
-    left: float
-    right: float
-    generated: bool
+    A character outside the BMP takes two indices (UTF-16 units), and PDFium's text leaves out
+    the control characters it keeps in its list (a bullet font's U+0002, as in IBM's books):
+    a stand-in (``_SECOND_UNIT``, which lines drop) holds each such index, so that character
+    ``k`` of the text is PDFium's character ``k``, whose box and font are read by index.
+    """
+    count = textpage.count_chars()
+    text = textpage.get_text_range(0, count) if count > 0 else ""
+    if len(text) == count:
+        return text
+    units = array("H", text.encode("utf-16-le"))
+    if len(units) != count:  # characters left out: each index's unit looked up
+        raw = textpage.raw
+        at = [pdfium_c.FPDFText_GetTextIndexFromCharIndex(raw, index) for index in range(count)]
+        base = min((k for k in at if k >= 0), default=0)
+        units = array("H", (units[k - base] if 0 <= k - base < len(units) else 0xFFFF for k in at))
+    out = []
+    index = 0
+    while index < count:
+        unit = units[index]
+        if 0xD800 <= unit < 0xDC00 and index + 1 < count and 0xDC00 <= units[index + 1] < 0xE000:
+            out.append(chr(0x10000 + ((unit - 0xD800) << 10) + units[index + 1] - 0xDC00))
+            out.append(_SECOND_UNIT)
+            index += 2
+            continue
+        out.append(_SECOND_UNIT if 0xD800 <= unit < 0xE000 else chr(unit))
+        index += 1
+    return "".join(out)
 
 
 def _lines(textpage: Any, text: str, height: float) -> Iterator[Line]:
     """Yield the page's lines; ``text`` is PDFium's text of the page, one char per index."""
-    if len(text.encode("utf-16-le")) // 2 != len(text):
-        # A character outside the BMP takes two of PDFium's indices (UTF-16 units): a stand-in
-        # holds the second, so each index of ``text`` is PDFium's; lines drop it.
-        text = "".join(char + _SECOND_UNIT if ord(char) > _BMP else char for char in text)
     start = 0
     for match in _LINE_END.finditer(text + "\n"):
         end = match.start()
@@ -141,8 +157,8 @@ def _line(textpage: Any, text: str, start: int, end: int, height: float, *, hyph
     bold, italic, fixed = _line_style(textpage, text, start, end)
     angle = pdfium_c.FPDFText_GetCharAngle(textpage, first)
     rotated = _ANGLE < angle < 2 * math.pi - _ANGLE
-    if _is_right_to_left(body):
-        body = _ligatures_in_logical_order([_char(textpage, text, i) for i in range(start, end)])
+    if is_right_to_left(body):
+        body = logical_line([_char(textpage, text, i) for i in range(start, end)], size or 10.0)
     elif not rotated and any(
         rects[k][0] < rects[k - 1][2] - _MISPLACED for k in range(1, len(rects))
     ):
@@ -253,14 +269,14 @@ def _reorder(chars: list[_Char], size: float) -> str:
     The generated spaces just around a run leave with it; where it lands, a generated space
     between the run and a glyph it touches goes (PDFium filled the run's gap with it).
     """
-    if _is_right_to_left(_text(chars)):
-        return _ligatures_in_logical_order(chars)
+    if is_right_to_left(_text(chars)):
+        return logical_line(chars, size)
     late: list[list[int]] = []
     frontier = float("-inf")
     for index, char in enumerate(chars):
         if char.generated:
             continue
-        if _same_glyph(chars, index):  # a ligature's later letters share its first one's box
+        if same_glyph(chars, index):  # a ligature's later letters share its first one's box
             if late and late[-1][-1] == index - 1:
                 late[-1].append(index)
             continue
@@ -290,36 +306,6 @@ def _reorder(chars: list[_Char], size: float) -> str:
         _drop_gap(kept, at - 1, moving[0].left, size)  # the space before the run
         _drop_gap(kept, at + len(moving), moving[-1].right, size, after=True)
     return _text(kept)
-
-
-def _is_right_to_left(text: str) -> bool:
-    """Whether ``text`` holds a right-to-left letter (Hebrew, Arabic, Persian...)."""
-    return not text.isascii() and any(bidirectional(char) in _RIGHT_TO_LEFT for char in text)
-
-
-def _ligatures_in_logical_order(chars: list[_Char]) -> str:
-    """Return a right-to-left line's text with each ligature's letters in reading order.
-
-    PDFium reads right-to-left lines in logical order, but gives the letters of one glyph
-    (lam-alef, ``لا``) in the order they are drawn, left to right: ``ال``.
-    """
-    out: list[str] = []
-    group: list[str] = []
-    for index, char in enumerate(chars):
-        if group and not _same_glyph(chars, index):
-            out.extend(reversed(group) if _is_right_to_left("".join(group)) else group)
-            group = []
-        group.append(char.text)
-    out.extend(reversed(group) if _is_right_to_left("".join(group)) else group)
-    return "".join(out)
-
-
-def _same_glyph(chars: list[_Char], index: int) -> bool:
-    """Whether the character at ``index`` is drawn by the glyph of the character before it."""
-    if index == 0 or chars[index - 1].generated:
-        return False
-    before, char = chars[index - 1], chars[index]
-    return (before.left, before.right) == (char.left, char.right)
 
 
 def _text(chars: list[_Char]) -> str:
