@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Generic, Literal, Protocol, TypeAlias, TypeVar
 
+from ragchunk.defaults import DEFAULT_LANGUAGE
 from ragchunk.options import Capacity
-from ragchunk.text.languages import DEFAULT_LANGUAGE
 
 if TYPE_CHECKING:
     from ragchunk.backends import Embedder
