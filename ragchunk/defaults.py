@@ -24,6 +24,10 @@ UNITS: Final = ("chars", "tokens")
 DEFAULT_TOKENIZER: Final = "cl100k_base"
 """The tokenizer of ``--unit tokens`` and ``--count-tokens`` unless ``--tokenizer`` names one."""
 
+DEFAULT_LANGUAGE: Final = "en"
+"""The sentence rules (``ragchunk.text.languages``) unless ``-O language=`` names others; here so
+that ``strategies._spec`` need not load the rules' tables to name the default."""
+
 DEFAULT_MAX_BYTES: Final = 512 * 1024 * 1024
 """The default of ``--max-bytes``: generous for real documents, well short of exhausting memory."""
 

@@ -130,7 +130,7 @@ class Capacity:
         return dataclasses.replace(self, overlap=0)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class OptionField:
     """One user-settable option of a strategy, as ``ragchunk strategies`` shows it."""
 

@@ -117,7 +117,7 @@ class EmbedderOptions(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class EmbeddingBackend:
     """What an embedding backend's module exposes as ``BACKEND``.
 
@@ -185,7 +185,7 @@ class ChatOptions(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class ChatBackend:
     """What a chat backend's module exposes as ``BACKEND``.
 

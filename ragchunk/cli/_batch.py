@@ -47,7 +47,7 @@ EXIT_INTERRUPTED: Final = 130
 """128 + SIGINT, as shells report a run stopped with Ctrl-C."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Display:
     """What the user asked to see.
 
@@ -66,7 +66,7 @@ class Display:
     verbose: bool = False
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class _Run:
     """One run as the user sees it: the tally, the console."""
 

@@ -122,30 +122,30 @@ _ZIP_MARKERS: Final = (
     ("xl/workbook.xml", "xlsx"),
     ("META-INF/container.xml", "epub"),
 )
-_HTML_START: Final = re.compile(
-    rb"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
-)
-_WEBVTT: Final = re.compile(rb"WEBVTT(?:[ \t\r\n]|$)")
-_MBOX_FROM: Final = re.compile(rb"From \S+ [^\n]*\b\d\d?:\d\d(?::\d\d)?\b[^\n]*\r?\n")
+# Pattern strings, not compiled patterns: ``re`` compiles each on first use (and caches it),
+# so a run whose files all have a known extension compiles none.
+_HTML_START: Final = rb"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b"
+_WEBVTT: Final = rb"WEBVTT(?:[ \t\r\n]|$)"
+_MBOX_FROM: Final = rb"From \S+ [^\n]*\b\d\d?:\d\d(?::\d\d)?\b[^\n]*\r?\n"
 """An mbox's first line: ``From`` with the sender and the time it came (``Fri Jun  7 08:00:00
 2024``); a line of prose starting ``From`` is not one."""
-_MAIL_HEADER: Final = re.compile(
+_MAIL_HEADER: Final = (
     rb"(?:Return-Path|Received|From|To|Subject|Date|Message-ID|MIME-Version|Delivered-To|"
-    rb"X-[A-Za-z-]+):[ \t]",
-    re.IGNORECASE,
+    rb"X-[A-Za-z-]+):[ \t]"
 )
 
 
 def _sniff_text(head: bytes) -> str:
     """Return ``html``, ``mbox``, ``email`` or ``text`` from the first bytes of a text file."""
     head = head.removeprefix(b"\xef\xbb\xbf")
-    if _WEBVTT.match(head):
+    if re.match(_WEBVTT, head):
         return "vtt"
-    if _HTML_START.match(head) or (head.lstrip().startswith(b"<?xml") and b"<html" in head):
+    html = re.match(_HTML_START, head, re.I | re.S)
+    if html or (head.lstrip().startswith(b"<?xml") and b"<html" in head):
         return "html"
-    if _MBOX_FROM.match(head):
+    if re.match(_MBOX_FROM, head):
         return "mbox"
-    if _MAIL_HEADER.match(head):
+    if re.match(_MAIL_HEADER, head, re.IGNORECASE):
         lines = head.split(b"\n", 8)[:-1]
         if len(lines) >= 2 and all(_is_header_line(line) for line in lines):
             return "email"

@@ -45,7 +45,7 @@ def _ignore(code: str, message: str) -> None:
     """Drop a warning (the default sink)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class ParseRequest:
     """What a parser knows besides the bytes.
 
@@ -89,7 +89,7 @@ MAX_DEPTH = 8
 """The deepest an input may sit inside others (messages attached to messages)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Member:
     """One document inside a container input (a message of an mbox).
 
@@ -106,7 +106,7 @@ class Member:
     metadata: dict[str, str | int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Format:
     """An input format: its name and the function that parses it.
 

@@ -218,7 +218,7 @@ def _process(
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class _Chunked:
     """One document's chunks, dropped spans, checker's findings and chat model's counts.
 

@@ -156,7 +156,7 @@ class Recipe:
         return self.capacity.unit == "tokens" or self.count_tokens or self.strategy.tokenizes
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Policy:
     """How a run treats its inputs; nothing here changes a chunk.
 
@@ -193,7 +193,7 @@ DEFAULTS: Final = Settings()
 """The library's settings: every leaf at its default."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Plan:
     """A validated recipe and policy. Build it with ``make_plan``."""
 

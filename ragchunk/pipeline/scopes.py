@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ragchunk.runs.globs import Glob
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Plans:
     """The plan of every scope of a configuration file, flags applied; see ``make_plans``.
 

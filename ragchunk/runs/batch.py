@@ -43,7 +43,7 @@ DEDUPE_GROUP: Final = 2000
 """``--dedupe`` checks the chunks of consecutive results in groups of about this many."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Batch:
     """A validated run: its jobs, where each output goes, and what the walk left out.
 

@@ -159,8 +159,9 @@ def _has_tool_table(path: Path) -> bool:
         return False  # a broken pyproject.toml of some other project is not ours to judge
 
 
-_TABLE_KEY: Final = re.compile(r"""["']?ragchunk["']?\s*[.=\]]""")
-"""``ragchunk`` as a TOML key: ``[tool.ragchunk]``, ``tool.ragchunk.size =``, ``ragchunk = {``."""
+_TABLE_KEY: Final = r"""["']?ragchunk["']?\s*[.=\]]"""
+"""``ragchunk`` as a TOML key: ``[tool.ragchunk]``, ``tool.ragchunk.size =``, ``ragchunk = {``
+(a pattern string, compiled by ``re`` when first searched: most runs find no pyproject.toml)."""
 
 
 def _may_name_table(text: str) -> bool:
@@ -171,7 +172,7 @@ def _may_name_table(text: str) -> bool:
     """
     if "\\u" in text or "\\U" in text:
         return True
-    return "ragchunk" in text and _TABLE_KEY.search(text) is not None
+    return "ragchunk" in text and re.search(_TABLE_KEY, text) is not None
 
 
 def _tool_table(table: dict[str, Any]) -> dict[str, Any] | None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 IGNORE_FILE = ".gitignore"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class IgnoreFile:
     """One ignore file's rules, checked against paths relative to the walked directory.
 

@@ -60,7 +60,7 @@ SKIP_REASONS: Final = {
 The phrase names the flag that would take the entries in, where one would."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Input:
     """One file to chunk: ``source`` is the path to read, ``doc_id`` its id in the output."""
 
@@ -68,7 +68,7 @@ class Input:
     doc_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Note:
     """Why a path found while walking is not an input; ``message`` is one sentence."""
 
@@ -89,7 +89,7 @@ class Skipped:
     directories: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Found:
     """The inputs of a run, in order, the notes about what the walk left out, and the counts.
 
@@ -101,7 +101,7 @@ class Found:
     skipped: tuple[Skipped, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class WalkOptions:
     """How directories are walked.
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ragchunk.runs.workers import Job
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)
 class Tally:
     """What a run did so far: counts for the summaries, and the manifest's entries.
 

@@ -37,7 +37,7 @@ RECYCLE_MIB: Final = 150
 """A worker that grew by this much since it started is replaced after its job (Linux)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Job:
     """One input and the plan it is chunked with.
 

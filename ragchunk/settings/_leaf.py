@@ -28,7 +28,7 @@ RUN: Final = "Run"
 PANELS: Final = (INPUT, STRATEGY, FORMATS, EMBEDDINGS, LLM, OUTPUT, RUN)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Leaf:
     """What a setting says about itself besides its name, type and default.
 

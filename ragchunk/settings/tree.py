@@ -54,7 +54,7 @@ GROUPS: Final = ("chunking", "parsing", "embedding", "chat", "policy", "run")
 """The attributes of ``Settings`` that hold groups of leaves, in order."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Setting:
     """One leaf of the tree, as the generic functions see it.
 

@@ -38,7 +38,7 @@ class Sink(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class SinkSpec:
     """One kind of sink, as the run sees it.
 

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from ragchunk.pipeline.results import FileResult
     from ragchunk.sinks._spec import Destination
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE: Final = "[\ud800-\udfff]"
+"""A lone surrogate (a pattern string: ``re`` compiles it when first used, not at start-up)."""
 
 MAX_RECORD_BYTES: Final = 64 * 1024 * 1024
 """The longest JSONL record written, in bytes; an input with a longer one fails."""
@@ -50,7 +51,7 @@ def escape_surrogates(json_text: str) -> str:
     (``os.fsdecode``); raw, they cannot be written as UTF-8, while the escapes are valid JSON
     that reads back as the same string (``os.fsencode`` then gives the name's bytes).
     """
-    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", json_text)
+    return re.sub(_SURROGATE, lambda match: f"\\u{ord(match.group()):04x}", json_text)
 
 
 def _as_dict(value: object) -> dict[str, Any]:

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Generic, Literal, Protocol, TypeAlias, TypeVar
 
+from ragchunk.defaults import DEFAULT_LANGUAGE
 from ragchunk.options import Capacity
-from ragchunk.text.languages import DEFAULT_LANGUAGE
 
 if TYPE_CHECKING:
     from ragchunk.backends import Embedder
@@ -91,7 +91,7 @@ class Chat(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Context:
     """Everything a strategy may use besides the document and its options.
 
@@ -137,7 +137,7 @@ class Context:
     min_size: int = 0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Bounds:
     """What a strategy's chunks promise beyond its budget, for the plan and the checker.
 
@@ -163,7 +163,7 @@ def _usual_bounds(_options: object) -> Bounds:
     return Bounds()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Strategy(Generic[OptionsT]):
     """A cutter: a name, its options type, and the function that splits.
 
@@ -252,7 +252,7 @@ class Strategy(Generic[OptionsT]):
         return options
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False, repr=False)
 class Router:
     """A strategy that picks another per document (``auto``); it cuts nothing itself.
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final, Literal, TypeAlias
 
+from ragchunk.defaults import DEFAULT_LANGUAGE as DEFAULT_LANGUAGE  # where its users find it
 from ragchunk.errors import OptionError
 
 # The values of the ``language`` option: a code of the table, or ``auto`` (detect per document).
 LanguageOption: TypeAlias = Literal["auto", "en", "de", "fr", "es", "it", "pt", "nl"]
-DEFAULT_LANGUAGE: Final = "en"
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,9 @@ import re
 from typing import Final
 
 # Line breaks, other control characters, and the lone surrogates standing for the bytes of a
-# file name that is not UTF-8 (os.fsdecode's surrogateescape).
-_UNPRINTABLE: Final = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# file name that is not UTF-8 (os.fsdecode's surrogateescape). A pattern string: ``re`` compiles
+# it on first use and caches it, so start-up (every command imports this) compiles nothing.
+_UNPRINTABLE: Final = "[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]"
 _ESCAPES: Final = {"\n": "\\n", "\r": "\\r"}
 
 
@@ -17,7 +18,7 @@ def one_line(message: str) -> str:
     A file name may hold a line feed or bytes that are not UTF-8 (``\xff``, as the name's
     byte); messages name files, and each must stay one line (SPEC §6).
     """
-    return _UNPRINTABLE.sub(_escape, message)
+    return re.sub(_UNPRINTABLE, _escape, message)
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -111,7 +111,6 @@ _PLAN: Final = (
     "ragchunk.strategies._spec",
     "ragchunk.text.boundaries",
     "ragchunk.text.breadcrumb",
-    "ragchunk.text.languages",
     "ragchunk.text.sections",
     "ragchunk.text.spans",
 )
