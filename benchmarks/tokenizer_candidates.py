@@ -1,9 +1,9 @@
 """Other implementations of tiktoken's encodings, shaped as the encoding ragchunk's sizer uses.
 
 For ``benchmarks/tokenizers.py`` and ``tests/properties/test_tokenizer_candidates.py`` (issue 32):
-``BpeOpenAIEncoding`` (the ``bpe-openai`` wheel, which ships its tables), ``TokieEncoding``
-(``tokie``, which ships none: it runs here from a ``tokenizer.json`` that ``tokie_json`` converts
-from tiktoken's offline ranks), and ``adversarial()``, the benchmark's hostile text. Each has
+``TokieEncoding`` (``tokie``, which ships no tables: it runs here from a ``tokenizer.json`` that
+``tokie_json`` converts from tiktoken's offline ranks) and ``adversarial()``, the benchmark's
+hostile text. bpe-openai, adopted, is ``ragchunk.measure.bpe_openai``. An encoding here has
 ``encode_ordinary``, ``encode_ordinary_batch``, ``_pat_str``, ``_mergeable_ranks`` and
 ``max_token_value``: what ``ragchunk.measure.tiktoken`` reads of a tiktoken encoding.
 """
@@ -14,21 +14,7 @@ import json
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
-
-# tiktoken's patterns (bpe-openai's own registry holds the same strings).
-_PATTERNS: Final = {
-    "cl100k_base": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",  # noqa: E501
-    "o200k_base": "|".join([
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]),
-}  # fmt: skip
+from typing import Any
 
 
 def sanitize(text: str) -> str:
@@ -38,52 +24,6 @@ def sanitize(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return text
-
-
-class BpeOpenAIEncoding:
-    """bpe-openai's Rust tokenizer shaped as the tiktoken encoding ragchunk's sizer uses.
-
-    Loaded as an adoption would load it: the extension module alone (importing the
-    ``bpe_openai`` package parses three vocabularies in Python, ~0.65 s of CPU) and the ranks
-    (for token byte lengths) from the table the wheel ships. Lone surrogates are replaced as
-    tiktoken replaces them. The pattern is the tiktoken one it claims to reproduce (the
-    property test checks that claim).
-    """
-
-    def __init__(self, name: str) -> None:
-        import base64
-        import gzip
-        import importlib.machinery
-        import importlib.util
-
-        spec = importlib.util.find_spec("bpe_openai")  # found, not imported
-        if spec is None or not spec.submodule_search_locations:
-            raise ImportError("bpe_openai")
-        root = Path(next(iter(spec.submodule_search_locations)))
-        loader = importlib.machinery.ExtensionFileLoader(
-            "bpe_openai._bindings", str(root / "_bindings.abi3.so")
-        )
-        module = importlib.util.module_from_spec(
-            importlib.util.spec_from_loader(loader.name, loader)
-        )  # type: ignore[arg-type]
-        loader.exec_module(module)
-        self._encode = module.tokenizer_for_encoding(name).encode
-        table = gzip.decompress((root / "data" / f"{name}.tiktoken.gz").read_bytes())
-        lines = (line.split() for line in table.splitlines() if line)
-        self._mergeable_ranks = {base64.b64decode(token): int(rank) for token, rank in lines}
-        self._pat_str = _PATTERNS[name]
-        self.max_token_value = max(self._mergeable_ranks.values())
-        self.n_vocab = self.max_token_value + 1
-
-    def encode_ordinary(self, text: str) -> list[int]:
-        try:
-            return self._encode(text)
-        except UnicodeEncodeError:
-            return self._encode(sanitize(text))
-
-    def encode_ordinary_batch(self, texts: list[str], num_threads: int = 1) -> list[list[int]]:
-        del num_threads  # the binding holds the GIL: threads would only take turns
-        return [self.encode_ordinary(text) for text in texts]
 
 
 class TokieEncoding:

