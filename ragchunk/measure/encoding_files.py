@@ -14,6 +14,7 @@ wheel instead (same ids, less CPU; ``bpe_openai``), and tiktoken is not imported
 from __future__ import annotations
 
 import contextlib
+import functools
 import operator
 from collections.abc import Iterator
 from typing import Final
@@ -63,6 +64,7 @@ def load_encoding(name: str) -> TiktokenMeasure:
     return faster if faster is not None else load_tiktoken(name)
 
 
+@functools.cache
 def load_tiktoken(name: str) -> TiktokenMeasure:
     """Return the measure of ``name`` from tiktoken itself (local files only).
 
