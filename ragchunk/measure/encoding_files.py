@@ -6,11 +6,15 @@ package, and ``o200k_base`` (GPT-4o and later), read from the vocabulary file th
 file read) and accepted only when it re-serialises to the exact file tiktoken would download:
 same SHA-256 as tiktoken's own ``expected_hash``. Other encodings load only when their file is
 already in tiktoken's local cache. The tiktoken library is imported only when one is loaded.
+
+With the ``fast-tokens`` extra, ``cl100k_base`` and ``o200k_base`` come from the ``bpe-openai``
+wheel instead (same ids, less CPU; ``bpe_openai``), and tiktoken is not imported at all.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import operator
 from collections.abc import Iterator
 from typing import Final
@@ -50,6 +54,19 @@ def _no_downloads() -> Iterator[None]:
 
 def load_encoding(name: str) -> TiktokenMeasure:
     """Return the measure of tiktoken encoding ``name``, from local files only.
+
+    Raises:
+        UsageError: the name is unknown, or its file is not available offline.
+    """
+    from ragchunk.measure import bpe_openai
+
+    faster = bpe_openai.load(name)
+    return faster if faster is not None else load_tiktoken(name)
+
+
+@functools.cache
+def load_tiktoken(name: str) -> TiktokenMeasure:
+    """Return the measure of ``name`` from tiktoken itself (local files only).
 
     Raises:
         UsageError: the name is unknown, or its file is not available offline.

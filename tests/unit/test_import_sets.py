@@ -9,6 +9,7 @@ measures the time.
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,7 @@ HEAVY: Final = (
     "docx",
     "tree_sitter",
     "tiktoken",
+    "bpe_openai",  # its package parses three vocabularies on import: only its extension is loaded
     "httpx",
     "lxml",
     "markdown_it",
@@ -166,6 +168,7 @@ _PDF: Final = (
 _RECURSIVE: Final = ("ragchunk.strategies.recursive", "ragchunk.text.separators")
 _TOKEN: Final = (
     "ragchunk.strategies.token",
+    "ragchunk.measure.bpe_openai",
     "ragchunk.measure.encoding_files",
     "ragchunk.measure.tiktoken",
     "ragchunk.text.bytemap",
@@ -270,5 +273,7 @@ def test_a_command_module_is_imported_only_to_run_it(runs: dict[str, set[str]]) 
 
 def test_the_uses_are_real(runs: dict[str, set[str]]) -> None:
     """The exceptions in ``USES`` are imported where granted (else the test checks nothing)."""
-    assert {"tiktoken"} <= runs["split-token"]
+    # bpe-openai's tokenizer when installed (the fast-tokens extra), else tiktoken's
+    tokenizer = "bpe_openai._bindings" if importlib.util.find_spec("bpe_openai") else "tiktoken"
+    assert {tokenizer} <= runs["split-token"]
     assert {"pypdfium2"} <= runs["split-pdf"]

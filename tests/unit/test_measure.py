@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from ragchunk.errors import UsageError
 from ragchunk.measure import CHARS, load_tokenizer
+from ragchunk.measure.encoding_files import load_tiktoken
 
 WORDS = st.sampled_from(
     [
@@ -65,8 +66,7 @@ def test_token_offsets_are_monotone_and_index_inverts_offset(text: str) -> None:
 def test_token_offsets_match_tiktoken_decoding() -> None:
     text = "Héllo wörld — 日本語 😀 done."
     sizer = load_tokenizer("cl100k_base").prepare(text)
-    measure = load_tokenizer("cl100k_base")
-    encoding = measure._encoding  # type: ignore[attr-defined]
+    encoding = load_tiktoken("cl100k_base")._encoding  # tiktoken decodes, whichever encodes
     _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(text))
     assert [sizer.offset(i) for i in range(sizer.total)] == starts
 
@@ -76,7 +76,7 @@ def test_token_offsets_are_exact_after_lone_surrogates() -> None:
     text = "ab \ud800cd ef\udcff gh " + "日本 " * 200 + "x\udcff y"
     measure = load_tokenizer("cl100k_base")
     sizer = measure.prepare(text)
-    encoding = measure._encoding  # type: ignore[attr-defined]
+    encoding = load_tiktoken("cl100k_base")._encoding  # tiktoken decodes, whichever encodes
     replaced = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(replaced))
     assert [sizer.offset(i) for i in range(sizer.total)] == starts
@@ -109,8 +109,8 @@ def test_uncached_tiktoken_encoding_fails_naming_what_works_offline(tmp_path, mo
 
 def test_o200k_base_loads_offline_from_the_packaged_vocabulary(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))  # an empty cache: nothing to reuse
-    measure = load_tokenizer.__wrapped__("o200k_base")
-    encoding = measure._encoding  # type: ignore[union-attr]
+    measure = load_tiktoken("o200k_base")  # tiktoken's, whether or not bpe-openai is installed
+    encoding = measure._encoding
     assert encoding.n_vocab == 200019
     assert encoding.encode_ordinary("hello world") == [24912, 2375]  # GPT-4o's ids
     assert measure.count("Grüße, 你好 👋") == len(encoding.encode_ordinary("Grüße, 你好 👋"))
@@ -144,7 +144,7 @@ def test_token_offsets_are_exact_across_long_mixed_scripts() -> None:
     text = "Grüße aus Köln, 日本語のテキスト 😀👍🏽 and plain ASCII words. " * 120
     measure = load_tokenizer("cl100k_base")
     sizer = measure.prepare(text)
-    encoding = measure._encoding  # type: ignore[attr-defined]
+    encoding = load_tiktoken("cl100k_base")._encoding  # tiktoken decodes, whichever encodes
     _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(text))
     assert [sizer.offset(i) for i in range(sizer.total)] == starts
     for c in range(0, len(text), 7):
@@ -155,12 +155,12 @@ def test_parallel_encoding_of_a_large_text_equals_the_single_encoding(monkeypatc
     from ragchunk.measure import tiktoken as measure_module
 
     text = "Some words, then more words.  Spaces\tand\ttabs.\n\nGrüße 日本 😀 end " * 50
-    measure = load_tokenizer("cl100k_base")
+    measure = load_tiktoken("cl100k_base")  # tiktoken's batch call, on threads
     monkeypatch.setattr(measure_module, "_PARALLEL_FROM", 100)
     monkeypatch.setattr(measure_module, "_SEGMENT", 300)
     monkeypatch.setattr(measure_module.os, "cpu_count", lambda: 4)
     sizer = measure.prepare(text)
-    encoding = measure._encoding  # type: ignore[attr-defined]
+    encoding = load_tiktoken("cl100k_base")._encoding  # tiktoken decodes, whichever encodes
     _, starts = encoding.decode_with_offsets(encoding.encode_ordinary(text))
     assert sizer.total == len(starts)
     assert [sizer.offset(i) for i in range(sizer.total)] == starts
