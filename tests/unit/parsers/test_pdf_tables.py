@@ -160,10 +160,20 @@ def test_pages_without_rules_have_no_edges() -> None:
         assert page_edges(page.raw, page.get_height()) == ([], [])
 
 
-def ruled_pdf(rules: int) -> bytes:
-    """A page of ``rules`` horizontal and ``rules`` vertical lines (a hatching), made by PDFium."""
+def saved(document: pypdfium2.PdfDocument, page: pypdfium2.PdfPage) -> bytes:
+    """Return the bytes of ``document`` once ``page``'s new objects are in its content."""
     import io
 
+    import pypdfium2.raw as pdfium_c
+
+    pdfium_c.FPDFPage_GenerateContent(page.raw)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def ruled_pdf(rules: int) -> bytes:
+    """A page of ``rules`` horizontal and ``rules`` vertical lines (a hatching), made by PDFium."""
     import pypdfium2.raw as pdfium_c
 
     document = pypdfium2.PdfDocument.new()
@@ -177,10 +187,7 @@ def ruled_pdf(rules: int) -> bytes:
             pdfium_c.FPDFPath_LineTo(path, x1, y1)
             pdfium_c.FPDFPath_SetDrawMode(path, 0, 1)  # no fill, stroked
             pdfium_c.FPDFPage_InsertObject(page.raw, path)
-    pdfium_c.FPDFPage_GenerateContent(page.raw)
-    out = io.BytesIO()
-    document.save(out)
-    return out.getvalue()
+    return saved(document, page)
 
 
 @pytest.mark.timeout(60)  # a hang guard only (1000 rules took 57 s before MAX_RULES); the cost
@@ -202,8 +209,6 @@ def test_a_page_past_max_rules_is_a_drawing() -> None:
 
 def boxed_pdf(columns: int, rows: int) -> bytes:
     """A page whose table is drawn as one stroked rectangle per cell (PDFium's own rectangles)."""
-    import io
-
     import pypdfium2.raw as pdfium_c
 
     document = pypdfium2.PdfDocument.new()
@@ -213,10 +218,7 @@ def boxed_pdf(columns: int, rows: int) -> bytes:
             rect = pdfium_c.FPDFPageObj_CreateNewRect(50 + column * 120, 300 - row * 30, 120, 30)
             pdfium_c.FPDFPath_SetDrawMode(rect, 0, 1)  # no fill, stroked
             pdfium_c.FPDFPage_InsertObject(page.raw, rect)
-    pdfium_c.FPDFPage_GenerateContent(page.raw)
-    out = io.BytesIO()
-    document.save(out)
-    return out.getvalue()
+    return saved(document, page)
 
 
 def test_a_table_drawn_as_cell_rectangles_gives_its_grid() -> None:
