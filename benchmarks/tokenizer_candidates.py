@@ -1,6 +1,6 @@
 """Other implementations of tiktoken's encodings, shaped as the encoding ragchunk's sizer uses.
 
-For ``benchmarks/tokenizers.py`` and ``tests/properties/test_tokenizer_candidates.py`` (issue 32):
+For ``benchmarks/token_speed.py`` and ``tests/properties/test_tokenizer_candidates.py`` (issue 32):
 ``TokieEncoding`` (``tokie``, which ships no tables: it runs here from a ``tokenizer.json`` that
 ``tokie_json`` converts from tiktoken's offline ranks) and ``adversarial()``, the benchmark's
 hostile text. bpe-openai, adopted, is ``ragchunk.measure.bpe_openai``. An encoding here has

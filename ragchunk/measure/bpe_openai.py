@@ -2,7 +2,7 @@
 
 bpe-openai runs GitHub's Rust ``bpe-openai`` crate: the same token ids as tiktoken (a property
 test compares ids, offsets and span sizes on adversarial text), about a quarter less CPU time on
-prose and a quarter of it on long runs of one character (``benchmarks/tokenizers.py``). Its
+prose and a quarter of it on long runs of one character (``benchmarks/token_speed.py``). Its
 wheel ships both tables, so nothing is downloaded.
 
 Only its extension module is loaded: importing the ``bpe_openai`` package parses three

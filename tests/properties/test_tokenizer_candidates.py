@@ -7,7 +7,7 @@ token boundaries (those of ``test_token_sizes``) and long runs of one character 
 punctuation, letters, emoji ZWJ sequences, CRLF): the inputs where hand-written pre-tokenizers
 part from the regular expression. Each candidate is skipped when it is not installed (the
 adapters are in ``benchmarks/tokenizer_candidates.py``, the figures in
-``benchmarks/tokenizers.py``).
+``benchmarks/token_speed.py``).
 """
 
 from __future__ import annotations

@@ -200,3 +200,20 @@ def test_drift_is_the_largest_change_from_the_smallest_size() -> None:
     assert drift({"1mb": 0.10, "10mb": 0.12, "100mb": 0.07}) == pytest.approx(-0.3)
     assert drift({"1mb": 0.10, "10mb": None, "100mb": 0.15}) == pytest.approx(0.5)
     assert drift({"1mb": None, "10mb": 0.1}) is None
+
+
+def test_no_benchmark_script_hides_a_module_its_neighbours_import() -> None:
+    """``python benchmarks/X.py`` puts ``benchmarks/`` first on ``sys.path``: a script named as
+    a package (``tokenizers.py`` once did) hides it from every other script's imports."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "benchmarks"
+    names = {path.stem for path in folder.glob("*.py")} - {"__init__"}
+    taken = sorted(
+        name
+        for name in names
+        if name in sys.stdlib_module_names or importlib.util.find_spec(name) is not None
+    )
+    assert taken == []

@@ -20,7 +20,7 @@ CRLF). Token ids are compared on every text before timing.
 
 tokie ships no tables (it downloads from the Hugging Face Hub); it runs here from a
 ``tokenizer.json`` converted from tiktoken's offline cl100k ranks (``tokie_json``), made in a
-temporary directory. ``python benchmarks/tokenizers.py [--repeat 9] [--skip-whole]``; needs
+temporary directory. ``python benchmarks/token_speed.py [--repeat 9] [--skip-whole]``; needs
 ``pip install bpe-openai tokie`` (absent ones are left out).
 
 This file is named like the Hugging Face ``tokenizers`` package: run as a script, its directory
