@@ -143,7 +143,7 @@ class EmbedderSpec:
         key_env: the environment variable holding the endpoint's key (sent as a bearer
             token when set; never logged, stored or shown).
         device: ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` for the local model; None picks one.
-        batch_size: texts per model batch or per request.
+        batch_size: texts per model batch or per request; None: the backend's default.
         timeout: seconds to wait for an endpoint's answer (connecting waits at most 10).
         concurrency: requests in flight at once to the endpoint.
         retries: attempts after the first on a timeout, a refused connection, 429 or 5xx.
@@ -157,7 +157,7 @@ class EmbedderSpec:
     url: str | None = None
     key_env: str = _EMBEDDING.embed_key_env
     device: str | None = None
-    batch_size: int = _EMBEDDING.embed_batch_size
+    batch_size: int | None = _EMBEDDING.embed_batch_size
     timeout: float = _EMBEDDING.embed_timeout
     concurrency: int = _EMBEDDING.embed_concurrency
     retries: int = _EMBEDDING.embed_retries

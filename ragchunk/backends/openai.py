@@ -46,6 +46,8 @@ _EMBEDDING: Final = Embedding()
 MAX_ANSWER: Final = 64 * 1024 * 1024
 """The least cap on one answer's bytes, whatever the batch size."""
 ANSWER_BYTES_PER_TEXT: Final = 2 * 1024 * 1024
+REQUEST_TEXTS: Final = 32
+"""Texts per request unless ``--embed-batch-size`` says."""
 """The cap on one answer's bytes per text of its batch, past ``MAX_ANSWER``."""
 
 
@@ -58,7 +60,7 @@ class OpenAIOptions:
         model: the model name the endpoint serves (``--embed-model``).
         key_env: the environment variable holding the key, sent as a bearer token when set;
             never logged, stored or shown (``--embed-key-env``).
-        batch_size: texts per request (``--embed-batch-size``).
+        batch_size: texts per request (``--embed-batch-size``); None: ``REQUEST_TEXTS``.
         timeout: seconds one attempt may take, from connecting (at most 10 of them) to the
             answer's last byte (``--embed-timeout``).
         concurrency: requests in flight at once (``--embed-concurrency``).
@@ -69,7 +71,7 @@ class OpenAIOptions:
     url: str | None = None
     model: str | None = None
     key_env: str = _EMBEDDING.embed_key_env
-    batch_size: int = _EMBEDDING.embed_batch_size
+    batch_size: int | None = _EMBEDDING.embed_batch_size
     timeout: float = _EMBEDDING.embed_timeout
     concurrency: int = _EMBEDDING.embed_concurrency
     retries: int = _EMBEDDING.embed_retries
@@ -87,6 +89,11 @@ class OpenAIOptions:
             raise OptionError(
                 "--embed-timeout", f"must be a positive number of seconds (got {self.timeout})"
             )
+
+    @property
+    def per_request(self) -> int:
+        """Texts per request: ``batch_size``, else ``REQUEST_TEXTS``."""
+        return self.batch_size or REQUEST_TEXTS
 
     def model_name(self) -> str:
         """Return the model name sent to the endpoint."""
@@ -136,7 +143,7 @@ class OpenAIEmbedder:
                 read_timeout=options.timeout,
                 concurrency=options.concurrency,
                 retries=options.retries,
-                max_answer=max(MAX_ANSWER, options.batch_size * ANSWER_BYTES_PER_TEXT),
+                max_answer=max(MAX_ANSWER, options.per_request * ANSWER_BYTES_PER_TEXT),
             )
         )
         self._dimensions: int | None = None
@@ -159,7 +166,7 @@ class OpenAIEmbedder:
         """
         if not texts:
             return []
-        size = self._options.batch_size
+        size = self._options.per_request
         batches = [list(texts[i : i + size]) for i in range(0, len(texts), size)]
         bodies: list[JSONValue] = [{"model": self._model, "input": list(b)} for b in batches]
         answers = self._client.post_all(bodies)

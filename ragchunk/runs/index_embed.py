@@ -2,9 +2,9 @@
 
 ``ragchunk.runs.index`` hands over, in input order, each document it must write with the
 texts whose vectors it lacks (``Waiting``). For a model run in this process, ``Embedding``
-sends them in calls of ``LOCAL_CALLS`` model batches, across documents, so that the model runs
-full batches whatever the size of the documents (an 11-chunk document no longer makes an
-11-text call, and ``encode`` sorts a longer call's texts by length, so its batches pad less).
+sends them in calls of ``LOCAL_CALL`` texts, across documents, so that the model runs full
+batches whatever the size of the documents (an 11-chunk document no longer makes an 11-text
+call, and ``encode`` sorts a longer call's texts by length, so its batches pad less).
 An endpoint gets one document per call, as before: its client already sends a document's
 texts in requests of ``batch_size``, ``concurrency`` at once, and each document is written as
 soon as its own answer is in. The run writes each document, in input order, once its last
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from ragchunk.runs.workers import Job
     from ragchunk.sinks._store import StoreRecord
 
-LOCAL_CALLS = 4
-"""Model batches (``batch_size`` texts each) per call to a model run in this process."""
+LOCAL_CALL = 128
+"""Texts per call to a model run in this process (a batch, if ``--embed-batch-size`` is more)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -100,12 +100,11 @@ class Embedding:
     ) -> Embedding:
         """Return the queue for ``embedder`` (calls across documents for a local model).
 
-        A local model gets calls of ``LOCAL_CALLS`` batches, an endpoint calls of one
-        document each (``per_call`` 0). With ``counting`` (a dry run's tokenizer) texts are
+        A local model gets calls of ``LOCAL_CALL`` texts, an endpoint calls of one document
+        each (``per_call`` 0). With ``counting`` (a dry run's tokenizer) texts are
         only counted, with their tokens.
         """
-        batch = embedder.spec.batch_size
-        per_call = batch * LOCAL_CALLS if embedder.has_tokens else 0
+        per_call = max(LOCAL_CALL, embedder.spec.batch_size or 0) if embedder.has_tokens else 0
         return cls(embedder, report, per_call, counting)
 
     def add(self, waiting: Waiting, todo: Sequence[int], texts: Sequence[str]) -> None:

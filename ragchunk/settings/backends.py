@@ -64,11 +64,15 @@ class Embedding:
         metavar="VAR",
         spec="key_env",
     )
-    embed_batch_size: int = leaf(
+    embed_batch_size: int | None = leaf(
         "--embed-batch-size",
-        default=32,
-        help="Texts per model batch or per request.",
+        default=None,
+        help=(
+            "Texts per model batch or per request [default: 8 for a local model on the CPU, "
+            "where larger batches run slower; 32 on a GPU and per request]."
+        ),
         panel=EMBEDDINGS,
+        show_default=False,
         spec="batch_size",
     )
     embed_timeout: float = leaf(

@@ -153,3 +153,11 @@ def test_the_request_is_what_openai_clients_send(scripted_server: ScriptedServer
     assert seen[0].method == "POST"
     assert seen[0].path == "/v1/embeddings"
     assert seen[0].json() == {"model": "m", "input": ["only"]}
+
+
+def test_requests_hold_32_texts_unless_embed_batch_size_says(
+    scripted_server: ScriptedServer,
+) -> None:
+    scripted_server.on(EMBEDDINGS, fake_embeddings(dim=4))
+    embedder(scripted_server).embed([f"text {n}" for n in range(70)])
+    assert sorted(len(c.inputs) for c in scripted_server.calls(EMBEDDINGS)) == [6, 32, 32]
