@@ -278,3 +278,58 @@ def test_a_local_model_embeds_the_texts_of_several_documents_per_call(
     assert [Path(f.source).name for f in report.failures] == ["note3.md"]
     assert said == [(f"note{n}.md", "failed" if n == 3 else "added") for n in range(6)]
     assert report.added == 5
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_documents_are_written_while_the_model_embeds_the_next_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model's calls run beside the store's writes: the first call ends only once every
+    document was taken in (so its thread runs while they are read), and the first document is
+    written only once the second call has begun (so the writes run while it embeds)."""
+    import threading
+    from array import array
+
+    import ragchunk
+    from ragchunk.backends.local import LocalEmbedder
+    from ragchunk.runs import index as index_module
+    from ragchunk.runs.index_embed import LOCAL_CALL
+    from ragchunk.settings import scope
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(6):
+        (docs / f"note{n}.md").write_text(
+            "\n\n".join(f"Line {p} of note {n}." for p in range(50)) + "\n", encoding="utf-8"
+        )
+    all_taken, second_began = threading.Event(), threading.Event()
+    calls: list[int] = []
+    taken: list[object] = []
+    take = index_module._Sync._take
+
+    def counting(sync: object, waiting: object) -> None:
+        taken.append(waiting)
+        if len(taken) == 6:
+            all_taken.set()
+        take(sync, waiting)  # type: ignore[arg-type]
+
+    def embed(_model: LocalEmbedder, texts: list[str]) -> list[array[float]]:
+        calls.append(len(texts))
+        if len(calls) == 1:
+            assert all_taken.wait(60), "the run waited for the model instead of reading on"
+        if len(calls) == 2:
+            second_began.set()
+        return [array("f", [1.0] + [0.0] * 383) for _ in texts]
+
+    def said(_source: str, _status: str) -> None:
+        assert second_began.wait(60), "a document was written before the next call began"
+
+    monkeypatch.setattr(index_module._Sync, "_take", counting)
+    monkeypatch.setattr(LocalEmbedder, "embed", embed)
+    settings = scope({"size": 20, "overlap": 0, "unit": "chars", "no_cache": True, "jobs": 1})
+    report = ragchunk.index(
+        [str(docs)], f"sqlite:///{tmp_path}/index.db", settings=settings, on_document=said
+    )
+    assert calls == [LOCAL_CALL, LOCAL_CALL, 300 - 2 * LOCAL_CALL]
+    assert (report.added, report.failures, report.embedded) == (6, [], 300)
