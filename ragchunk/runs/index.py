@@ -6,9 +6,8 @@ parsed. The others are chunked exactly as ``ragchunk split`` chunks them (same i
 spans, pages, headings), then, in this process, each chunk gets its vector: the stored one when
 its key is stored with the same text (an unchanged chunk, moved or not), else the embedder's
 through the vector cache (only texts the cache has not seen reach the model), the texts of
-several documents per call (``ragchunk.runs.index_embed``), each call in a thread of its own
-while this one writes and reads the store, each document written, in input order, once its
-vectors are in. The records go to the store by key (``ragchunk.sinks._sync``):
+several documents per call (``ragchunk.runs.index_embed``), each document written, in input
+order, once its vectors are in. The records go to the store by key (``ragchunk.sinks._sync``):
 new, rewritten and moved ones upserted, vanished keys deleted, the ledger entry last, all
 through ``Store.apply``. A document under a walked root that the walk no longer finds is
 removed (``prune=False`` keeps it); documents outside the run's roots are never touched. A
@@ -249,8 +248,6 @@ class _Sync:
                 if self.stopped:
                     break
             self._flush(final=True)
-            if self.embedding is not None and self.embedding.running is not None:
-                self.embedding.finish()  # stopped (--fail-fast) with a call running
 
     def _take(self, waiting: Waiting) -> None:
         """Queue a document (in input order); write those whose vectors are all in."""
@@ -263,24 +260,18 @@ class _Sync:
         self._flush(final=False)
 
     def _flush(self, *, final: bool) -> None:
-        """Keep the embedder busy and write the ready documents at the head of the queue.
+        """Write the ready documents at the head of the queue; embed while a call is full.
 
-        A call runs in a thread of its own (``Embedding.start``) while the documents of the
-        call before are written and the next documents read; a second full call waits for it.
         With ``final``, embed what waits (a last, shorter call) until the queue is empty.
         """
-        embedding = self.embedding
         while not self.stopped:
-            if embedding is not None:
-                if embedding.answered:
-                    embedding.finish()
-                if embedding.running is None and (final or embedding.full) and embedding.pending:
-                    embedding.start()
             while self.queue and self.queue[0].ready and not self.stopped:
                 self._document(self.queue.popleft())
-            if embedding is None or embedding.running is None or not (final or embedding.full):
+            if self.embedding is None or not self.embedding.pending:
                 break
-            embedding.finish()
+            if not (final or self.embedding.full):
+                break
+            self.embedding.call()
 
     def _document(self, waiting: Waiting) -> None:
         result = waiting.result

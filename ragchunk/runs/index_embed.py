@@ -10,16 +10,10 @@ texts in requests of ``batch_size``, ``concurrency`` at once, and each document 
 soon as its own answer is in. The run writes each document, in input order, once its last
 vector is in. A call that fails is tried again one document at a time, so that a failure stays
 the failing document's (its old chunks are kept, the others are written).
-
-Each call runs in a thread of its own (``_Call``), one at a time, while the run's thread writes
-the documents of the call before and reads the stored records of the next ones: the model's
-forward pass and the store's round trips overlap (the store is only ever used by the run's
-thread, the embedder only by the call's).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -27,7 +21,6 @@ from typing import TYPE_CHECKING
 from ragchunk.errors import BackendError
 
 if TYPE_CHECKING:
-    from ragchunk.backends import Vector
     from ragchunk.backends.cache import CachedEmbedder
     from ragchunk.measure import Measure
     from ragchunk.model import Chunk
@@ -90,86 +83,9 @@ class Waiting:
         return self.missing == 0
 
 
-@dataclass(eq=False, slots=True)
-class Answer:
-    """What one call gave (made in the call's thread, applied in the run's).
-
-    Attributes:
-        vectors: each text the call took (its document, chunk index, text) with its vector.
-        errors: why the embedder failed, for each document it failed for.
-        embedded, cached: texts the model embedded, and texts the vector cache answered.
-    """
-
-    vectors: list[tuple[tuple[Waiting, int, str], Vector]] = field(default_factory=list)
-    errors: dict[Waiting, str] = field(default_factory=dict)
-    embedded: int = 0
-    cached: int = 0
-
-
-class _Call:
-    """One call to the embedder, run in a thread of its own while the run writes and reads.
-
-    The thread touches only the embedder and the texts it was given; what it made is applied
-    by the run's thread (``Embedding.finish``). It is a daemon: Ctrl-C or an error in the run
-    does not wait for the model (the vector cache's entries are written whole or not at all).
-    """
-
-    def __init__(self, embedder: CachedEmbedder, taken: list[tuple[Waiting, int, str]]) -> None:
-        self.answer: Answer | None = None
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(
-            target=self._run, args=(embedder, taken), name="ragchunk-embed", daemon=True
-        )
-        self.thread.start()
-
-    def _run(self, embedder: CachedEmbedder, taken: list[tuple[Waiting, int, str]]) -> None:
-        try:
-            self.answer = _answer(embedder, taken)
-        except BaseException as exc:  # noqa: BLE001 - raised again in the run's thread
-            self.error = exc
-
-    def result(self) -> Answer:
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
-        assert self.answer is not None
-        return self.answer
-
-
-def _answer(embedder: CachedEmbedder, taken: list[tuple[Waiting, int, str]]) -> Answer:
-    """Embed ``taken`` in one call; if it fails, one call per document (see the module)."""
-    answer = Answer()
-    before = (embedder.embedded, embedder.cached)
-    try:
-        try:
-            made = embedder.embed([text for _, _, text in taken])
-            answer.vectors = list(zip(taken, made, strict=True))
-        except BackendError as exc:
-            owners = list(dict.fromkeys(waiting for waiting, _, _ in taken))
-            if len(owners) == 1:
-                answer.errors[owners[0]] = str(exc)
-                return answer
-            for owner in owners:
-                items = [item for item in taken if item[0] is owner]
-                try:
-                    made = embedder.embed([text for _, _, text in items])
-                except BackendError as alone:
-                    answer.errors[owner] = str(alone)
-                else:
-                    answer.vectors += zip(items, made, strict=True)
-    finally:
-        answer.embedded = embedder.embedded - before[0]
-        answer.cached = embedder.cached - before[1]
-    return answer
-
-
 @dataclass(slots=True)
 class Embedding:
-    """The texts waiting for the embedder, across documents (see the module docstring).
-
-    One call at a time runs in a thread of its own (``start``), so that the run writes the
-    documents of the call before and reads the stored records of the next ones meanwhile.
-    """
+    """The texts waiting for the embedder, across documents (see the module docstring)."""
 
     embedder: CachedEmbedder
     report: IndexReport
@@ -177,7 +93,6 @@ class Embedding:
     counting: str | None = None
     pending: list[tuple[Waiting, int, str]] = field(default_factory=list)
     measure: Measure | None = None
-    running: _Call | None = None
 
     @classmethod
     def for_embedder(
@@ -186,8 +101,8 @@ class Embedding:
         """Return the queue for ``embedder`` (calls across documents for a local model).
 
         A local model gets calls of ``LOCAL_CALL`` texts, an endpoint calls of one document
-        each (``per_call`` 0). With ``counting`` (a dry run's tokenizer) texts are only
-        counted, with their tokens.
+        each (``per_call`` 0). With ``counting`` (a dry run's tokenizer) texts are
+        only counted, with their tokens.
         """
         per_call = max(LOCAL_CALL, embedder.spec.batch_size or 0) if embedder.has_tokens else 0
         return cls(embedder, report, per_call, counting)
@@ -208,33 +123,22 @@ class Embedding:
         """Whether a whole call's worth of texts is waiting."""
         return len(self.pending) >= self.per_call if self.per_call else bool(self.pending)
 
-    @property
-    def answered(self) -> bool:
-        """Whether a call was started and has ended (``finish`` then does not wait)."""
-        return self.running is not None and not self.running.thread.is_alive()
-
-    def start(self) -> None:
-        """Start the next call's worth of waiting texts (a call must not be running)."""
-        assert self.running is None, "one call at a time"
+    def call(self) -> None:
+        """Embed the next call's worth of waiting texts (one call; per document if it fails)."""
         size = self.per_call or sum(1 for item in self.pending if item[0] is self.pending[0][0])
         taken, self.pending = self.pending[:size], self.pending[size:]
-        self.running = _Call(self.embedder, taken)
-
-    def finish(self) -> None:
-        """Wait for the running call and give its vectors to their documents."""
-        assert self.running is not None, "no call is running"
         try:
-            answer = self.running.result()
-        finally:
-            self.running = None
-        self.report.embedded += answer.embedded
-        self.report.cached += answer.cached
-        for (waiting, k, _), vector in answer.vectors:
-            if waiting.error is None:
-                waiting.vectors[k] = vector
-                waiting.missing -= 1
-        for waiting, error in answer.errors.items():
-            self._failed(waiting, error)
+            self._embed(taken)
+        except BackendError as exc:
+            owners = list(dict.fromkeys(waiting for waiting, _, _ in taken))
+            if len(owners) == 1:
+                self._failed(owners[0], exc)
+                return
+            for owner in owners:
+                try:
+                    self._embed([item for item in taken if item[0] is owner])
+                except BackendError as alone:
+                    self._failed(owner, alone)
 
     def _count(self, texts: Sequence[str], tokenizer: str) -> None:
         unseen = self.embedder.unseen(texts)
@@ -246,10 +150,22 @@ class Embedding:
             self.measure = measure_for("tokens", tokenizer)
         self.report.tokens += sum(self.measure.count(text) for text in unseen)
 
-    def _failed(self, waiting: Waiting, error: str) -> None:
+    def _embed(self, taken: Sequence[tuple[Waiting, int, str]]) -> None:
+        before = (self.embedder.embedded, self.embedder.cached)
+        try:
+            made = self.embedder.embed([text for _, _, text in taken])
+        finally:
+            self.report.embedded += self.embedder.embedded - before[0]
+            self.report.cached += self.embedder.cached - before[1]
+        for (waiting, k, _), vector in zip(taken, made, strict=True):
+            if waiting.error is None:
+                waiting.vectors[k] = vector
+                waiting.missing -= 1
+
+    def _failed(self, waiting: Waiting, exc: BackendError) -> None:
         """Mark ``waiting`` failed: it is not written, and its other texts are not embedded."""
         if waiting.error is None:
-            waiting.error = error
+            waiting.error = str(exc)
         self.pending = [item for item in self.pending if item[0] is not waiting]
         waiting.missing = 0
 
