@@ -99,7 +99,7 @@ def edit_one(paths: Sequence[Path]) -> None:
 
 
 def ragchunk_settings(cache: Path, overlap: int = OVERLAP) -> Any:
-    """Return ragchunk's settings: ``recursive``, SIZE/``overlap`` characters, cache in ``cache``."""
+    """Return ragchunk's settings: ``recursive``, SIZE/``overlap`` chars, cache in ``cache``."""
     from ragchunk.settings import scope
 
     chunking = {"strategy": "recursive", "size": SIZE, "overlap": overlap, "unit": "chars"}

@@ -16,8 +16,8 @@ from tests.conftest import ROOT
 @pytest.mark.parametrize(
     "command",
     [
-        ["ruff", "check", "ragchunk", "tests", "fixtures"],
-        ["ruff", "format", "--check", "ragchunk", "tests", "fixtures"],
+        ["ruff", "check", "ragchunk", "tests", "fixtures", "benchmarks"],
+        ["ruff", "format", "--check", "ragchunk", "tests", "fixtures", "benchmarks"],
         ["mypy", "ragchunk"],
     ],
     ids=["ruff-check", "ruff-format", "mypy-strict"],

@@ -40,5 +40,5 @@ def test_embed_batch_size_sets_the_batch(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_a_batch_of_no_text_is_refused() -> None:
-    with pytest.raises(OptionError, match="--embed-batch-size.*at least 1"):
+    with pytest.raises(OptionError, match=r"--embed-batch-size.*at least 1"):
         EmbedderSpec(batch_size=0)
