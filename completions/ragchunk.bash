@@ -62,7 +62,6 @@ _ragchunk_eval() {
         --embed-concurrency) return ;;
         --embed-retries) return ;;
         --device) return ;;
-        --embed-runtime) return ;;
         --cache-dir) return ;;
         --generate) return ;;
         --evidence) return ;;
@@ -73,7 +72,7 @@ _ragchunk_eval() {
         --api-concurrency) return ;;
         --api-retries) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "--questions -s --strategy --size --overlap --unit --tokenizer -O --option --contextualize --min-size --config -k --top-k --json --plot --per-document -q --quiet --include --exclude --no-gitignore --format --password --max-bytes --max-text --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --embed-runtime --cache-dir --no-cache --debug --generate --evidence --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--questions -s --strategy --size --overlap --unit --tokenizer -O --option --contextualize --min-size --config -k --top-k --json --plot --per-document -q --quiet --include --exclude --no-gitignore --format --password --max-bytes --max-text --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --debug --generate --evidence --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries -h --help"; return; fi
 }
 
 _ragchunk_index() {
@@ -106,7 +105,6 @@ _ragchunk_index() {
         --embed-concurrency) return ;;
         --embed-retries) return ;;
         --device) return ;;
-        --embed-runtime) return ;;
         --cache-dir) return ;;
         --api-base) return ;;
         --model) return ;;
@@ -118,7 +116,7 @@ _ragchunk_index() {
         --timeout) return ;;
         --config) _ragchunk_files; return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "--store -s --strategy --size --overlap --unit --tokenizer -O --option --format --password --language --contextualize --min-size --root --include --exclude --no-gitignore --max-bytes --allow-empty --pdf-engine --ocr --ocr-language --keep --comments --keep-boilerplate --notes --hidden-slides --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --embed-runtime --cache-dir --no-cache --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --no-prune --dry-run -j --jobs --timeout --fail-fast --debug --config -q --quiet -v --verbose -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "--store -s --strategy --size --overlap --unit --tokenizer -O --option --format --password --language --contextualize --min-size --root --include --exclude --no-gitignore --max-bytes --allow-empty --pdf-engine --ocr --ocr-language --keep --comments --keep-boilerplate --notes --hidden-slides --refine --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --no-prune --dry-run -j --jobs --timeout --fail-fast --debug --config -q --quiet -v --verbose -h --help"; return; fi
     _ragchunk_files
 }
 
@@ -189,7 +187,6 @@ _ragchunk_split() {
         --embed-concurrency) return ;;
         --embed-retries) return ;;
         --device) return ;;
-        --embed-runtime) return ;;
         --cache-dir) return ;;
         --output-format) _ragchunk_words "jsonl parquet sqlite pgvector chroma qdrant lancedb milvus"; return ;;
         --engine) _ragchunk_words "local ray"; return ;;
@@ -202,7 +199,7 @@ _ragchunk_split() {
         --api-retries) return ;;
         --dedupe) return ;;
     esac
-    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --max-text --check --config --contextualize --min-size --parents --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --embed-runtime --cache-dir --no-cache --output-format --engine --ray-address --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --emit-passages --dry-run --dedupe --dedupe-mark -h --help"; return; fi
+    if [[ "$cur" == -* ]]; then _ragchunk_words "-s --strategy --size --overlap --unit --tokenizer -O --option -o --output --table --stats --count-tokens --format --password --language --debug --include --exclude --no-gitignore -j --jobs -q --quiet -v --verbose --fail-fast --manifest --hashes --timeout --max-bytes --max-text --check --config --contextualize --min-size --parents --root --pdf-engine --ocr --ocr-language --keep --comments --allow-empty --keep-boilerplate --notes --hidden-slides --refine --embed --embedder --embed-model --embed-url --embed-key-env --embed-batch-size --embed-timeout --embed-concurrency --embed-retries --device --cache-dir --no-cache --output-format --engine --ray-address --api-base --model --api-key-env --api-timeout --api-concurrency --api-retries --emit-passages --dry-run --dedupe --dedupe-mark -h --help"; return; fi
     _ragchunk_files
 }
 

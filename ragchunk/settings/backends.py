@@ -107,16 +107,6 @@ class Embedding:
         completions=("cpu", "cuda", "mps"),
         spec="device",
     )
-    embed_runtime: str = leaf(
-        "--embed-runtime",
-        default="auto",
-        help="local: what runs the model on the CPU: onnx (ONNX Runtime over the model's "
-        "weights, exported once to the user cache directory: the same vectors, faster), torch, "
-        "or auto (onnx when onnxruntime is installed and the model exports; else torch).",
-        panel=EMBEDDINGS,
-        completions=("auto", "onnx", "torch"),
-        spec="runtime",
-    )
     cache_dir: str | None = leaf(
         "--cache-dir",
         default=None,
