@@ -23,6 +23,13 @@ The lock (``open_store``): embedded, an exclusive ``flock`` beside the store; on
 a run that will write (``ragchunk.sinks._chroma_lock``). Each collection is opened when first
 used: an unchanged rerun on a server is the client's set-up (``_chroma_client``), the lease
 read and the ledger read.
+
+Under the lock, what the run read stays true until it writes (a lease another run took in
+between fails the first write), so a locked store reads each thing once and keeps it up to
+date with its own writes: the vector size, the ledger, and whether the chunks collection was
+empty when the run first looked. In a collection that was empty, a document this run has not
+written yet holds no records: it is neither read nor looked up before its upsert, so a first
+index makes two calls per document (its chunks, its ledger entry) where it made six.
 """
 
 from __future__ import annotations
@@ -104,6 +111,12 @@ class ChromaStore:
         self._client = client
         self._name = name
         self._lease: Lease | None = None
+        self.locked = False
+        """Whether this run holds the store's lock (``open_store``): what it reads is kept."""
+        self._size: int | None = None
+        self._entries: dict[str, LedgerEntry] | None = None
+        self._empty: bool | None = None  # the chunks collection was empty when first read
+        self._written: set[str] = set()  # the documents this run applied
 
     # Each collection is opened when first used: an unchanged rerun opens the ledger only.
 
@@ -125,29 +138,48 @@ class ChromaStore:
 
     @contextlib.contextmanager
     def _refusals(self, doing: str) -> Iterator[None]:
+        """Turn Chroma's errors into one line; after any failure, keep nothing read before."""
         try:
             yield
-        except _errors() as error:
-            raise store_error(self._raw_url, doing, error) from None
+        except BaseException as error:
+            self.locked = False  # what was read may no longer hold: read it again
+            self._size, self._entries, self._empty = None, None, None
+            if isinstance(error, _errors()):
+                raise store_error(self._raw_url, doing, error) from None
+            raise
 
     # -- the Store protocol -------------------------------------------------------------
 
     def dimension(self) -> int | None:
         """Return the size of the stored vectors, None while the collection is empty."""
+        if self._size is not None or (self._empty and not self._written):
+            return self._size
         with self._refusals("reading the vector size"):
             got = self._chunks.get(limit=1, include=["embeddings"])
         embeddings = got["embeddings"]
-        return None if embeddings is None or len(embeddings) == 0 else len(embeddings[0])
+        size = None if embeddings is None or len(embeddings) == 0 else len(embeddings[0])
+        if self.locked:
+            self._size = size
+            if self._empty is None:
+                self._empty = size is None
+        return size
 
     def ledger(self) -> Mapping[str, LedgerEntry]:
         """Return every document's ledger entry, by ``doc_id``."""
+        if self._entries is not None:
+            return dict(self._entries)
         with self._refusals("reading the ledger"):
             got = self._ledger.get(include=["metadatas"])
         entries = [ledger_from_flat(m) for m in got["metadatas"] or []]
-        return {e.doc_id: e for e in sorted(entries, key=lambda e: e.doc_id)}
+        found = {e.doc_id: e for e in sorted(entries, key=lambda e: e.doc_id)}
+        if self.locked:
+            self._entries = dict(found)
+        return found
 
     def records(self, doc_id: str) -> Mapping[str, StoreRecord]:
         """Return the chunks stored for ``doc_id``, by key, vectors included."""
+        if self._empty and doc_id not in self._written:
+            return {}
         with self._refusals(f"reading {doc_id}"):
             got = self._chunks.get(where={"doc_id": doc_id}, include=["metadatas", "documents"])
         records = self._records(got["metadatas"], got["documents"])
@@ -159,10 +191,11 @@ class ChromaStore:
         """Bring one document to ``entry``: new records, then deletions, then the ledger."""
         self._check_sizes(upsert)
         self._renew()
+        unread = bool(self._empty) and entry.doc_id not in self._written
         with self._refusals(f"writing {entry.doc_id}"):
             if upsert:
-                self._upsert(upsert)
-            if delete:
+                self._upsert(upsert, unread=unread)
+            if delete and not unread:
                 present = self._chunks.get(ids=list(delete), include=[])["ids"]
                 for start in range(0, len(present), BATCH):
                     self._chunks.delete(ids=present[start : start + BATCH])
@@ -193,7 +226,11 @@ class ChromaStore:
             for start in range(0, len(present), BATCH):
                 self._chunks.delete(ids=present[start : start + BATCH])
             self.counts.deleted += len(present)
-            if self._ledger.get(ids=[doc_id], include=[])["ids"]:
+            if self._entries is not None:
+                listed = self._entries.pop(doc_id, None) is not None
+            else:
+                listed = bool(self._ledger.get(ids=[doc_id], include=[])["ids"])
+            if listed:
                 self._ledger.delete(ids=[doc_id])
                 self.counts.ledger += 1
 
@@ -267,11 +304,20 @@ class ChromaStore:
         if stored is not None and (given := sizes.pop()) != stored:
             raise dimension_error(self._raw_url, stored, given)
 
-    def _upsert(self, upsert: Sequence[StoreRecord]) -> None:
+    def _upsert(self, upsert: Sequence[StoreRecord], *, unread: bool) -> None:
+        """Upsert the records, counting those written and those only moved.
+
+        ``unread``: the document holds no records yet (see the module docstring): nothing to
+        compare with, so nothing is read.
+        """
         for start in range(0, len(upsert), BATCH):
             batch = upsert[start : start + BATCH]
-            old = self._chunks.get(ids=[r.key for r in batch], include=["documents", "metadatas"])
-            kept = {r.key: r for r in self._records(old["metadatas"], old["documents"])}
+            kept: dict[str, StoreRecord] = {}
+            if not unread:
+                got = self._chunks.get(
+                    ids=[r.key for r in batch], include=["documents", "metadatas"]
+                )
+                kept = {r.key: r for r in self._records(got["metadatas"], got["documents"])}
             for record in batch:
                 if record.key in kept and kept[record.key].same_content(record):
                     self.counts.moved += 1
@@ -283,10 +329,18 @@ class ChromaStore:
                 documents=[r.text for r in batch],
                 metadatas=[flat_record(r, text=False, vector=True) for r in batch],
             )
+            self._written.add(batch[0].doc_id)
+            if self.locked:
+                self._size = len(batch[0].vector)
 
     def _write_ledger(self, entry: LedgerEntry) -> None:
-        old = self._ledger.get(ids=[entry.doc_id], include=["metadatas"])["metadatas"]
-        if old and ledger_from_flat(old[0]) == entry:
+        if self._entries is not None:
+            old = self._entries.get(entry.doc_id)
+        else:
+            got = self._ledger.get(ids=[entry.doc_id], include=["metadatas"])["metadatas"]
+            old = ledger_from_flat(got[0]) if got else None
+        self._written.add(entry.doc_id)
+        if old == entry:
             return
         self._ledger.upsert(
             ids=[entry.doc_id],
@@ -294,6 +348,8 @@ class ChromaStore:
             metadatas=[flat_ledger(entry)],
         )
         self.counts.ledger += 1
+        if self._entries is not None:
+            self._entries[entry.doc_id] = entry
 
     def _renew(self) -> None:
         if self._lease is not None:
@@ -358,6 +414,7 @@ def open_store(url: str, *, lock: bool = True) -> Iterator[ChromaStore]:
             raise store_error(url, "cannot connect", error) from None
         stack.callback(close, client)
         store = ChromaStore(url, client, name)
+        store.locked = lock
         if folder is None and lock:
             with store._refusals("taking the lock"):
                 lease = Lease(store.url, client, name)

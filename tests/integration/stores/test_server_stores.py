@@ -533,3 +533,48 @@ def test_a_chroma_run_whose_store_another_run_wrote_since_it_opened_it_writes_no
         assert "nothing was written" in message
         assert (first.counts.written, first.counts.ledger) == (0, 0)
         assert first.ledger()["a.md"].content_hash == "c1"  # the other's, not replaced
+
+
+@pytest.mark.parametrize("factory", [chroma_server_url, chroma_embedded_url])
+def test_a_first_chroma_index_writes_each_document_in_two_calls_and_reads_nothing_back(
+    factory: Callable[[pytest.FixtureRequest, Path], str],
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under its lock a run keeps what it read: an empty collection is not read per document.
+
+    A later run reads again: what it finds is compared and counted as before (moved, deleted).
+    """
+    from chromadb.api.models.Collection import Collection
+
+    calls: list[tuple[str, str]] = []
+    for method in ("get", "upsert", "delete"):
+        real = getattr(Collection, method)
+
+        def spy(self: Any, *args: Any, _real: Any = real, _method: str = method, **kw: Any) -> Any:
+            kind = self.name.rsplit("__", 1)[1] if "__" in self.name else "chunks"
+            calls.append((kind, _method))
+            return _real(self, *args, **kw)
+
+        monkeypatch.setattr(Collection, method, spy)
+    url = factory(request, tmp_path)
+    documents = {doc: [record(doc, n) for n in range(3)] for doc in ("a.md", "b.md", "c.md")}
+    with module_of(url).open_store(url) as store:
+        assert (store.dimension(), store.ledger()) == (None, {})
+        calls.clear()  # what index reads first; then, per document:
+        for doc, records in documents.items():
+            assert store.records(doc) == {}
+            store.apply(entry(doc, records), upsert=records, delete=[])
+        assert store.dimension() == 4
+        assert store.ledger() == {doc: entry(doc, rs) for doc, rs in documents.items()}
+        ours = [call for call in calls if call[0] != "lock"]  # a server's lease: its own test
+        assert ours == [("chunks", "upsert"), ("ledger", "upsert")] * 3
+        assert (store.counts.written, store.counts.moved, store.counts.ledger) == (9, 0, 3)
+    with module_of(url).open_store(url) as again:  # a new run reads the store
+        assert again.records("a.md") == {r.key: r for r in documents["a.md"]}
+        moved = [record("a.md", 0, start=500, end=509), record("a.md", 1)]
+        again.apply(entry("a.md", moved, "c2"), upsert=moved[:1], delete=["a.md#2"])
+        assert (again.counts.written, again.counts.moved, again.counts.deleted) == (0, 1, 1)
+        assert again.records("a.md") == {r.key: r for r in moved}
+        assert again.ledger()["a.md"] == entry("a.md", moved, "c2")
