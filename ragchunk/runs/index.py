@@ -237,6 +237,7 @@ class _Sync:
         todo = [k for k, result in enumerate(same) if result is None]
         if todo and not self.dry_run:  # a store that locks at its first write locks now
             getattr(self.store, "will_write", lambda: None)()
+            getattr(self.store, "gather", lambda: None)()  # writes documents together (Chroma)
         outputs = tuple(self.batch.outputs[k] for k in todo)
         batch = dataclasses.replace(self.batch, jobs=tuple(jobs[k] for k in todo), outputs=outputs)
         with results(batch) as outcomes:
@@ -267,6 +268,7 @@ class _Sync:
         while not self.stopped:
             while self.queue and self.queue[0].ready and not self.stopped:
                 self._document(self.queue.popleft())
+            getattr(self.store, "flush", lambda: None)()  # a store that gathers writes them
             if self.embedding is None or not self.embedding.pending:
                 break
             if not (final or self.embedding.full):

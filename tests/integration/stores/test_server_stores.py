@@ -578,3 +578,51 @@ def test_a_first_chroma_index_writes_each_document_in_two_calls_and_reads_nothin
         assert (again.counts.written, again.counts.moved, again.counts.deleted) == (0, 1, 1)
         assert again.records("a.md") == {r.key: r for r in moved}
         assert again.ledger()["a.md"] == entry("a.md", moved, "c2")
+
+
+@pytest.mark.parametrize("factory", [chroma_server_url, chroma_embedded_url])
+def test_a_gathering_chroma_store_writes_its_documents_together_at_flush(
+    factory: Callable[[pytest.FixtureRequest, Path], str],
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``index`` tells Chroma to gather: documents are written together, chunks before ledger."""
+    from chromadb.api.models.Collection import Collection
+
+    calls: list[tuple[str, str, int]] = []
+    for method in ("get", "upsert", "delete"):
+        real = getattr(Collection, method)
+
+        def spy(self: Any, *args: Any, _real: Any = real, _method: str = method, **kw: Any) -> Any:
+            kind = self.name.rsplit("__", 1)[1] if "__" in self.name else "chunks"
+            calls.append((kind, _method, len(kw.get("ids") or [])))
+            return _real(self, *args, **kw)
+
+        monkeypatch.setattr(Collection, method, spy)
+    url = factory(request, tmp_path)
+    documents = {doc: [record(doc, n) for n in range(3)] for doc in ("a.md", "b.md", "c.md")}
+    with module_of(url).open_store(url) as store:
+        assert (store.dimension(), store.ledger()) == (None, {})
+        store.gather()
+        calls.clear()
+        for doc, records in documents.items():
+            store.apply(entry(doc, records), upsert=records, delete=[])
+        assert [call for call in calls if call[0] != "lock"] == []  # nothing written yet
+        store.flush()
+        ours = [call for call in calls if call[0] != "lock"]
+        assert ours == [("chunks", "upsert", 9), ("ledger", "upsert", 3)]
+        assert (store.counts.written, store.counts.ledger) == (9, 3)
+        edited = [record("a.md", 0, start=500, end=509), record("a.md", 5)]
+        store.apply(entry("a.md", edited, "c2"), upsert=edited, delete=["a.md#1", "a.md#2"])
+        assert store.records("a.md") == {r.key: r for r in edited}  # a read flushes it first
+        assert (store.counts.written, store.counts.moved, store.counts.deleted) == (10, 1, 2)
+        last = [record("b.md", 0, text="rewritten")]
+        store.apply(entry("b.md", last, "c2"), upsert=last, delete=["b.md#1", "b.md#2"])
+    with module_of(url).open_store(url) as again:  # the block's end wrote what was gathered
+        assert again.records("b.md") == {r.key: r for r in last}
+        assert again.ledger() == {
+            "a.md": entry("a.md", edited, "c2"),
+            "b.md": entry("b.md", last, "c2"),
+            "c.md": entry("c.md", documents["c.md"]),
+        }
