@@ -34,8 +34,8 @@ A locked store told to ``gather`` (``ragchunk index`` does) keeps the documents 
 and writes them together at ``flush`` (``ragchunk index`` flushes after each embedding call's
 documents, and ``open_store`` when the block ends), in the same order as one document: every new
 record, then every deletion, then every ledger entry, so a crash still leaves each document's old
-chunks beside its new ones under its old ledger entry. A first index of 30 documents makes a
-handful of calls, not 180. A read of a gathered document, or of the ledger, flushes first.
+chunks beside its new ones under its old ledger entry. A first index of 30 documents makes
+40 requests, not 203. A read of a gathered document, or of the ledger, flushes first.
 """
 
 from __future__ import annotations
