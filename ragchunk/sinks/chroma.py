@@ -190,6 +190,8 @@ class ChromaStore:
         """Return the chunks stored for ``doc_id``, by key, vectors included."""
         if any(entry.doc_id == doc_id for entry, _, _ in self._pending):
             self.flush()
+        if self._empty is None and self.locked:
+            self.dimension()  # one look tells whether the collection holds anything
         if self._empty and doc_id not in self._written:
             return {}
         with self._refusals(f"reading {doc_id}"):
