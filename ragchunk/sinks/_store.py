@@ -121,6 +121,11 @@ class Store(Sink, Protocol):
     one line naming the store (never its password) when the store is down or refuses
     credentials; a missing client library is ``SinkSpec.missing``.
 
+    A store without transactions may gather documents and write them together: ``index``
+    calls its ``gather()``, if it has one, before the first document, and its ``flush()``
+    after the documents of each embedding call; such a store writes what it gathered before
+    any read of it and when its block ends, in the order ``apply`` promises (Chroma does).
+
     ``write(result)`` (the ``Sink`` method) is ``ragchunk.sinks._sync.write_result(self,
     result)``: ``split -o URL --embed`` upserts like ``index`` does, without pruning.
     """
