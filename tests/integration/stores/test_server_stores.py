@@ -535,6 +535,23 @@ def test_a_chroma_run_whose_store_another_run_wrote_since_it_opened_it_writes_no
         assert first.ledger()["a.md"].content_hash == "c1"  # the other's, not replaced
 
 
+def chroma_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, int]]:
+    """Record each read, upsert and delete of a Chroma collection: its kind, the call, its ids."""
+    from chromadb.api.models.Collection import Collection
+
+    calls: list[tuple[str, str, int]] = []
+    for method in ("get", "upsert", "delete"):
+        real = getattr(Collection, method)
+
+        def spy(self: Any, *args: Any, _real: Any = real, _method: str = method, **kw: Any) -> Any:
+            kind = self.name.rsplit("__", 1)[1] if "__" in self.name else "chunks"
+            calls.append((kind, _method, len(kw.get("ids") or [])))
+            return _real(self, *args, **kw)
+
+        monkeypatch.setattr(Collection, method, spy)
+    return calls
+
+
 @pytest.mark.parametrize("factory", [chroma_server_url, chroma_embedded_url])
 def test_a_first_chroma_index_writes_each_document_in_two_calls_and_reads_nothing_back(
     factory: Callable[[pytest.FixtureRequest, Path], str],
@@ -546,18 +563,7 @@ def test_a_first_chroma_index_writes_each_document_in_two_calls_and_reads_nothin
 
     A later run reads again: what it finds is compared and counted as before (moved, deleted).
     """
-    from chromadb.api.models.Collection import Collection
-
-    calls: list[tuple[str, str]] = []
-    for method in ("get", "upsert", "delete"):
-        real = getattr(Collection, method)
-
-        def spy(self: Any, *args: Any, _real: Any = real, _method: str = method, **kw: Any) -> Any:
-            kind = self.name.rsplit("__", 1)[1] if "__" in self.name else "chunks"
-            calls.append((kind, _method))
-            return _real(self, *args, **kw)
-
-        monkeypatch.setattr(Collection, method, spy)
+    calls = chroma_calls(monkeypatch)
     url = factory(request, tmp_path)
     documents = {doc: [record(doc, n) for n in range(3)] for doc in ("a.md", "b.md", "c.md")}
     with module_of(url).open_store(url) as store:
@@ -570,7 +576,8 @@ def test_a_first_chroma_index_writes_each_document_in_two_calls_and_reads_nothin
         assert store.ledger() == {doc: entry(doc, rs) for doc, rs in documents.items()}
         ours = [call for call in calls if call[0] != "lock"]  # a server's lease: its own test
         # One look at the collection (empty), then each document's two writes.
-        assert ours == [("chunks", "get")] + [("chunks", "upsert"), ("ledger", "upsert")] * 3
+        writes = [("chunks", "upsert", 3), ("ledger", "upsert", 1)] * 3
+        assert ours == [("chunks", "get", 0), *writes]
         assert (store.counts.written, store.counts.moved, store.counts.ledger) == (9, 0, 3)
     with module_of(url).open_store(url) as again:  # a new run reads the store
         assert again.records("a.md") == {r.key: r for r in documents["a.md"]}
@@ -589,18 +596,7 @@ def test_a_gathering_chroma_store_writes_its_documents_together_at_flush(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``index`` tells Chroma to gather: documents are written together, chunks before ledger."""
-    from chromadb.api.models.Collection import Collection
-
-    calls: list[tuple[str, str, int]] = []
-    for method in ("get", "upsert", "delete"):
-        real = getattr(Collection, method)
-
-        def spy(self: Any, *args: Any, _real: Any = real, _method: str = method, **kw: Any) -> Any:
-            kind = self.name.rsplit("__", 1)[1] if "__" in self.name else "chunks"
-            calls.append((kind, _method, len(kw.get("ids") or [])))
-            return _real(self, *args, **kw)
-
-        monkeypatch.setattr(Collection, method, spy)
+    calls = chroma_calls(monkeypatch)
     url = factory(request, tmp_path)
     documents = {doc: [record(doc, n) for n in range(3)] for doc in ("a.md", "b.md", "c.md")}
     with module_of(url).open_store(url) as store:
