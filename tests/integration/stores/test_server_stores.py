@@ -93,6 +93,13 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return factory(request, tmp_path)
 
 
+@pytest.fixture(params=["chroma-server", "chroma-embedded"])
+def chroma_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh Chroma store's URL, on the session's server and embedded (``store_url``'s)."""
+    factory: Callable[[pytest.FixtureRequest, Path], str] = FACTORIES[request.param]
+    return factory(request, tmp_path)
+
+
 @pytest.fixture
 def store(store_url: str) -> Iterator[Store]:
     with opened(store_url) as opened_store:
@@ -552,21 +559,16 @@ def chroma_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, int]]:
     return calls
 
 
-@pytest.mark.parametrize("factory", [chroma_server_url, chroma_embedded_url])
 def test_a_first_chroma_index_writes_each_document_in_two_calls_and_reads_nothing_back(
-    factory: Callable[[pytest.FixtureRequest, Path], str],
-    request: pytest.FixtureRequest,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    chroma_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Under its lock a run keeps what it read: an empty collection is not read per document.
 
     A later run reads again: what it finds is compared and counted as before (moved, deleted).
     """
     calls = chroma_calls(monkeypatch)
-    url = factory(request, tmp_path)
     documents = {doc: [record(doc, n) for n in range(3)] for doc in ("a.md", "b.md", "c.md")}
-    with module_of(url).open_store(url) as store:
+    with module_of(chroma_url).open_store(chroma_url) as store:
         assert store.ledger() == {}
         calls.clear()  # what index reads first; then, per document:
         for doc, records in documents.items():
@@ -579,7 +581,7 @@ def test_a_first_chroma_index_writes_each_document_in_two_calls_and_reads_nothin
         writes = [("chunks", "upsert", 3), ("ledger", "upsert", 1)] * 3
         assert ours == [("chunks", "get", 0), *writes]
         assert (store.counts.written, store.counts.moved, store.counts.ledger) == (9, 0, 3)
-    with module_of(url).open_store(url) as again:  # a new run reads the store
+    with module_of(chroma_url).open_store(chroma_url) as again:  # a new run reads the store
         assert again.records("a.md") == {r.key: r for r in documents["a.md"]}
         moved = [record("a.md", 0, start=500, end=509), record("a.md", 1)]
         again.apply(entry("a.md", moved, "c2"), upsert=moved[:1], delete=["a.md#2"])
@@ -588,18 +590,13 @@ def test_a_first_chroma_index_writes_each_document_in_two_calls_and_reads_nothin
         assert again.ledger()["a.md"] == entry("a.md", moved, "c2")
 
 
-@pytest.mark.parametrize("factory", [chroma_server_url, chroma_embedded_url])
 def test_a_gathering_chroma_store_writes_its_documents_together_at_flush(
-    factory: Callable[[pytest.FixtureRequest, Path], str],
-    request: pytest.FixtureRequest,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    chroma_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``index`` tells Chroma to gather: documents are written together, chunks before ledger."""
     calls = chroma_calls(monkeypatch)
-    url = factory(request, tmp_path)
     documents = {doc: [record(doc, n) for n in range(3)] for doc in ("a.md", "b.md", "c.md")}
-    with module_of(url).open_store(url) as store:
+    with module_of(chroma_url).open_store(chroma_url) as store:
         assert (store.dimension(), store.ledger()) == (None, {})
         store.gather()
         calls.clear()
@@ -616,7 +613,8 @@ def test_a_gathering_chroma_store_writes_its_documents_together_at_flush(
         assert (store.counts.written, store.counts.moved, store.counts.deleted) == (10, 1, 2)
         last = [record("b.md", 0, text="rewritten")]
         store.apply(entry("b.md", last, "c2"), upsert=last, delete=["b.md#1", "b.md#2"])
-    with module_of(url).open_store(url) as again:  # the block's end wrote what was gathered
+    # The first block's end wrote what was gathered.
+    with module_of(chroma_url).open_store(chroma_url) as again:
         assert again.records("b.md") == {r.key: r for r in last}
         assert again.ledger() == {
             "a.md": entry("a.md", edited, "c2"),
