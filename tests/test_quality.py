@@ -22,6 +22,7 @@ from tests.conftest import ROOT
     ],
     ids=["ruff-check", "ruff-format", "mypy-strict"],
 )
+@pytest.mark.timeout(300)  # a cold mypy on a loaded CI machine: the subprocess's own limit
 def test_code_quality_gate(command: list[str]) -> None:
     result = subprocess.run(
         [sys.executable, "-m", *command],
