@@ -495,7 +495,7 @@ def test_a_chroma_run_that_writes_nothing_never_waits_to_read_its_lease_back(
 
     url = chroma_server_url(request, tmp_path)
     slept: list[float] = []
-    monkeypatch.setattr(_chroma_lock.time, "sleep", slept.append)
+    monkeypatch.setattr("ragchunk.sinks._chroma_lock.time.sleep", slept.append)
     with module_of(url).open_store(url) as store:  # an unchanged rerun only reads
         assert (store.ledger(), store.dimension(), store.meta()) == ({}, None, {})
     assert slept == []
