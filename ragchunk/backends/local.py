@@ -11,7 +11,8 @@ of its real maximum sequence length (``max_seq_length``, special tokens included
 windows sharing at least ``window_overlap`` tokens (``windows.layout``: the fewest windows, all
 full, so batches hold no padding); each token takes its vector from the window in which it lies
 farther from an edge, so every token gets exactly one vector. On a CPU with native bfloat16
-the windows run through a bfloat16 copy of the transformer (``backends/precision.py``).
+the windows run through a bfloat16 copy of the transformer; on one with AVX-512 ``embed``'s
+linear layers run on weights prepacked for oneDNN (``backends/cpu.py``).
 Pooling streams over the windows, so memory grows with the number of spans, not with the text.
 """
 
@@ -133,10 +134,14 @@ class LocalEmbedder:
         self._path = _model_path(options.model)
         self._model = _load(self._path, self._name, options.device)
         on_cpu = self._model.device.type == "cpu"
+        if on_cpu:
+            from ragchunk.backends.cpu import prepack_linears
+
+            prepack_linears(self._model)
         self._batch = options.batch_size or (CPU_BATCH if on_cpu else DEVICE_BATCH)
         self._identity = options.identity()
         self._tokenized: tuple[str, list[tuple[int, int]], list[int]] | None = None
-        self._network: Any = None  # the transformer of token vectors (precision.token_network)
+        self._network: Any = None  # the transformer of token vectors (cpu.token_network)
 
     @property
     def identity(self) -> str:
@@ -269,7 +274,7 @@ class LocalEmbedder:
         """
         import torch
 
-        from ragchunk.backends.precision import token_network
+        from ragchunk.backends.cpu import token_network
         from ragchunk.backends.windows import layout
 
         prefix, suffix = self._special_ids()
