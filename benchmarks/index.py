@@ -21,7 +21,7 @@ before any timing: by ragchunk's own ``local`` embedder (``ragchunk.backends.loa
 which prepacks its linear layers for oneDNN on an AVX-512 CPU: ``ragchunk/backends/cpu.py``),
 and as the peers' users load it, ``SentenceTransformer(path, device="cpu")``, one object for
 both peers: LangChain gets it through a thin ``Embeddings`` wrapper (``encode(batch_size=32,
-normalize_embeddings=True)``; ragchunk's batches hold 8 on the CPU), Chonkie through its
+normalize_embeddings=True)``; ragchunk's batches hold 4 on such a CPU), Chonkie through its
 ``SentenceTransformerEmbeddings`` around it. So no contestant pays the model's load. Each contestant
 opens its store inside each timed step, as a script run anew would: ragchunk's ``index`` its client,
 collections and lock; LangChain its vector store and record manager; Chonkie its handshake.

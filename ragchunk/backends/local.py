@@ -49,9 +49,14 @@ EXTRA_HINT: Final = "pip install 'ragchunk[embed]'"
 """What to install for this backend (sentence-transformers, CPU torch, the model)."""
 DEVICES: Final = ("cpu", "cuda", "mps")
 CPU_BATCH: Final = 8
-"""Texts per model batch on the CPU unless ``--embed-batch-size`` says: larger batches run
+"""Texts per model batch on a CPU where the model runs as loaded (``PREPACKED_BATCH`` where its
+linear layers are prepacked) unless ``--embed-batch-size`` says: larger batches run
 slower there (all-MiniLM-L6-v2 on 343 chunks of 512 characters, 2 cores: 9.0 s at 8, 10.0 s at
 4, 11.6 s at 32; ``benchmarks/README.md``)."""
+PREPACKED_BATCH: Final = 4
+"""Texts per model batch on a CPU whose linear layers run prepacked (``cpu.prepack_linears``):
+the 337 chunks of ``benchmarks/index.py``, 5 shuffled rounds, 2 cores, medians 8.85 s at 2,
+8.58 s at 3, 8.79 s at 4, 9.70 s at 8 (11.07 s at 8 as sentence-transformers loads it)."""
 DEVICE_BATCH: Final = 32
 """Texts per model batch on a GPU unless ``--embed-batch-size`` says."""
 TOKEN_MEMORY: Final = 64 * 1024 * 1024
@@ -71,8 +76,8 @@ class LocalOptions:
         model: a local model directory or installed model name (``--embed-model``);
             None: all-MiniLM-L6-v2 from its package.
         device: ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` (``--device``); None picks one.
-        batch_size: texts per model batch (``--embed-batch-size``); None: ``CPU_BATCH`` on
-            the CPU, ``DEVICE_BATCH`` on a GPU.
+        batch_size: texts per model batch (``--embed-batch-size``); None: ``PREPACKED_BATCH``
+            or ``CPU_BATCH`` on the CPU, ``DEVICE_BATCH`` on a GPU.
         window_overlap: late chunking: model tokens shared by consecutive model windows.
     """
 
@@ -134,11 +139,12 @@ class LocalEmbedder:
         self._path = _model_path(options.model)
         self._model = _load(self._path, self._name, options.device)
         on_cpu = self._model.device.type == "cpu"
+        default = DEVICE_BATCH
         if on_cpu:
             from ragchunk.backends.cpu import prepack_linears
 
-            prepack_linears(self._model)
-        self._batch = options.batch_size or (CPU_BATCH if on_cpu else DEVICE_BATCH)
+            default = PREPACKED_BATCH if prepack_linears(self._model) else CPU_BATCH
+        self._batch = options.batch_size or default
         self._identity = options.identity()
         self._tokenized: tuple[str, list[tuple[int, int]], list[int]] | None = None
         self._network: Any = None  # the transformer of token vectors (cpu.token_network)

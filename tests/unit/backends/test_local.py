@@ -1,4 +1,5 @@
-"""The local model's batches: 8 texts on the CPU unless ``--embed-batch-size`` says."""
+"""The local model's batches on the CPU: 4 texts where its linear layers are prepacked, else 8,
+unless ``--embed-batch-size`` says."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 import pytest
 
 from ragchunk.backends import EmbedderSpec, load_backend
-from ragchunk.backends.local import CPU_BATCH, LocalEmbedder
+from ragchunk.backends.local import CPU_BATCH, PREPACKED_BATCH, LocalEmbedder
 from ragchunk.errors import OptionError
 
 TEXTS = [f"The tide gauge reads {n} centimetres above the datum." for n in range(20)]
@@ -31,8 +32,15 @@ def batches_asked(spec: EmbedderSpec, monkeypatch: pytest.MonkeyPatch) -> list[i
     return asked
 
 
-def test_the_cpu_runs_batches_of_8_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert batches_asked(EmbedderSpec(device="cpu"), monkeypatch) == [CPU_BATCH] == [8]
+def test_the_cpu_runs_batches_of_4_prepacked_else_8_by_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    backend = load_backend(EmbedderSpec(device="cpu"))
+    assert isinstance(backend, LocalEmbedder)
+    prepacked = any("forward" in vars(module) for module in backend._model.modules())
+    wanted = [PREPACKED_BATCH] if prepacked else [CPU_BATCH]
+    assert batches_asked(EmbedderSpec(device="cpu"), monkeypatch) == wanted
+    assert (PREPACKED_BATCH, CPU_BATCH) == (4, 8)
 
 
 def test_embed_batch_size_sets_the_batch(monkeypatch: pytest.MonkeyPatch) -> None:
