@@ -68,8 +68,9 @@ class Embedding:
         "--embed-batch-size",
         default=None,
         help=(
-            "Texts per model batch or per request [default: 8 for a local model on the CPU, "
-            "where larger batches run slower; 32 on a GPU and per request]."
+            "Texts per model batch or per request [default for a local model: 4 on an "
+            "AVX-512 CPU, 8 on other CPUs, where larger batches run slower; 32 on a GPU and "
+            "per request]."
         ),
         panel=EMBEDDINGS,
         show_default=False,
