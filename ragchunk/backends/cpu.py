@@ -26,7 +26,7 @@ def token_network(model: Any) -> Any:
     On a CPU that computes bfloat16 natively (AVX-512 BF16 or AMX) it is a bfloat16 copy of
     the model's transformer: its passes take about 40 % less CPU time, and late-pooled vectors
     stay within a cosine of 0.9999 of float32's (measured in benchmarks/README.md). The copy
-    costs half the model's size in memory; ``embed`` keeps the model as loaded. Elsewhere, and
+    costs half the model's size in memory; ``embed`` keeps the float32 model. Elsewhere, and
     on GPUs, the model's own transformer is used as loaded.
     """
     network = model[0].auto_model
