@@ -82,13 +82,7 @@ def prepack_linears(model: Any) -> int:
     """
     import torch
 
-    mkldnn = torch.ops.mkldnn
-    if not (
-        torch.backends.mkldnn.is_available()
-        and torch.backends.cpu.get_cpu_capability() == "AVX512"
-        and hasattr(mkldnn, "_reorder_linear_weight")
-        and hasattr(mkldnn, "_linear_pointwise")
-    ):
+    if not prepacks():
         return 0
     count = 0
     for module in model.modules():
@@ -102,6 +96,19 @@ def prepack_linears(model: Any) -> int:
             module.forward = _prepacked(module)
             count += 1
     return count
+
+
+def prepacks() -> bool:
+    """Return whether ``prepack_linears`` prepacks here: x86 with AVX-512, torch with oneDNN."""
+    import torch
+
+    mkldnn = torch.ops.mkldnn
+    return (
+        torch.backends.mkldnn.is_available()
+        and torch.backends.cpu.get_cpu_capability() == "AVX512"
+        and hasattr(mkldnn, "_reorder_linear_weight")
+        and hasattr(mkldnn, "_linear_pointwise")
+    )
 
 
 def _prepacked(linear: Any) -> Callable[[Any], Any]:

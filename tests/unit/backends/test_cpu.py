@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from ragchunk.backends import EmbedderSpec, load_backend
-from ragchunk.backends.cpu import bfloat16_copy, prepack_linears
+from ragchunk.backends.cpu import bfloat16_copy, prepack_linears, prepacks
 from ragchunk.backends.local import LocalEmbedder
 
 torch = pytest.importorskip("torch")
@@ -19,9 +19,7 @@ TEXTS = [
     "é",
     "Vector stores are kept in step with the tree, one document at a time.",
 ]
-AVX512 = torch.backends.mkldnn.is_available() and (
-    torch.backends.cpu.get_cpu_capability() == "AVX512"
-)
+AVX512 = prepacks()
 
 
 def loaded() -> LocalEmbedder:
