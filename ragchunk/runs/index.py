@@ -56,7 +56,8 @@ if TYPE_CHECKING:
 
 OnDocument = Callable[[str, str], None]
 """Called with each document's source and what became of it (``added``, ``changed``,
-``unchanged``, ``failed``, ``deleted``, ``kept``), in input order, then the pruned ones."""
+``unchanged``, ``failed``, ``deleted``, ``kept``), in input order, then the pruned ones; a
+document is told once the store holds its new state (Chroma writes several documents at once)."""
 EMBEDDER_KEYS = ("embedder", "embed_model", "embed_url", "embed_key_env", "device")
 """The embedding settings a store records, so that ``query`` embeds as ``index`` did."""
 
@@ -205,6 +206,7 @@ class _Sync:
             counting = default.recipe.tokenizer if dry_run else None
             self.embedding = Embedding.for_embedder(self.embedder, self.report, counting)
         self.queue: deque[Waiting] = deque()
+        self.unsaid: list[tuple[str, str]] = []  # documents done, told once written (``_tell``)
         self.ledger = dict(store.ledger())
 
     @functools.cached_property
@@ -265,11 +267,12 @@ class _Sync:
 
         With ``final``, embed what waits (a last, shorter call) until the queue is empty.
         """
-        while not self.stopped:
+        while True:
             while self.queue and self.queue[0].ready and not self.stopped:
                 self._document(self.queue.popleft())
             getattr(self.store, "flush", lambda: None)()  # a store that gathers writes them
-            if self.embedding is None or not self.embedding.pending:
+            self._tell()
+            if self.stopped or self.embedding is None or not self.embedding.pending:
                 break
             if not (final or self.embedding.full):
                 break
@@ -378,10 +381,18 @@ class _Sync:
                 self.store.remove(doc_id)
             self.report.deleted += 1
             self._said(entry.source, "deleted")
+            self._tell()
 
     def _said(self, source: str, status: str) -> None:
+        """Note what became of a document; ``_tell`` says it once the store has written it."""
+        self.unsaid.append((source, status))
+
+    def _tell(self) -> None:
+        """Call ``on_document`` for what the store now holds (a gathering store: after flush)."""
+        said, self.unsaid = self.unsaid, []
         if self.on_document is not None:
-            self.on_document(source, status)
+            for source, status in said:
+                self.on_document(source, status)
 
 
 def _chunking_only(plan: Plan) -> Plan:

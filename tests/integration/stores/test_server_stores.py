@@ -621,3 +621,48 @@ def test_a_gathering_chroma_store_writes_its_documents_together_at_flush(
             "b.md": entry("b.md", last, "c2"),
             "c.md": entry("c.md", documents["c.md"]),
         }
+
+
+def test_a_gathering_chroma_run_tells_a_document_only_once_the_store_holds_it(
+    chroma_url: str, scripted_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chroma writes documents together: each progress line waits for its document's write."""
+    import ragchunk
+    from ragchunk.settings import scope
+    from tests.support.scripted import EMBEDDINGS, fake_embeddings
+
+    scripted_server.on(EMBEDDINGS, fake_embeddings(dim=8))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("a", "b", "c"):
+        (docs / f"{name}.md").write_text(f"# {name}\n\nThe note called {name}.\n", "utf-8")
+    events: list[tuple[str, ...]] = []
+    from chromadb.api.models.Collection import Collection
+
+    real = Collection.upsert
+
+    def upsert(self: Any, *args: Any, **kw: Any) -> Any:
+        if self.name.endswith("__ledger"):
+            events.append(("wrote", *kw["ids"]))
+        return real(self, *args, **kw)
+
+    monkeypatch.setattr(Collection, "upsert", upsert)
+    settings = scope(
+        {"embedder": "openai", "embed_url": scripted_server.base_url, "embed_model": "m"}
+        | {"no_cache": True, "jobs": 1}
+    )
+    report = ragchunk.index(
+        [str(docs)],
+        chroma_url,
+        settings=settings,
+        on_document=lambda source, status: events.append((status, Path(source).stem)),
+    )
+    assert report.added == 3
+    written: set[str] = set()
+    for event in events:
+        if event[0] == "wrote":
+            written.update(doc_id.rsplit("/", 1)[-1].removesuffix(".md") for doc_id in event[1:])
+        else:
+            assert event[0] == "added"
+            assert event[1] in written, events  # told before its ledger entry was written
+    assert [event[1] for event in events if event[0] == "added"] == ["a", "b", "c"]
