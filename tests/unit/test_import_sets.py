@@ -162,6 +162,7 @@ _PDF: Final = (
     "ragchunk.parsers.pdf.rtl",
     "ragchunk.parsers.pdf.rulings",
     "ragchunk.parsers.pdf.tables",
+    "ragchunk.parsers.pdf.upright",
     "ragchunk.pipeline.boxes",
 )
 """A sound PDF is read by PDFium alone: neither pypdf nor its ``reader`` (issue 30)."""

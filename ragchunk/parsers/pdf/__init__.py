@@ -192,7 +192,7 @@ def _document(
         wraps=layout.wraps,
         extraction=extraction,
         boxes=boxes,
-        page_sizes=tuple((round(page.width, 1), round(page.height, 1)) for page in pages),
+        page_sizes=tuple((round(page.shown[0], 1), round(page.shown[1], 1)) for page in pages),
     )
 
 

@@ -29,11 +29,13 @@ from itertools import chain, pairwise, repeat
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.model import Boxes, Run
+from ragchunk.parsers.pdf.upright import shown_map
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from ragchunk.model import Page
+    from ragchunk.parsers.pdf.upright import Affine
 
 _GRAM: Final = 8
 """How many letters of the text are looked for among the glyphs to find the text again."""
@@ -41,9 +43,6 @@ _SHORTEST: Final = 4
 """Fewer letters than this (at the end of a page) are too few to find the text again by."""
 _NEAR_TOP: Final = 400
 """How many letters into the next page a word carried across the page turn is looked for."""
-_SCALE: Final = 100
-"""Device units per point when PDFium maps page space to the page as shown."""
-_PROBE: Final = 1000.0
 NAN: Final = float("nan")
 _NO_BOXES: Final = array("f", [NAN] * 4)
 _BLANK: Final = re.compile("[\\s\uffff]")
@@ -72,8 +71,11 @@ class Glyphs:
     """Whether the page is shown turned a quarter: its lines run down the page."""
 
 
-def read_glyphs(page: Any, textpage: Any, text: str) -> Glyphs:
-    """Return the glyphs of an open page; ``text`` is ``pdfium.page_text``: one char per index."""
+def read_glyphs(page: Any, textpage: Any, text: str, shown: Affine | None = None) -> Glyphs:
+    """Return the glyphs of an open page; ``text`` is ``pdfium.page_text``: one char per index.
+
+    ``shown`` maps page space to the page as shown (``upright``), else the page decides it.
+    """
     count = len(text)
     sides = [(ctypes.c_double * count)() for _ in range(4)]  # left, right, bottom, top
     starts = [ctypes.addressof(side) for side in sides]
@@ -89,7 +91,7 @@ def read_glyphs(page: Any, textpage: Any, text: str) -> Glyphs:
         )
     )
     left, right, bottom, top = (array("d", bytes(side)) for side in sides)
-    a, b, c, d, e, f = _shown(page)
+    a, b, c, d, e, f = shown_map(page) if shown is None else shown
     upright = b == 0 and c == 0
     if upright and a > 0 and d < 0:  # the page as printed: y turned to run down
         x0s, x1s = _scaled(left, a, e), _scaled(right, a, e)
@@ -134,27 +136,6 @@ def _char_box() -> Any:
     pointer = ctypes.c_void_p
     prototype = ctypes.CFUNCTYPE(ctypes.c_int, pointer, ctypes.c_int, *[pointer] * 4)
     return prototype(ctypes.cast(pdfium_c.FPDFText_GetCharBox, pointer).value or 0)
-
-
-def _shown(page: Any) -> tuple[float, float, float, float, float, float]:
-    """Return the map from page space to points from the top-left of the page as shown.
-
-    ``(a, b, c, d, e, f)``: ``X = a x + b y + e``, ``Y = c x + d y + f``; PDFium's own
-    ``FPDF_PageToDevice`` decides it (crop box and ``/Rotate``), probed at three points.
-    """
-    import pypdfium2.raw as pdfium_c
-
-    width, height = page.get_size()
-    x, y = ctypes.c_int(), ctypes.c_int()
-
-    def shown(px: float, py: float) -> tuple[float, float]:
-        pdfium_c.FPDF_PageToDevice(
-            page.raw, 0, 0, round(width * _SCALE), round(height * _SCALE), 0, px, py, x, y
-        )
-        return x.value / _SCALE, y.value / _SCALE
-
-    (e, f), (x1, y1), (x2, y2) = shown(0.0, 0.0), shown(_PROBE, 0.0), shown(0.0, _PROBE)
-    return (x1 - e) / _PROBE, (x2 - e) / _PROBE, (y1 - f) / _PROBE, (y2 - f) / _PROBE, e, f
 
 
 def place(text: str, pages: Sequence[Page], glyphs: Sequence[Glyphs | None]) -> Boxes | None:

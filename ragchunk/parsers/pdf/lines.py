@@ -96,8 +96,10 @@ class Heading:
 class PageLines:
     """A page's lines in reading order, its size in points, and how its text was found.
 
-    ``confidence`` is the mean OCR confidence (0-100) when the page was recognised by OCR,
-    else None; ``glyphs``: PDFium's characters with their boxes (``boxes``), else None.
+    ``width`` and ``height`` are the page's as read, its text upright (``upright``), which
+    ``shown_size`` gives as the page is shown when it differs. ``confidence`` is the mean OCR
+    confidence (0-100) when the page was recognised by OCR, else None; ``glyphs``: PDFium's
+    characters with their boxes as shown (``boxes``), else None.
     """
 
     lines: tuple[Line, ...]
@@ -105,6 +107,12 @@ class PageLines:
     height: float
     confidence: float | None = None
     glyphs: Glyphs | None = None
+    shown_size: tuple[float, float] | None = None
+
+    @property
+    def shown(self) -> tuple[float, float]:
+        """Return the page's ``(width, height)`` as shown: the size its glyph boxes are in."""
+        return self.shown_size or (self.width, self.height)
 
     @property
     def has_text(self) -> bool:

@@ -31,6 +31,7 @@ from ragchunk.parsers.pdf.lines import CELL_GAP, Line, PageLines, font_style, ha
 from ragchunk.parsers.pdf.rtl import Char as _Char
 from ragchunk.parsers.pdf.rtl import is_right_to_left, logical_line, same_glyph
 from ragchunk.parsers.pdf.tables import with_tables
+from ragchunk.parsers.pdf.upright import reading_turn, upright
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -92,17 +93,22 @@ def pdfium_pages(document: Any, budget: Budget, request: ParseRequest) -> list[P
                 f"{request.source}: corrupt or truncated PDF: page {index + 1}: {exc}"
             ) from exc
         try:
-            width, height = page.get_size()
-            text = page_text(textpage)
-            budget.count_text(text)
-            lines = tuple(_lines(textpage.raw, text, height))
-            # tables hook (parsers/pdf/tables.py): a ruled table's lines become its rows
-            lines = with_tables(page, textpage, lines, height)
-            glyphs = read_glyphs(page, textpage, text)  # where each character is (boxes)
+            shown_size = page.get_size()
+            with upright(page, reading_turn(textpage.raw)) as shown:
+                if shown is not None:  # its text turned upright (upright.py): read again
+                    textpage.close()
+                    textpage = page.get_textpage()
+                width, height = page.get_size()
+                text = page_text(textpage)
+                budget.count_text(text)
+                lines = tuple(_lines(textpage.raw, text, height))
+                # tables hook (parsers/pdf/tables.py): a ruled table's lines become its rows
+                lines = with_tables(page, textpage, lines, height)
+                glyphs = read_glyphs(page, textpage, text, shown)  # where each glyph is shown
         finally:
             textpage.close()
             page.close()
-        pages.append(PageLines(lines, width, height, glyphs=glyphs))
+        pages.append(PageLines(lines, width, height, glyphs=glyphs, shown_size=shown_size))
     return pages
 
 
