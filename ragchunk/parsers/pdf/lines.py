@@ -9,13 +9,16 @@ but no width: a line's right edge is estimated from its characters.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.parsers.pdf.budget import forget_decoded
+from ragchunk.parsers.pdf.upright import quarter_turn
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -23,6 +26,7 @@ if TYPE_CHECKING:
     from ragchunk.parsers.pdf.boxes import Glyphs
     from ragchunk.parsers.pdf.budget import Budget
     from ragchunk.parsers.pdf.tables import TableRow
+    from ragchunk.parsers.pdf.upright import Affine
 
 CHAR_WIDTH: Final = 0.5
 """A character's estimated width, in ems, where an engine does not say (pypdf)."""
@@ -41,6 +45,8 @@ _ITALIC_FLAG: Final = 1 << 6
 _FORCE_BOLD: Final = 1 << 18
 _ROTATED: Final = 0.1
 """A text matrix whose skew passes this share of its scale prints at an angle."""
+_SQUARE: Final = 0.05
+"""Radians within which a piece's direction counts as a quarter turn (else it is askew)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,10 +135,12 @@ def pypdf_pages(reader: Any, budget: Budget) -> list[PageLines]:
     pages = []
     for page in reader.pages:
         streams = budget.count_page(page)
-        height = float(page.mediabox.height)
-        lines = _page_lines(page, budget, height)
+        box = page.mediabox
+        media = (float(box.left), float(box.bottom), float(box.right), float(box.top))
+        lines, (width, height) = _page_lines(page, budget, media)
         forget_decoded(streams)
-        pages.append(PageLines(tuple(lines), float(page.mediabox.width), height))
+        shown = (float(box.width), float(box.height))
+        pages.append(PageLines(tuple(lines), width, height, shown_size=shown))
     return pages
 
 
@@ -168,13 +176,27 @@ class _Piece:
     size: float
     rotated: bool
     style: tuple[bool, bool, bool] = (False, False, False)
+    axes: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 1.0)
+    """The text's axes in page space: ``(a, b)`` runs along the line, ``(c, d)`` up it."""
+
+    def turned(self, turn: Affine) -> _Piece:
+        """Return the piece on the page turned by the PDF matrix ``turn`` (``upright``)."""
+        ta, tb, tc, td, te, tf = turn
+        a, b, c, d = self.axes
+        axes = (ta * a + tc * b, tb * a + td * b, ta * c + tc * d, tb * c + td * d)
+        x, y = ta * self.x + tc * self.y + te, tb * self.x + td * self.y + tf
+        return dataclasses.replace(self, x=x, y=y, rotated=_is_rotated(*axes), axes=axes)
 
 
-def _page_lines(page: Any, budget: Budget, height: float) -> list[Line]:
-    """Return a page's lines from pypdf's text and the pieces its visitor saw.
+def _page_lines(
+    page: Any, budget: Budget, media: tuple[float, float, float, float]
+) -> tuple[list[Line], tuple[float, float]]:
+    """Return a page's lines from pypdf's text and the pieces its visitor saw, and its size.
 
     pypdf calls the visitor with exactly the pieces it joins into its result; when that ever
-    does not hold, the lines keep their text and lose their geometry.
+    does not hold, the lines keep their text and lose their geometry. A page whose text is
+    mostly drawn turned has its pieces turned upright first (``_reading_turn``), and its size
+    is the upright page's.
     """
     pieces: list[_Piece] = []
 
@@ -190,8 +212,12 @@ def _page_lines(page: Any, budget: Budget, height: float) -> list[Line]:
         budget.check_operation(operator, operands)
 
     text: str = page.extract_text(visitor_text=visit, visitor_operand_before=check)
+    turn, size = quarter_turn(_reading_turn(pieces), media)
     if "".join(piece.text for piece in pieces) != text:
-        return [Line(" ".join(part.split())) for part in text.split("\n") if part.strip()]
+        return [Line(" ".join(part.split())) for part in text.split("\n") if part.strip()], size
+    if turn[:4] != (1.0, 0.0, 0.0, 1.0):
+        pieces = [piece.turned(turn) for piece in pieces]
+    height = size[1]
     lines: list[Line] = []
     current: list[_Piece] = []
     for piece in pieces:
@@ -201,7 +227,28 @@ def _page_lines(page: Any, budget: Budget, height: float) -> list[Line]:
             lines += _line(current, height)
             current = [_Piece(part, piece.x, piece.y, piece.size, piece.rotated, piece.style)]
     lines += _line(current, height)
-    return lines
+    return lines, size
+
+
+def _reading_turn(pieces: Sequence[_Piece]) -> int:
+    """Return the quarter turns (clockwise) that bring most of the pieces' letters upright."""
+    votes: Counter[int] = Counter()
+    letters = 0
+    for piece in pieces:
+        count = len(piece.text.strip())
+        letters += count
+        a, b = piece.axes[:2]
+        angle = math.atan2(b, a)
+        quarters = round(angle / (math.pi / 2))
+        if count and abs(angle - quarters * math.pi / 2) <= _SQUARE:
+            votes[quarters % 4] += count
+    turn, most = votes.most_common(1)[0] if votes else (0, 0)
+    return turn if most * 2 > letters else 0
+
+
+def _is_rotated(a: float, b: float, c: float, d: float) -> bool:
+    """Whether text with these axes runs at an angle to the page (a diagonal watermark)."""
+    return abs(b) > _ROTATED * abs(a) or abs(c) > _ROTATED * abs(d)
 
 
 def _pypdf_style(font: Any) -> tuple[bool, bool, bool]:
@@ -235,8 +282,7 @@ def _piece(
         size = round(abs(float(font_size)) * math.hypot(c, d), 1)
     except (TypeError, ValueError, IndexError):
         return _Piece(text, 0.0, 0.0, 0.0, rotated=False, style=style)
-    rotated = abs(b) > _ROTATED * abs(a) or abs(c) > _ROTATED * abs(d)
-    return _Piece(text, x, y, size, rotated, style)
+    return _Piece(text, x, y, size, _is_rotated(a, b, c, d), style, (a, b, c, d))
 
 
 def _line(pieces: Sequence[_Piece], height: float) -> list[Line]:

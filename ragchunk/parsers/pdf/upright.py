@@ -101,14 +101,7 @@ def upright(page: Any, turn: int | None) -> Iterator[Affine | None]:
         return
     shown = shown_map(page)
     media, crop = page.get_mediabox(), page.get_cropbox()
-    left, bottom, right, top = media
-    # Turned ``turn`` quarters clockwise, the media box's lower-left corner at the origin.
-    turned, size = {
-        0: ((1.0, 0.0, 0.0, 1.0, -left, -bottom), (right - left, top - bottom)),
-        1: ((0.0, -1.0, 1.0, 0.0, -bottom, right), (top - bottom, right - left)),
-        2: ((-1.0, 0.0, 0.0, -1.0, right, top), (right - left, top - bottom)),
-        3: ((0.0, 1.0, -1.0, 0.0, top, -left), (top - bottom, right - left)),
-    }[turn % 4]
+    turned, size = quarter_turn(turn, media)
     if turn % 4:
         for index in range(pdfium_c.FPDFPage_CountObjects(page.raw)):
             pdfium_c.FPDFPageObj_Transform(pdfium_c.FPDFPage_GetObject(page.raw, index), *turned)
@@ -121,6 +114,24 @@ def upright(page: Any, turn: int | None) -> Iterator[Affine | None]:
         page.set_rotation(rotation)
         page.set_mediabox(*media)
         page.set_cropbox(*crop)
+
+
+def quarter_turn(
+    turn: int, box: tuple[float, float, float, float]
+) -> tuple[Affine, tuple[float, float]]:
+    """Return the PDF matrix that turns page space ``turn`` quarters clockwise, and the size.
+
+    ``box`` is the media box ``(left, bottom, right, top)``; the turned box's lower-left
+    corner is the origin, and ``(width, height)`` its size.
+    """
+    left, bottom, right, top = box
+    width, height = right - left, top - bottom
+    return {
+        0: ((1.0, 0.0, 0.0, 1.0, -left, -bottom), (width, height)),
+        1: ((0.0, -1.0, 1.0, 0.0, -bottom, right), (height, width)),
+        2: ((-1.0, 0.0, 0.0, -1.0, right, top), (width, height)),
+        3: ((0.0, 1.0, -1.0, 0.0, top, -left), (height, width)),
+    }[turn % 4]
 
 
 def _turned_box(box: tuple[float, float, float, float], turned: Affine) -> tuple[float, ...]:

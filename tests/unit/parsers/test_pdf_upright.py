@@ -4,7 +4,7 @@ Each born-digital fixture is turned by pypdf three ways: the page shown turned b
 (its text still upright in page space: a viewer's "rotate page", saved), its content drawn
 turned and shown upright by ``/Rotate`` (Distiller's auto-rotated landscape pages), and its
 content drawn turned on a page without ``/Rotate`` (a sideways page). Each must read exactly
-as the upright file: the same text, sections and pages.
+as the upright file, with either engine: the same text, sections and pages.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ def turned(source: Path, how: str, target: Path, degrees: int = 90) -> Path:
     return target
 
 
-def read(path: Path) -> Document:
-    request = ParseRequest(source=str(path), options=ParseOptions(pdf_engine="pdfium"))
+def read(path: Path, engine: str = "pdfium") -> Document:
+    request = ParseRequest(source=str(path), options=ParseOptions(pdf_engine=engine))
     return parse(path.read_bytes(), request)
 
 
@@ -54,11 +54,14 @@ def reading(doc: Document) -> tuple[object, ...]:
     return doc.text, sections, doc.pages
 
 
+@pytest.mark.parametrize("engine", ["pdfium", "pypdf"])
 @pytest.mark.parametrize("how", ["shown", "drawn", "sideways"])
 @pytest.mark.parametrize("path", BORN_DIGITAL, ids=lambda path: path.name)
-def test_a_turned_page_reads_as_the_upright_one(path: Path, how: str, tmp_path: Path) -> None:
-    upright = read(path)
-    assert reading(read(turned(path, how, tmp_path / "turned.pdf"))) == reading(upright)
+def test_a_turned_page_reads_as_the_upright_one(
+    path: Path, how: str, engine: str, tmp_path: Path
+) -> None:
+    upright = read(path, engine)
+    assert reading(read(turned(path, how, tmp_path / "turned.pdf"), engine)) == reading(upright)
 
 
 @pytest.mark.parametrize(("how", "degrees"), [("shown", 180), ("shown", 270), ("drawn", 270)])
