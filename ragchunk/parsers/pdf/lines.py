@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.parsers.pdf.budget import forget_decoded
-from ragchunk.parsers.pdf.upright import quarter_turn
+from ragchunk.parsers.pdf.upright import majority, quarter_turn, quarters
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,8 +45,6 @@ _ITALIC_FLAG: Final = 1 << 6
 _FORCE_BOLD: Final = 1 << 18
 _ROTATED: Final = 0.1
 """A text matrix whose skew passes this share of its scale prints at an angle."""
-_SQUARE: Final = 0.05
-"""Radians within which a piece's direction counts as a quarter turn (else it is askew)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,18 +230,10 @@ def _page_lines(
 
 def _reading_turn(pieces: Sequence[_Piece]) -> int:
     """Return the quarter turns (clockwise) that bring most of the pieces' letters upright."""
-    votes: Counter[int] = Counter()
-    letters = 0
+    votes: Counter[int | None] = Counter()
     for piece in pieces:
-        count = len(piece.text.strip())
-        letters += count
-        a, b = piece.axes[:2]
-        angle = math.atan2(b, a)
-        quarters = round(angle / (math.pi / 2))
-        if count and abs(angle - quarters * math.pi / 2) <= _SQUARE:
-            votes[quarters % 4] += count
-    turn, most = votes.most_common(1)[0] if votes else (0, 0)
-    return turn if most * 2 > letters else 0
+        votes[quarters(math.atan2(piece.axes[1], piece.axes[0]))] += len(piece.text.strip())
+    return majority(votes) or 0
 
 
 def _is_rotated(a: float, b: float, c: float, d: float) -> bool:

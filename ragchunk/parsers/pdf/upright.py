@@ -72,18 +72,28 @@ def reading_turn(textpage: Any) -> int | None:
     import pypdfium2.raw as pdfium_c
 
     count = pdfium_c.FPDFText_CountChars(textpage)
-    votes: Counter[int] = Counter()
-    sampled = 0
+    votes: Counter[int | None] = Counter()
     for index in range(0, max(count, 0), max(1, count // _SAMPLES)):
-        if chr(pdfium_c.FPDFText_GetUnicode(textpage, index)).isspace():
-            continue
-        sampled += 1
-        angle = pdfium_c.FPDFText_GetCharAngle(textpage, index)  # -1 when it has none
-        quarters = round(angle / _QUARTER)
-        if angle >= 0 and abs(angle - quarters * _QUARTER) <= _SQUARE:
-            votes[(4 - quarters) % 4] += 1  # PDFium's angle runs the other way
-    turn, most = votes.most_common(1)[0] if votes else (0, 0)
-    return turn if most * 2 > sampled else None
+        if not chr(pdfium_c.FPDFText_GetUnicode(textpage, index)).isspace():
+            angle = pdfium_c.FPDFText_GetCharAngle(textpage, index)  # clockwise; -1: none
+            votes[None if angle < 0 else quarters(-angle)] += 1
+    return majority(votes)
+
+
+def quarters(angle: float) -> int | None:
+    """Return the quarter turns (clockwise, 0-3) that bring text at ``angle`` upright.
+
+    ``angle`` is in radians, counterclockwise; None when it is no quarter turn (askew text).
+    """
+    turns = round(angle / _QUARTER)
+    return turns % 4 if abs(angle - turns * _QUARTER) <= _SQUARE else None
+
+
+def majority(votes: Counter[int | None]) -> int | None:
+    """Return the turn more than half of the votes are for (None votes for no turn), or None."""
+    turns = Counter({turn: count for turn, count in votes.items() if turn is not None})
+    turn, most = turns.most_common(1)[0] if turns else (None, 0)
+    return turn if most * 2 > sum(votes.values()) else None
 
 
 @contextlib.contextmanager
