@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from ragchunk.parsers.pdf.budget import forget_decoded
-from ragchunk.parsers.pdf.upright import majority, quarter_turn, quarters
+from ragchunk.parsers.pdf.upright import majority, quarter_turn, quarters, transform
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ragchunk.parsers.pdf.boxes import Glyphs
     from ragchunk.parsers.pdf.budget import Budget
     from ragchunk.parsers.pdf.tables import TableRow
-    from ragchunk.parsers.pdf.upright import Affine
+    from ragchunk.parsers.pdf.upright import Matrix
 
 CHAR_WIDTH: Final = 0.5
 """A character's estimated width, in ems, where an engine does not say (pypdf)."""
@@ -177,12 +177,12 @@ class _Piece:
     axes: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 1.0)
     """The text's axes in page space: ``(a, b)`` runs along the line, ``(c, d)`` up it."""
 
-    def turned(self, turn: Affine) -> _Piece:
+    def turned(self, turn: Matrix) -> _Piece:
         """Return the piece on the page turned by the PDF matrix ``turn`` (``upright``)."""
-        ta, tb, tc, td, te, tf = turn
+        linear = (*turn[:4], 0.0, 0.0)  # the axes are directions: no shift
         a, b, c, d = self.axes
-        axes = (ta * a + tc * b, tb * a + td * b, ta * c + tc * d, tb * c + td * d)
-        x, y = ta * self.x + tc * self.y + te, tb * self.x + td * self.y + tf
+        axes = (*transform(linear, a, b), *transform(linear, c, d))
+        x, y = transform(turn, self.x, self.y)
         return dataclasses.replace(self, x=x, y=y, rotated=_is_rotated(*axes), axes=axes)
 
 
@@ -210,10 +210,11 @@ def _page_lines(
         budget.check_operation(operator, operands)
 
     text: str = page.extract_text(visitor_text=visit, visitor_operand_before=check)
-    turn, size = quarter_turn(_reading_turn(pieces), media)
+    turns = _reading_turn(pieces)
+    turn, size = quarter_turn(turns, media)
     if "".join(piece.text for piece in pieces) != text:
         return [Line(" ".join(part.split())) for part in text.split("\n") if part.strip()], size
-    if turn[:4] != (1.0, 0.0, 0.0, 1.0):
+    if turns:
         pieces = [piece.turned(turn) for piece in pieces]
     height = size[1]
     lines: list[Line] = []

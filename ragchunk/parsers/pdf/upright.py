@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 Affine = tuple[float, float, float, float, float, float]
 """``(a, b, c, d, e, f)``: ``X = a x + b y + e``, ``Y = c x + d y + f``."""
+Matrix = tuple[float, float, float, float, float, float]
+"""A PDF matrix ``(a, b, c, d, e, f)``: ``x' = a x + c y + e``, ``y' = b x + d y + f``."""
 
 _SCALE: Final = 100
 """Device units per point when PDFium maps page space to the page as shown."""
@@ -128,7 +130,7 @@ def upright(page: Any, turn: int | None) -> Iterator[Affine | None]:
 
 def quarter_turn(
     turn: int, box: tuple[float, float, float, float]
-) -> tuple[Affine, tuple[float, float]]:
+) -> tuple[Matrix, tuple[float, float]]:
     """Return the PDF matrix that turns page space ``turn`` quarters clockwise, and the size.
 
     ``box`` is the media box ``(left, bottom, right, top)``; the turned box's lower-left
@@ -144,15 +146,20 @@ def quarter_turn(
     }[turn % 4]
 
 
-def _turned_box(box: tuple[float, float, float, float], turned: Affine) -> tuple[float, ...]:
+def transform(matrix: Matrix, x: float, y: float) -> tuple[float, float]:
+    """Return the point ``(x, y)`` transformed by the PDF matrix ``matrix``."""
+    a, b, c, d, e, f = matrix
+    return a * x + c * y + e, b * x + d * y + f
+
+
+def _turned_box(box: tuple[float, float, float, float], turned: Matrix) -> tuple[float, ...]:
     """Return ``(left, bottom, right, top)`` of ``box`` turned by the PDF matrix ``turned``."""
-    a, b, c, d, e, f = turned
-    xs = [a * x + c * y + e for x in (box[0], box[2]) for y in (box[1], box[3])]
-    ys = [b * x + d * y + f for x in (box[0], box[2]) for y in (box[1], box[3])]
+    corners = [transform(turned, x, y) for x in (box[0], box[2]) for y in (box[1], box[3])]
+    xs, ys = [x for x, _ in corners], [y for _, y in corners]
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def _inverse(turned: Affine) -> Affine:
+def _inverse(turned: Matrix) -> Matrix:
     """Return the inverse of a PDF matrix ``(a, b, c, d, e, f)`` that turns by quarters."""
     a, b, c, d, e, f = turned
     det = a * d - b * c
@@ -160,8 +167,8 @@ def _inverse(turned: Affine) -> Affine:
     return ia, ib, ic, id_, -(e * ia + f * ic), -(e * ib + f * id_)
 
 
-def _then(pdf: Affine, shown: Affine) -> Affine:
-    """Return the map that applies the PDF matrix ``pdf``, then ``shown`` (an ``Affine``)."""
+def _then(pdf: Matrix, shown: Affine) -> Affine:
+    """Return the map that applies the PDF matrix ``pdf``, then ``shown``."""
     a, b, c, d, e, f = pdf  # x' = a x + c y + e, y' = b x + d y + f
     sa, sb, sc, sd, se, sf = shown  # X = sa x' + sb y' + se, Y = sc x' + sd y' + sf
     return (
